@@ -1,0 +1,89 @@
+// Builds everything that runs: the extension host bundle, the CLI, the webview bundle, and the
+// prd.json JSON schema generated from the zod schema (one source of truth).
+//   node scripts/build.mjs [--production] [--watch]
+import * as esbuild from 'esbuild';
+import { mkdirSync, writeFileSync, copyFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+const dist = path.join(root, 'dist');
+
+const common = {
+  bundle: true,
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'warning',
+  absWorkingDir: root,
+};
+
+const configs = [
+  {
+    ...common,
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: ['vscode'],
+  },
+  {
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    ...common,
+    entryPoints: ['webview-ui/src/main.ts'],
+    outfile: 'dist/webview/main.js',
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+  },
+];
+
+async function generateSchema() {
+  const out = await esbuild.build({
+    entryPoints: ['src/core/prd/jsonSchema.ts'],
+    bundle: true,
+    write: false,
+    format: 'cjs',
+    platform: 'node',
+    absWorkingDir: root,
+    logLevel: 'warning',
+  });
+  const mod = { exports: {} };
+  const require = createRequire(path.join(root, 'scripts', 'build.mjs'));
+  new Function('module', 'exports', 'require', out.outputFiles[0].text)(mod, mod.exports, require);
+  const schema = mod.exports.prdJsonSchema();
+  writeFileSync(path.join(dist, 'prd.schema.json'), `${JSON.stringify(schema, null, 2)}\n`);
+}
+
+function copyAssets() {
+  mkdirSync(path.join(dist, 'webview'), { recursive: true });
+  copyFileSync(path.join(root, 'node_modules/@vscode/codicons/dist/codicon.css'), path.join(dist, 'webview/codicon.css'));
+  copyFileSync(path.join(root, 'node_modules/@vscode/codicons/dist/codicon.ttf'), path.join(dist, 'webview/codicon.ttf'));
+}
+
+if (!watch) {
+  rmSync(dist, { recursive: true, force: true });
+}
+mkdirSync(dist, { recursive: true });
+copyAssets();
+await generateSchema();
+if (watch) {
+  for (const c of configs) {
+    const ctx = await esbuild.context(c);
+    await ctx.watch();
+  }
+  console.log('[build] watching for changes');
+} else {
+  await Promise.all(configs.map((c) => esbuild.build(c)));
+}

@@ -1,0 +1,22 @@
+/**
+ * What `activate` returns. Tests in the extension host use it to read the views as a user sees
+ * them (labels, descriptions, icons), without reaching into private state.
+ */
+export interface TreeSnapshotNode {
+  readonly label: string;
+  readonly description?: string;
+  /** Codicon id of the node's icon, e.g. "pass-filled". */
+  readonly icon?: string;
+  /** Theme colour id of the icon, e.g. "testing.iconPassed". */
+  readonly iconColor?: string;
+  readonly contextValue?: string;
+  readonly tooltip?: string;
+  readonly children?: readonly TreeSnapshotNode[];
+}
+
+export interface RalphApi {
+  /** Resolves when pending file-change refreshes have been applied. */
+  whenIdle(): Promise<void>;
+  /** The Stories tree, expanded to the given depth (1 = top-level nodes only). */
+  storiesSnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
+}

@@ -1,0 +1,36 @@
+/** The blockedBy graph of a PRD: edges from a story to the stories it waits on. */
+import type { Adjacency } from '../graph';
+import type { Story } from './document';
+
+export interface StoryGraph {
+  /** Index in `stories` of the first story with each id (later duplicates are not addressable). */
+  readonly byId: ReadonlyMap<string, number>;
+  /** adj[i] = indices (into `stories`) of known stories that story i waits on, self-loops excluded. */
+  readonly adj: Adjacency;
+  /** dependents[i] = indices of stories that wait on story i. */
+  readonly dependents: Adjacency;
+}
+
+export function buildStoryGraph(stories: readonly Story[]): StoryGraph {
+  const byId = new Map<string, number>();
+  stories.forEach((s, i) => {
+    if (s.id !== '' && !byId.has(s.id)) {
+      byId.set(s.id, i);
+    }
+  });
+  const adj: number[][] = stories.map(() => []);
+  const dependents: number[][] = stories.map(() => []);
+  stories.forEach((s, i) => {
+    const seen = new Set<number>();
+    for (const ref of s.blockedBy) {
+      const j = byId.get(ref.id);
+      if (j === undefined || j === i || seen.has(j)) {
+        continue;
+      }
+      seen.add(j);
+      adj[i].push(j);
+      dependents[j].push(i);
+    }
+  });
+  return { byId, adj, dependents };
+}

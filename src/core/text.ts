@@ -1,0 +1,58 @@
+/** Positions in a text: offsets to 0-based line/character, via a line-start index (binary search). */
+
+export interface Position {
+  /** 0-based line. */
+  readonly line: number;
+  /** 0-based UTF-16 character within the line. */
+  readonly character: number;
+}
+
+export interface TextRange {
+  readonly offset: number;
+  readonly length: number;
+  readonly start: Position;
+  readonly end: Position;
+}
+
+export class LineIndex {
+  private readonly starts: number[];
+
+  constructor(private readonly text: string) {
+    const starts = [0];
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 10 /* \n */) {
+        starts.push(i + 1);
+      } else if (c === 13 /* \r */) {
+        if (text.charCodeAt(i + 1) === 10) {
+          i++;
+        }
+        starts.push(i + 1);
+      }
+    }
+    this.starts = starts;
+  }
+
+  get lineCount(): number {
+    return this.starts.length;
+  }
+
+  positionAt(offset: number): Position {
+    const o = Math.max(0, Math.min(offset, this.text.length));
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.starts[mid] <= o) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return { line: lo, character: o - this.starts[lo] };
+  }
+
+  range(offset: number, length: number): TextRange {
+    return { offset, length, start: this.positionAt(offset), end: this.positionAt(offset + length) };
+  }
+}
