@@ -111,7 +111,8 @@ export function parsePrd(source: string): PrdDocument {
   }
 
   const data: unknown = nodeValue(root);
-  const parsed = prdSchema.safeParse(data);
+  // reportInput: zod 4 leaves issue.input out otherwise, and a wrong-typed value would read as missing.
+  const parsed = prdSchema.safeParse(data, { reportInput: true });
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       problems.push(schemaProblem(issue, root, lines));
