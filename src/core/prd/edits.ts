@@ -2,7 +2,7 @@
  * Minimal text edits to prd.json (jsonc-parser `modify`): only the touched value changes, so
  * formatting, key order and unknown fields are kept. The host applies them as a WorkspaceEdit.
  */
-import { type EditResult, modify } from 'jsonc-parser';
+import { type EditResult, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
 
 export interface TextEdit {
   readonly offset: number;
@@ -14,10 +14,32 @@ export function setPassesEdits(text: string, storyIndex: number, passes: boolean
   return modify(text, ['userStories', storyIndex, 'passes'], passes, { formattingOptions: formattingOf(text) });
 }
 
+/**
+ * Deletes one blockedBy element and its separator, nothing else. Not jsonc-parser's `modify`: in
+ * 3.3.1 removing the last element leaves a stray character behind (invalid JSON,
+ * microsoft/node-jsonc-parser#108), and its re-formatting rewrites the whole line or array.
+ */
 export function removeBlockedByEdits(text: string, storyIndex: number, elementIndex: number): TextEdit[] {
-  return modify(text, ['userStories', storyIndex, 'blockedBy', elementIndex], undefined, {
-    formattingOptions: formattingOf(text),
-  });
+  const root = parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
+  const array = root && findNodeAtLocation(root, ['userStories', storyIndex, 'blockedBy']);
+  const items = array?.type === 'array' ? (array.children ?? []) : [];
+  const target = items[elementIndex];
+  if (!array || !target) {
+    return [];
+  }
+  if (items.length === 1) {
+    // The only element: leave an empty array.
+    return [{ offset: array.offset + 1, length: array.length - 2, content: '' }];
+  }
+  if (elementIndex < items.length - 1) {
+    // Up to the next element: the element, its comma and the whitespace before the next one.
+    const next = items[elementIndex + 1];
+    return [{ offset: target.offset, length: next.offset - target.offset, content: '' }];
+  }
+  // The last element: from the end of the previous one (its comma included) to the end of this one.
+  const prev = items[elementIndex - 1];
+  const start = prev.offset + prev.length;
+  return [{ offset: start, length: target.offset + target.length - start, content: '' }];
 }
 
 export function applyEdits(text: string, edits: EditResult): string {
