@@ -18,6 +18,8 @@ const common = {
   minify: production,
   logLevel: 'warning',
   absWorkingDir: root,
+  // jsonc-parser's "main" is a UMD build that esbuild cannot follow; its ESM build bundles cleanly.
+  mainFields: ['module', 'main'],
 };
 
 const configs = [

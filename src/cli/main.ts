@@ -180,8 +180,14 @@ function finite(n: number): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/* c8 ignore next 8 */
 if (require.main === module) {
+  // `ralph-workbench validate | head` closes the pipe early: that is not an error.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') {
+      process.exit(process.exitCode ?? 0);
+    }
+    throw e;
+  });
   const code = runCli(process.argv.slice(2), {
     stdout: (s) => process.stdout.write(s),
     stderr: (s) => process.stderr.write(s),

@@ -112,8 +112,9 @@ export function parsePrd(source: string): PrdDocument {
 
   const data: unknown = nodeValue(root);
   // reportInput: zod 4 leaves issue.input out otherwise, and a wrong-typed value would read as missing.
-  const parsed = prdSchema.safeParse(data, { reportInput: true });
-  if (!parsed.success) {
+  // After a syntax error the tree is a guess: schema complaints about it would only be noise.
+  const parsed = errors.length > 0 ? undefined : prdSchema.safeParse(data, { reportInput: true });
+  if (parsed && !parsed.success) {
     for (const issue of parsed.error.issues) {
       problems.push(schemaProblem(issue, root, lines));
     }

@@ -60,7 +60,8 @@ export function validatePrd(doc: PrdDocument): Validation {
   const cycles: string[][] = [];
   for (const component of cyclicComponents(graph.adj)) {
     for (const cycle of coveringCycles(graph.adj, component)) {
-      const ids = cycle.map((i) => stories[i].id);
+      // Shown in run order (A → B: B waits on A), the reverse of the waits-on edges we walked.
+      const ids = cycle.map((i) => stories[i].id).reverse();
       cycles.push(ids);
       const path = ids.join(' → ');
       const edges: { from: Story; to: Story }[] = [];
@@ -77,7 +78,7 @@ export function validatePrd(doc: PrdDocument): Validation {
         problems.push({
           code: 'cycle',
           severity: 'error',
-          message: `Dependency cycle: ${path}. None of these stories can become ready${others}.`,
+          message: `Dependency cycle: ${path} (each story waits on the one before it). None of them can become ready${others}.`,
           range: ref ? ref.range : from.idRange,
           storyId: from.id,
           storyIndex: from.index,

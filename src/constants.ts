@@ -1,0 +1,34 @@
+/** Every id the extension shares with package.json: commands, views, context keys, settings. */
+export const EXTENSION_ID = 'ralph-workbench.ralph-workbench';
+
+export const Commands = {
+  refresh: 'ralph.refresh',
+  createPrd: 'ralph.createPrd',
+  openPrd: 'ralph.openPrd',
+  showNextStory: 'ralph.showNextStory',
+  storyOpen: 'ralph.story.open',
+  storyReveal: 'ralph.story.reveal',
+  markPassing: 'ralph.story.markPassing',
+  markNotPassing: 'ralph.story.markNotPassing',
+  removeBlockedBy: 'ralph.removeBlockedBy',
+  breakCycle: 'ralph.breakCycle',
+  openProblem: 'ralph.openProblem',
+} as const;
+
+export const Views = {
+  container: 'ralph',
+  stories: 'ralph.stories',
+} as const;
+
+export const ContextKeys = {
+  /** 'noPrd' | 'ok' | 'problems' */
+  state: 'ralph.state',
+  hasCycles: 'ralph.hasCycles',
+} as const;
+
+export const Settings = {
+  section: 'ralph',
+  prdPath: 'prdPath',
+} as const;
+
+export const DIAGNOSTIC_SOURCE = 'ralph';

@@ -1,0 +1,48 @@
+/** Composition root: build the services, register views and commands, push every disposable. */
+import * as vscode from 'vscode';
+import type { RalphApi } from './api';
+import { registerStoryCommands } from './commands/storyCommands';
+import { Views } from './constants';
+import { PrdWorkspace } from './services/prdWorkspace';
+import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
+import { StoriesTreeProvider } from './views/storiesTree';
+
+export function activate(context: vscode.ExtensionContext): RalphApi {
+  const started = Date.now();
+  const log = vscode.window.createOutputChannel('Ralph Workbench', { log: true });
+  context.subscriptions.push(log);
+
+  const prds = new PrdWorkspace(log);
+  const tree = new StoriesTreeProvider(prds);
+  const treeView = vscode.window.createTreeView(Views.stories, { treeDataProvider: tree, showCollapseAll: true });
+  context.subscriptions.push(prds, tree, treeView, new PrdDiagnostics(prds));
+  context.subscriptions.push(
+    vscode.languages.registerCodeActionsProvider([{ language: 'json' }, { language: 'jsonc' }], new PrdCodeActions(prds), {
+      providedCodeActionKinds: PrdCodeActions.kinds,
+    }),
+  );
+  context.subscriptions.push(prds.onDidChange(() => updateViewDescription(treeView, prds)));
+
+  registerStoryCommands(context, { prds, tree, treeView, log });
+
+  log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
+  return {
+    whenIdle: () => prds.whenIdle(),
+    storiesSnapshot: (depth) => tree.snapshot(depth),
+  };
+}
+
+function updateViewDescription(view: vscode.TreeView<unknown>, prds: PrdWorkspace): void {
+  const entries = prds.list();
+  if (entries.length !== 1) {
+    view.description = undefined;
+    return;
+  }
+  const a = entries[0].analysis;
+  const c = a.readiness.counts;
+  view.description = a.readable ? `${c.done}/${c.total} passing` : `${a.problems.length} problem${a.problems.length === 1 ? '' : 's'}`;
+}
+
+export function deactivate(): void {
+  // every resource is disposed through context.subscriptions
+}

@@ -1,0 +1,170 @@
+/**
+ * Tracks the prd.json of every workspace folder: reads it (the editor's text while it has unsaved
+ * changes, the bytes on disk otherwise, so invalid UTF-8 is still caught), analyses it with the
+ * core, and tells listeners. File and editor changes are debounced per folder.
+ */
+import * as vscode from 'vscode';
+import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
+import { ContextKeys, Settings } from '../constants';
+import { Disposable } from '../util/disposable';
+import { KeyedDebouncer } from '../util/debounce';
+
+export interface PrdEntry {
+  readonly folder: vscode.WorkspaceFolder;
+  readonly uri: vscode.Uri;
+  readonly analysis: PrdAnalysis;
+  /** Document version the analysis was made from, when it came from an open editor. */
+  readonly documentVersion?: number;
+}
+
+export class PrdWorkspace extends Disposable {
+  private readonly entries = new Map<string, PrdEntry>();
+  private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
+  readonly onDidChange = this.onDidChangeEmitter.event;
+  private readonly debouncer: KeyedDebouncer<string>;
+  private readonly watchers = new Map<string, vscode.Disposable>();
+  private initial: Promise<void> = Promise.resolve();
+
+  constructor(private readonly log: vscode.LogOutputChannel) {
+    super();
+    this.debouncer = new KeyedDebouncer(150, (key) => this.reload(key));
+    this.register({ dispose: () => this.debouncer.dispose() });
+    this.register({ dispose: () => this.watchers.forEach((w) => w.dispose()) });
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.resetWatchers()));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${Settings.section}.${Settings.prdPath}`)) {
+          this.resetWatchers();
+        }
+      }),
+    );
+    this.register(vscode.workspace.onDidChangeTextDocument((e) => this.onDocument(e.document)));
+    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.onDocument(d)));
+    this.register(vscode.workspace.onDidSaveTextDocument((d) => this.onDocument(d)));
+    this.resetWatchers();
+  }
+
+  /** Entries in workspace-folder order, only for folders whose prd.json exists. */
+  list(): PrdEntry[] {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    return folders.map((f) => this.entries.get(f.uri.toString())).filter((e): e is PrdEntry => e !== undefined);
+  }
+
+  /** The entry whose prd.json is this URI. */
+  byUri(uri: vscode.Uri): PrdEntry | undefined {
+    return this.list().find((e) => e.uri.toString() === uri.toString());
+  }
+
+  /** The entry of the folder that holds this URI, or the only entry. */
+  forFolder(folderUri?: vscode.Uri | string): PrdEntry | undefined {
+    if (folderUri === undefined) {
+      const all = this.list();
+      return all.length === 1 ? all[0] : undefined;
+    }
+    return this.entries.get(folderUri.toString());
+  }
+
+  prdUri(folder: vscode.WorkspaceFolder): vscode.Uri {
+    return vscode.Uri.joinPath(folder.uri, ...prdRelativePath(folder).split('/'));
+  }
+
+  refreshAll(): void {
+    for (const f of vscode.workspace.workspaceFolders ?? []) {
+      this.debouncer.trigger(f.uri.toString());
+    }
+  }
+
+  async whenIdle(): Promise<void> {
+    await this.initial;
+    await this.debouncer.idle();
+  }
+
+  private resetWatchers(): void {
+    this.watchers.forEach((w) => w.dispose());
+    this.watchers.clear();
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const live = new Set(folders.map((f) => f.uri.toString()));
+    for (const key of [...this.entries.keys()]) {
+      if (!live.has(key)) {
+        this.entries.delete(key);
+      }
+    }
+    for (const folder of folders) {
+      const key = folder.uri.toString();
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, prdRelativePath(folder)));
+      watcher.onDidCreate(() => this.debouncer.trigger(key));
+      watcher.onDidChange(() => this.debouncer.trigger(key));
+      watcher.onDidDelete(() => this.debouncer.trigger(key));
+      this.watchers.set(key, watcher);
+    }
+    this.initial = Promise.all(folders.map((f) => this.reload(f.uri.toString()))).then(() => undefined);
+  }
+
+  private onDocument(doc: vscode.TextDocument): void {
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      if (this.prdUri(folder).toString() === doc.uri.toString()) {
+        this.debouncer.trigger(folder.uri.toString());
+      }
+    }
+  }
+
+  private async reload(folderKey: string): Promise<void> {
+    const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => f.uri.toString() === folderKey);
+    if (!folder) {
+      return;
+    }
+    const uri = this.prdUri(folder);
+    const started = Date.now();
+    try {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      let entry: PrdEntry | undefined;
+      if (doc && doc.isDirty) {
+        entry = { folder, uri, analysis: analyzePrd(doc.getText()), documentVersion: doc.version };
+      } else {
+        const bytes = await readIfExists(uri);
+        entry = bytes === undefined ? undefined : { folder, uri, analysis: analyzePrd(bytes), documentVersion: doc?.version };
+      }
+      if (entry) {
+        this.entries.set(folderKey, entry);
+        const a = entry.analysis;
+        this.log.debug(`[prd] ${vscode.workspace.asRelativePath(uri)}: ${a.doc.stories.length} stories, ${a.problems.length} problems, ${Date.now() - started} ms`);
+      } else {
+        this.entries.delete(folderKey);
+      }
+    } catch (e) {
+      this.log.error(`[prd] reading ${uri.toString()} failed: ${(e as Error).message}`);
+      this.entries.delete(folderKey);
+    }
+    this.updateContext();
+    this.onDidChangeEmitter.fire();
+  }
+
+  private updateContext(): void {
+    const list = this.list();
+    const state = list.length === 0 ? 'noPrd' : list.some((e) => e.analysis.problems.length > 0) ? 'problems' : 'ok';
+    void vscode.commands.executeCommand('setContext', ContextKeys.state, state);
+    void vscode.commands.executeCommand('setContext', ContextKeys.hasCycles, list.some((e) => e.analysis.cycles.length > 0));
+  }
+}
+
+/** The PRD path setting of a folder, with forward slashes and no empty segments. */
+function prdRelativePath(folder: vscode.WorkspaceFolder): string {
+  const rel = vscode.workspace.getConfiguration(Settings.section, folder.uri).get<string>(Settings.prdPath, 'prd.json');
+  const parts = (rel || 'prd.json').split(/[\\/]+/).filter((p) => p !== '' && p !== '.');
+  return parts.length > 0 ? parts.join('/') : 'prd.json';
+}
+
+async function readIfExists(uri: vscode.Uri): Promise<Uint8Array | undefined> {
+  try {
+    const stat = await vscode.workspace.fs.stat(uri);
+    if (stat.type & vscode.FileType.Directory) {
+      return undefined;
+    }
+    return await vscode.workspace.fs.readFile(uri);
+  } catch (e) {
+    if (e instanceof vscode.FileSystemError && e.code === 'FileNotFound') {
+      return undefined;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The Stories tree: one group per workspace folder with a prd.json when there are several folders,
+ * the stories directly otherwise. Problems come first, then an explanation when nothing can run,
+ * then the stories in run order.
+ */
+import * as vscode from 'vscode';
+import type { TreeSnapshotNode } from '../api';
+import type { Problem } from '../core/prd/problems';
+import type { PrdEntry, PrdWorkspace } from '../services/prdWorkspace';
+import { Disposable } from '../util/disposable';
+import { FolderNode, InfoNode, ProblemNode, ProblemsNode, StoryNode, type StoryTreeNode } from './storyNodes';
+
+interface EntryNodes {
+  readonly stories: StoryNode[];
+  readonly byId: Map<string, StoryNode>;
+}
+
+export class StoriesTreeProvider extends Disposable implements vscode.TreeDataProvider<StoryTreeNode> {
+  private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<StoryTreeNode | undefined>());
+  readonly onDidChangeTreeData = this.onDidChangeEmitter.event;
+  private cache = new Map<string, EntryNodes>();
+  private folderNodes = new Map<string, FolderNode>();
+
+  constructor(private readonly prds: PrdWorkspace) {
+    super();
+    this.register(
+      prds.onDidChange(() => {
+        this.cache.clear();
+        this.folderNodes.clear();
+        this.onDidChangeEmitter.fire(undefined);
+      }),
+    );
+  }
+
+  getTreeItem(node: StoryTreeNode): vscode.TreeItem {
+    return node.treeItem();
+  }
+
+  getChildren(node?: StoryTreeNode): StoryTreeNode[] {
+    if (!node) {
+      const entries = this.prds.list();
+      const multiRoot = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
+      if (multiRoot) {
+        return entries.map((e) => this.folderNode(e));
+      }
+      return entries.length === 1 ? this.entryChildren(entries[0], undefined) : [];
+    }
+    switch (node.kind) {
+      case 'folder':
+        return this.entryChildren(node.entry, node);
+      case 'problems':
+        return node.entry.analysis.problems.map((p, i) => new ProblemNode(node.entry, p, node, i));
+      case 'info':
+        return node.children();
+      case 'story':
+        return node.children((id) => this.nodesFor(node.entry).byId.get(id));
+      default:
+        return [];
+    }
+  }
+
+  getParent(node: StoryTreeNode): StoryTreeNode | undefined {
+    return node.parent;
+  }
+
+  /** The story node with this id in the given folder's PRD (the only PRD when no folder is given). */
+  findStory(id: string, folderUri?: vscode.Uri | string): StoryNode | undefined {
+    const entry = this.prds.forFolder(folderUri);
+    return entry ? this.nodesFor(entry).byId.get(id) : undefined;
+  }
+
+  nextStory(folderUri?: vscode.Uri | string): StoryNode | undefined {
+    const entry = this.prds.forFolder(folderUri) ?? this.prds.list().find((e) => e.analysis.readiness.next);
+    const next = entry?.analysis.readiness.next;
+    return entry && next ? this.nodesFor(entry).byId.get(next.story.id) : undefined;
+  }
+
+  async snapshot(depth = 1): Promise<TreeSnapshotNode[]> {
+    const walk = (nodes: StoryTreeNode[], level: number): TreeSnapshotNode[] =>
+      nodes.map((n) => {
+        const item = this.getTreeItem(n);
+        const ic = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath : undefined;
+        const label = typeof item.label === 'string' ? item.label : item.label?.label ?? '';
+        const tooltip = typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value;
+        const children = level < depth && item.collapsibleState !== vscode.TreeItemCollapsibleState.None ? walk(this.getChildren(n), level + 1) : undefined;
+        return {
+          label,
+          description: typeof item.description === 'string' ? item.description : undefined,
+          icon: ic?.id,
+          iconColor: (ic?.color as { id?: string } | undefined)?.id,
+          contextValue: item.contextValue,
+          tooltip,
+          children,
+        };
+      });
+    return walk(this.getChildren(), 1);
+  }
+
+  private folderNode(entry: PrdEntry): FolderNode {
+    const key = entry.folder.uri.toString();
+    let node = this.folderNodes.get(key);
+    if (!node) {
+      node = new FolderNode(entry);
+      this.folderNodes.set(key, node);
+    }
+    return node;
+  }
+
+  private entryChildren(entry: PrdEntry, parent: FolderNode | undefined): StoryTreeNode[] {
+    const a = entry.analysis;
+    const out: StoryTreeNode[] = [];
+    if (a.problems.length > 0) {
+      out.push(new ProblemsNode(entry, parent));
+    }
+    const r = a.readiness;
+    if (a.doc.hasStories && r.state === 'blocked') {
+      const remaining = r.counts.total - r.counts.done;
+      out.push(new InfoNode(entry, `Nothing is ready: ${remaining} ${remaining === 1 ? 'story waits' : 'stories wait'}`, r.explanation, parent, 'warning'));
+    } else if (r.state === 'complete') {
+      out.push(new InfoNode(entry, `All ${r.counts.total} stories pass`, [], parent, 'pass-filled'));
+    } else if (a.doc.hasStories && r.state === 'empty') {
+      out.push(new InfoNode(entry, 'No stories yet: add one to "userStories"', [], parent, 'info'));
+    }
+    out.push(...this.nodesFor(entry, parent).stories);
+    return out;
+  }
+
+  private nodesFor(entry: PrdEntry, parent?: FolderNode): EntryNodes {
+    const key = entry.folder.uri.toString();
+    let nodes = this.cache.get(key);
+    if (!nodes) {
+      const folderParent = parent ?? ((vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? this.folderNode(entry) : undefined);
+      const problemsByStory = new Map<number, Problem[]>();
+      for (const p of entry.analysis.problems) {
+        if (p.storyIndex !== undefined) {
+          const list = problemsByStory.get(p.storyIndex) ?? [];
+          list.push(p);
+          problemsByStory.set(p.storyIndex, list);
+        }
+      }
+      const titles = new Map<string, string>();
+      for (const s of entry.analysis.doc.stories) {
+        if (s.id !== '' && !titles.has(s.id)) {
+          titles.set(s.id, s.title);
+        }
+      }
+      const titleOf = (id: string): string | undefined => titles.get(id);
+      const stories = entry.analysis.readiness.order.map(
+        (state) => new StoryNode(entry, state, problemsByStory.get(state.story.index) ?? [], folderParent, titleOf),
+      );
+      const byId = new Map<string, StoryNode>();
+      for (const n of [...stories].sort((x, y) => x.state.story.index - y.state.story.index)) {
+        if (n.id !== '' && !byId.has(n.id)) {
+          byId.set(n.id, n);
+        }
+      }
+      nodes = { stories, byId };
+      this.cache.set(key, nodes);
+    }
+    return nodes;
+  }
+}

@@ -1,0 +1,237 @@
+/** The nodes of the Stories tree. Each builds its own TreeItem; the provider only wires them. */
+import * as vscode from 'vscode';
+import type { Problem } from '../core/prd/problems';
+import { type DisplayStatus, presentStory } from '../core/prd/present';
+import type { StoryState } from '../core/prd/readiness';
+import { Commands } from '../constants';
+import type { PrdEntry } from '../services/prdWorkspace';
+
+export type StoryTreeNode = FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode;
+
+const statusIcons: Record<DisplayStatus, [string, string]> = {
+  next: ['play-circle', 'testing.iconQueued'],
+  ready: ['circle-large-outline', 'testing.iconQueued'],
+  blocked: ['circle-slash', 'list.warningForeground'],
+  done: ['pass-filled', 'testing.iconPassed'],
+  invalid: ['error', 'list.errorForeground'],
+};
+
+function icon(id: string, color?: string): vscode.ThemeIcon {
+  return new vscode.ThemeIcon(id, color ? new vscode.ThemeColor(color) : undefined);
+}
+
+function rangeOf(p: { start: { line: number; character: number }; end: { line: number; character: number } }): vscode.Range {
+  return new vscode.Range(p.start.line, p.start.character, p.end.line, p.end.character);
+}
+
+export class FolderNode {
+  readonly kind = 'folder';
+  readonly parent = undefined;
+  constructor(readonly entry: PrdEntry) {}
+
+  treeItem(): vscode.TreeItem {
+    const a = this.entry.analysis;
+    const item = new vscode.TreeItem(this.entry.folder.name, vscode.TreeItemCollapsibleState.Expanded);
+    item.id = `folder:${this.entry.folder.uri.toString()}`;
+    const c = a.readiness.counts;
+    item.description = a.readable ? `${c.done}/${c.total} passing${a.readiness.next ? ` · next ${a.readiness.next.story.id}` : ''}` : 'prd.json has problems';
+    item.iconPath = icon(a.problems.length > 0 ? 'warning' : 'root-folder');
+    item.contextValue = 'folder';
+    item.resourceUri = this.entry.uri;
+    item.tooltip = this.entry.uri.fsPath;
+    return item;
+  }
+}
+
+export class ProblemsNode {
+  readonly kind = 'problems';
+  constructor(
+    readonly entry: PrdEntry,
+    readonly parent: FolderNode | undefined,
+  ) {}
+
+  treeItem(): vscode.TreeItem {
+    const n = this.entry.analysis.problems.length;
+    const file = vscode.workspace.asRelativePath(this.entry.uri, false);
+    const item = new vscode.TreeItem(`${n} problem${n === 1 ? '' : 's'} in ${file}`, vscode.TreeItemCollapsibleState.Expanded);
+    item.id = `problems:${this.entry.uri.toString()}`;
+    item.iconPath = icon('error', 'list.errorForeground');
+    item.contextValue = 'problems';
+    item.tooltip = this.entry.analysis.readable
+      ? 'These problems block some stories; the rest can still run.'
+      : 'prd.json cannot be read as a list of stories until these are fixed.';
+    return item;
+  }
+}
+
+export class ProblemNode {
+  readonly kind = 'problem';
+  constructor(
+    readonly entry: PrdEntry,
+    readonly problem: Problem,
+    readonly parent: ProblemsNode,
+    private readonly index: number,
+  ) {}
+
+  treeItem(): vscode.TreeItem {
+    const p = this.problem;
+    const item = new vscode.TreeItem(p.message, vscode.TreeItemCollapsibleState.None);
+    item.id = `problem:${this.entry.uri.toString()}:${this.index}`;
+    item.description = `line ${p.range.start.line + 1}`;
+    item.iconPath = icon(p.severity === 'error' ? 'error' : 'warning', p.severity === 'error' ? 'list.errorForeground' : 'list.warningForeground');
+    item.contextValue = `problem ${p.code}${p.fixes && p.fixes.length > 0 ? ' fixable' : ''}`;
+    item.tooltip = `${p.message}\n${vscode.workspace.asRelativePath(this.entry.uri, false)}:${p.range.start.line + 1}:${p.range.start.character + 1}`;
+    item.command = { command: Commands.openProblem, title: 'Go to Problem', arguments: [this.entry.uri, rangeOf(p.range)] };
+    return item;
+  }
+}
+
+export class InfoNode {
+  readonly kind = 'info';
+  constructor(
+    readonly entry: PrdEntry,
+    readonly label: string,
+    readonly details: readonly string[],
+    readonly parent: FolderNode | undefined,
+    private readonly codicon: string,
+  ) {}
+
+  treeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(
+      this.label,
+      this.details.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+    );
+    item.id = `info:${this.entry.uri.toString()}:${this.label}`;
+    item.iconPath = icon(this.codicon);
+    item.contextValue = 'info';
+    item.tooltip = [this.label, ...this.details].join('\n');
+    return item;
+  }
+
+  children(): InfoDetailNode[] {
+    return this.details.map((d, i) => new InfoDetailNode(this, d, i));
+  }
+}
+
+export class InfoDetailNode {
+  readonly kind = 'infoDetail';
+  constructor(
+    readonly parent: InfoNode,
+    readonly text: string,
+    private readonly index: number,
+  ) {}
+
+  treeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(this.text, vscode.TreeItemCollapsibleState.None);
+    item.id = `info-detail:${this.parent.entry.uri.toString()}:${this.index}`;
+    item.iconPath = icon('debug-breakpoint-log-unverified');
+    item.tooltip = this.text;
+    item.contextValue = 'infoDetail';
+    return item;
+  }
+}
+
+export class StoryNode {
+  readonly kind = 'story';
+  constructor(
+    readonly entry: PrdEntry,
+    readonly state: StoryState,
+    readonly problems: readonly Problem[],
+    readonly parent: FolderNode | undefined,
+    private readonly titleOf: (id: string) => string | undefined,
+  ) {}
+
+  get id(): string {
+    return this.state.story.id;
+  }
+
+  treeItem(): vscode.TreeItem {
+    const p = presentStory(this.state, this.problems, this.titleOf);
+    const hasChildren = this.state.story.acceptanceCriteria.length + this.state.story.blockedBy.length + this.state.blocks.length > 0;
+    const item = new vscode.TreeItem(p.label, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = `story:${this.entry.uri.toString()}:${this.state.story.index}`;
+    item.description = p.description;
+    const [codicon, color] = statusIcons[p.status];
+    item.iconPath = icon(codicon, color);
+    item.contextValue = p.contextValue;
+    const tooltip = new vscode.MarkdownString(p.tooltip, true);
+    tooltip.supportHtml = false;
+    item.tooltip = tooltip;
+    item.command = { command: Commands.storyOpen, title: 'Open Story in prd.json', arguments: [this] };
+    item.accessibilityInformation = { label: `${p.label}, ${p.description}` };
+    return item;
+  }
+
+  children(nodeFor: (id: string) => StoryNode | undefined): (CriterionNode | LinkNode)[] {
+    const s = this.state.story;
+    const out: (CriterionNode | LinkNode)[] = s.acceptanceCriteria.map((c, i) => new CriterionNode(this, c, i));
+    const seen = new Set<string>();
+    for (const ref of s.blockedBy) {
+      if (!seen.has(ref.id)) {
+        seen.add(ref.id);
+        out.push(new LinkNode(this, 'blockedBy', ref.id, nodeFor(ref.id), this.state.waitingOn.includes(ref.id)));
+      }
+    }
+    for (const id of this.state.blocks) {
+      out.push(new LinkNode(this, 'blocks', id, nodeFor(id), false));
+    }
+    return out;
+  }
+}
+
+export class CriterionNode {
+  readonly kind = 'criterion';
+  constructor(
+    readonly parent: StoryNode,
+    readonly text: string,
+    private readonly index: number,
+  ) {}
+
+  treeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(this.text, vscode.TreeItemCollapsibleState.None);
+    item.id = `criterion:${this.parent.entry.uri.toString()}:${this.parent.state.story.index}:${this.index}`;
+    const done = this.parent.state.story.passes;
+    item.iconPath = icon(done ? 'check' : 'circle-small');
+    item.contextValue = 'criterion';
+    item.tooltip = this.text;
+    const range = this.parent.state.story.criteriaRanges[this.index];
+    if (range) {
+      item.command = { command: Commands.openProblem, title: 'Go to Criterion', arguments: [this.parent.entry.uri, rangeOf(range)] };
+    }
+    return item;
+  }
+}
+
+export class LinkNode {
+  readonly kind = 'link';
+  constructor(
+    readonly parent: StoryNode,
+    readonly relation: 'blockedBy' | 'blocks',
+    readonly targetId: string,
+    readonly target: StoryNode | undefined,
+    readonly waiting: boolean,
+  ) {}
+
+  treeItem(): vscode.TreeItem {
+    const verb = this.relation === 'blockedBy' ? 'blocked by' : 'blocks';
+    const item = new vscode.TreeItem(`${verb} ${this.targetId}`, vscode.TreeItemCollapsibleState.None);
+    item.id = `link:${this.parent.entry.uri.toString()}:${this.parent.state.story.index}:${this.relation}:${this.targetId}`;
+    const target = this.target?.state.story;
+    if (!target) {
+      item.description = 'not a story in prd.json';
+      item.iconPath = icon('error', 'list.errorForeground');
+    } else {
+      const status = target.passes ? 'done' : this.relation === 'blockedBy' ? 'not passing yet' : this.target?.state.status ?? '';
+      item.description = `${target.title}${status ? ` · ${status}` : ''}`;
+      const blockedIcon: [string, string | undefined] = this.waiting ? ['arrow-up', 'list.warningForeground'] : ['pass', 'testing.iconPassed'];
+      const [codicon, color] = this.relation === 'blockedBy' ? blockedIcon : ['arrow-down', undefined];
+      item.iconPath = icon(codicon, color);
+      item.command = { command: Commands.storyReveal, title: 'Reveal Story', arguments: [this.target] };
+    }
+    item.contextValue = this.relation;
+    item.tooltip = this.relation === 'blockedBy'
+      ? `${this.parent.id} waits until ${this.targetId} passes${this.waiting ? '' : ' (it does)'}. Select to reveal ${this.targetId}.`
+      : `${this.targetId} waits on ${this.parent.id}. Select to reveal ${this.targetId}.`;
+    return item;
+  }
+}
