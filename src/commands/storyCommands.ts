@@ -207,8 +207,9 @@ export async function editPrd(entry: PrdEntry, compute: (text: string) => TextEd
   return true;
 }
 
+/** Opens the file at a range; from a tree click the focus stays in the tree, like the Explorer's preview. */
 async function showRange(uri: vscode.Uri, range: vscode.Range): Promise<void> {
-  const editor = await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: false });
+  const editor = await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: true });
   editor.selection = new vscode.Selection(range.start, range.end);
   editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }
