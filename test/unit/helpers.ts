@@ -1,0 +1,125 @@
+/** Builders and small utilities shared by the unit tests. */
+import { runCli } from '../../src/cli/main';
+import { analyzePrd, type PrdAnalysis } from '../../src/core/prd/index';
+import type { Problem, ProblemCode } from '../../src/core/prd/problems';
+
+export interface StoryInput {
+  id: string;
+  title?: string;
+  /** `null` leaves the field out. */
+  priority?: number | null;
+  passes?: boolean;
+  description?: string;
+  acceptanceCriteria?: string[];
+  blockedBy?: string[];
+  notes?: string;
+  [extra: string]: unknown;
+}
+
+/** A complete story object with defaults for every required field. */
+export function story(input: StoryInput): Record<string, unknown> {
+  const { id, title, priority, passes, description, acceptanceCriteria, blockedBy, ...rest } = input;
+  const out: Record<string, unknown> = {
+    id,
+    title: title ?? `Story ${id}`,
+  };
+  if (priority !== null) {
+    out.priority = priority ?? 1;
+  }
+  out.passes = passes ?? false;
+  out.description = description ?? `As a user, I want ${id}.`;
+  out.acceptanceCriteria = acceptanceCriteria ?? ['Typecheck passes'];
+  if (blockedBy !== undefined) {
+    out.blockedBy = blockedBy;
+  }
+  return { ...out, ...rest };
+}
+
+/** prd.json text (2-space indentation, one field per line, like the snarktank examples). */
+export function makePrd(stories: StoryInput[], top: Record<string, unknown> = {}, indent: string | number = 2): string {
+  const prd = {
+    projectName: 'Demo',
+    branchName: 'ralph/demo',
+    description: 'A demo feature.',
+    ...top,
+    userStories: stories.map(story),
+  };
+  return `${JSON.stringify(prd, null, indent)}\n`;
+}
+
+/** 1-based line of the `nth` (0-based) occurrence of `needle` in `text`. */
+export function lineOf(text: string, needle: string, nth = 0): number {
+  let at = -1;
+  for (let k = 0; k <= nth; k++) {
+    at = text.indexOf(needle, at + 1);
+    if (at < 0) {
+      throw new Error(`"${needle}" occurs fewer than ${nth + 1} times`);
+    }
+  }
+  return text.slice(0, at).split(/\r\n|\r|\n/).length;
+}
+
+/** 1-based column of the `nth` occurrence of `needle` in `text`. */
+export function columnOf(text: string, needle: string, nth = 0): number {
+  let at = -1;
+  for (let k = 0; k <= nth; k++) {
+    at = text.indexOf(needle, at + 1);
+  }
+  const lineStart = Math.max(text.lastIndexOf('\n', at - 1), text.lastIndexOf('\r', at - 1)) + 1;
+  return at - lineStart + 1;
+}
+
+/** 1-based line and column of a problem's start. */
+export function where(p: Problem): { line: number; column: number } {
+  return { line: p.range.start.line + 1, column: p.range.start.character + 1 };
+}
+
+export function analyze(text: string | Uint8Array): PrdAnalysis {
+  return analyzePrd(text);
+}
+
+export function problemsOf(a: PrdAnalysis, code: ProblemCode): Problem[] {
+  return a.problems.filter((p) => p.code === code);
+}
+
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** runCli against an in-memory file system. */
+export function cli(argv: string[], files: Record<string, string | Uint8Array> = {}): CliRun {
+  let stdout = '';
+  let stderr = '';
+  const code = runCli(argv, {
+    stdout: (s) => {
+      stdout += s;
+    },
+    stderr: (s) => {
+      stderr += s;
+    },
+    readFile: (path) => {
+      const f = files[path];
+      if (f === undefined) {
+        const e: NodeJS.ErrnoException = new Error(`ENOENT: no such file or directory, open '${path}'`);
+        e.code = 'ENOENT';
+        throw e;
+      }
+      return typeof f === 'string' ? new TextEncoder().encode(f) : f;
+    },
+  });
+  return { code, stdout, stderr };
+}
+
+/** A seeded pseudo-random generator (mulberry32), for deterministic fixtures. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
