@@ -1,0 +1,242 @@
+/** Agent presets, command templates, shell quoting (checked against a real /bin/sh), and executable lookup. */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import {
+  AGENT_PRESETS,
+  checkTemplate,
+  commandExecutable,
+  expandTemplate,
+  getPreset,
+  missingExecutableMessage,
+  presetTemplate,
+  quoteArg,
+  ralphShTemplate,
+  resolveExecutable,
+  shellKindOf,
+  TemplateError,
+  templateWarnings,
+  type ShellKind,
+} from '../../src/core/agents/presets';
+
+const vars = { promptFile: '/ws/.ralph/prompts/20260101-120000-US-001.md', storyId: 'US-001', workspaceFolder: '/ws' };
+const noControl = (s: string): boolean => !/[\u0000-\u0008\u000a-\u001f\u007f]/.test(s);
+
+/** Runs a POSIX shell on a script and returns stdout. */
+function sh(shell: string, script: string, cwd?: string): string {
+  return execFileSync(shell, ['-c', script], { encoding: 'utf8', cwd });
+}
+
+const shells = ['/bin/sh', '/bin/bash', '/usr/bin/dash', '/bin/zsh', '/usr/bin/zsh'].filter((s) => existsSync(s));
+
+describe('agent presets', () => {
+  it('has the six presets with documented defaults', () => {
+    assert.deepEqual(
+      AGENT_PRESETS.map((p) => p.id),
+      ['claude', 'amp', 'codex', 'copilot', 'ralphSh', 'custom'],
+    );
+    assert.equal(getPreset('claude')?.template, 'claude --dangerously-skip-permissions --print < ${promptFile}');
+    assert.equal(getPreset('amp')?.template, 'amp --dangerously-allow-all < ${promptFile}');
+    assert.equal(getPreset('nope'), undefined);
+    for (const p of AGENT_PRESETS) {
+      assert.ok(p.docs.length > 20, p.id);
+      if (p.id !== 'custom') {
+        assert.ok(p.executable, p.id);
+        for (const shell of ['posix', 'powershell', 'cmd'] as const) {
+          const t = presetTemplate(p, shell);
+          assert.equal(checkTemplate(t, shell).error, undefined, `${p.id} ${shell}`);
+          assert.deepEqual(templateWarnings(t, shell, p.id), [], `${p.id} ${shell}`);
+          if (p.id !== 'ralphSh') {
+            assert.equal(commandExecutable(t.replace(/^Get-Content.*\| /, '')), p.executable);
+          }
+        }
+      }
+    }
+  });
+
+  it('never puts story text on the command line: templates only know the three placeholders', () => {
+    for (const p of AGENT_PRESETS) {
+      assert.doesNotMatch(p.template, /title|description/i);
+    }
+    assert.throws(() => expandTemplate('agent ${storyTitle}', vars, 'posix'), /unknown placeholder "\$\{storyTitle\}"/);
+  });
+
+  it('finds the workspace loop script: ./ralph.sh first, then scripts/ralph/ralph.sh', () => {
+    assert.equal(ralphShTemplate((p) => p === 'ralph.sh' || p === 'scripts/ralph/ralph.sh'), 'bash ./ralph.sh 1');
+    assert.equal(ralphShTemplate((p) => p === 'scripts/ralph/ralph.sh'), 'bash ./scripts/ralph/ralph.sh 1');
+    assert.equal(ralphShTemplate(() => false), undefined);
+  });
+});
+
+describe('expandTemplate', () => {
+  it('substitutes the placeholders, leaving safe words unquoted', () => {
+    assert.equal(
+      expandTemplate('claude --print < ${promptFile} # ${storyId} in ${workspaceFolder}', vars, 'posix'),
+      'claude --print < /ws/.ralph/prompts/20260101-120000-US-001.md # US-001 in /ws',
+    );
+  });
+
+  it('quotes values with spaces and metacharacters for each shell', () => {
+    const v = { promptFile: "/my ws/it's.md", storyId: 'US-1; rm -rf ~', workspaceFolder: 'C:\\My Work\\' };
+    assert.equal(expandTemplate('a < ${promptFile} ${storyId}', v, 'posix'), `a < '/my ws/it'\\''s.md' 'US-1; rm -rf ~'`);
+    assert.equal(expandTemplate('a < ${promptFile}', v, 'fish'), `a < '/my ws/it\\'s.md'`);
+    assert.equal(expandTemplate('a ${promptFile} ${storyId}', v, 'powershell'), `a '/my ws/it''s.md' 'US-1; rm -rf ~'`);
+    assert.equal(expandTemplate('a ${storyId} ${workspaceFolder}', v, 'cmd'), `a "US-1; rm -rf ~" "C:\\My Work\\\\"`);
+  });
+
+  it('replaces a placeholder the user already quoted together with its quotes', () => {
+    const v = { ...vars, promptFile: '/a b/p.md' };
+    assert.equal(expandTemplate('claude < "${promptFile}"', v, 'posix'), `claude < '/a b/p.md'`);
+    assert.equal(expandTemplate("claude < '${promptFile}'", v, 'posix'), `claude < '/a b/p.md'`);
+    assert.equal(expandTemplate('x "${storyId}"', { ...vars, storyId: 'a"b' }, 'powershell'), `x 'a"b'`);
+  });
+
+  it('rejects a placeholder inside a longer quoted string, where quoting would be wrong', () => {
+    assert.throws(() => expandTemplate('sh -c "claude < ${promptFile}"', vars, 'posix'), (e: Error) => {
+      assert.ok(e instanceof TemplateError);
+      assert.match(e.message, /ralph\.agent\.command/);
+      assert.match(e.message, /\$\{promptFile\} is inside a quoted string/);
+      return true;
+    });
+  });
+
+  it('reports unknown and unterminated placeholders naming the setting', () => {
+    assert.throws(() => expandTemplate('claude < ${promptfile}', vars, 'posix'), /ralph\.agent\.command.*unknown placeholder "\$\{promptfile\}".*Placeholders are \$\{promptFile\}, \$\{storyId\}, \$\{workspaceFolder\}/);
+    assert.throws(() => expandTemplate('cd ${HOME} && x', vars, 'posix'), /write \$HOME without braces/);
+    assert.throws(() => expandTemplate('x ${promptFile', vars, 'posix'), /without a closing/);
+    assert.throws(() => expandTemplate('echo "${HOME}"', vars, 'posix'), /unknown placeholder/);
+    assert.match(checkTemplate('x ${a} ${b}').error ?? '', /"\$\{a\}".*"\$\{b\}"/);
+  });
+
+  it('leaves escaped ${…} and plain shell variables alone', () => {
+    assert.equal(expandTemplate('echo \\${HOME} $HOME ${storyId}', vars, 'posix'), 'echo \\${HOME} $HOME US-001');
+    assert.equal(expandTemplate('echo `${env:HOME} $env:HOME', vars, 'powershell'), 'echo `${env:HOME} $env:HOME');
+    assert.deepEqual(checkTemplate('a ${storyId} ${storyId} ${promptFile}').used, ['storyId', 'promptFile']);
+  });
+
+  it('refuses control characters in any shell, and % ! " in cmd', () => {
+    for (const shell of ['posix', 'fish', 'powershell', 'cmd'] as const) {
+      assert.throws(() => expandTemplate('a ${storyId}', { ...vars, storyId: 'US-1\nrm -rf ~' }, shell), /control character/);
+    }
+    for (const bad of ['50%', 'a!b', 'a"b']) {
+      assert.throws(() => quoteArg(bad, 'cmd'), /cmd\.exe/);
+    }
+    assert.equal(quoteArg('a\tb', 'posix'), "'a\tb'");
+  });
+
+  it('warns when PowerShell meets < redirection, and when the prompt file is not used', () => {
+    assert.match(templateWarnings('claude --print < ${promptFile}', 'powershell')[0], /PowerShell has no "<"/);
+    assert.deepEqual(templateWarnings('claude --print < ${promptFile}', 'posix'), []);
+    assert.match(templateWarnings('claude --print', 'posix')[0], /does not use \$\{promptFile\}/);
+  });
+});
+
+describe('POSIX quoting against a real shell', function () {
+  this.timeout(60000);
+
+  // Batches of random strings per shell run: `printf '%s\0' <quoted>` must print exactly the original.
+  for (const shell of shells) {
+    it(`round-trips random strings through ${shell}`, () => {
+      fc.assert(
+        fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 24 }).filter(noControl), { minLength: 1, maxLength: 25 }), (values) => {
+          const script = values.map((v) => `printf '%s\\0' ${quoteArg(v, 'posix')}`).join('\n');
+          const out = sh(shell, script).split('\0');
+          out.pop();
+          assert.deepEqual(out, values);
+        }),
+        { numRuns: 20 },
+      );
+    });
+  }
+
+  it('round-trips strings made of shell metacharacters through expandTemplate and /bin/sh', () => {
+    const meta = fc.string({ unit: fc.constantFrom(...`;|&$()\`'"\\<>*?[]{}~#!% =\t,./-_aZ9é`.split('')), maxLength: 30 });
+    fc.assert(
+      fc.property(fc.array(meta, { minLength: 1, maxLength: 20 }), (ids) => {
+        const script = ids.map((id) => expandTemplate(`printf '%s\\0' \${storyId}`, { ...vars, storyId: id }, 'posix')).join('\n');
+        const out = sh('/bin/sh', script).split('\0');
+        out.pop();
+        assert.deepEqual(out, ids);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('keeps hostile story ids inert', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-quote-'));
+    try {
+      for (const id of ['US-1; touch pwned1', 'a/b$(touch pwned2)', '`touch pwned3`', "x' ; touch pwned4 ; '", '$(touch${IFS}pwned5)', '-n', '']) {
+        const cmd = expandTemplate('printf "[%s]" ${storyId}', { ...vars, storyId: id }, 'posix');
+        assert.equal(sh('/bin/sh', cmd, dir), `[${id}]`);
+      }
+      assert.deepEqual(readdirSync(dir), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('shells and executables', () => {
+  it('classifies terminal shells', () => {
+    const cases: [string, ShellKind | undefined][] = [
+      ['/bin/bash', 'posix'],
+      ['/usr/bin/zsh', 'posix'],
+      ['C:\\Program Files\\Git\\bin\\bash.exe', 'posix'],
+      ['/opt/homebrew/bin/fish', 'fish'],
+      ['C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe', 'powershell'],
+      ['pwsh', 'powershell'],
+      ['C:\\Windows\\System32\\cmd.exe', 'cmd'],
+      ['/bin/tcsh', undefined],
+      ['/usr/bin/nu', undefined],
+    ];
+    for (const [p, kind] of cases) {
+      assert.equal(shellKindOf(p), kind, p);
+    }
+  });
+
+  it('finds the program a custom command starts', () => {
+    assert.equal(commandExecutable('claude --print < x'), 'claude');
+    assert.equal(commandExecutable('FOO=1 BAR="a b" amp --x'), 'amp');
+    assert.equal(commandExecutable('"/opt/my agent/bin/agent" run'), '/opt/my agent/bin/agent');
+    assert.equal(commandExecutable("& 'C:\\Tools\\agent.exe' -p"), 'C:\\Tools\\agent.exe');
+    assert.equal(commandExecutable('$AGENT run'), undefined);
+    assert.equal(commandExecutable('${promptFile}'), undefined);
+    assert.equal(commandExecutable('   '), undefined);
+    assert.equal(commandExecutable('agent<${promptFile}'), 'agent');
+  });
+
+  it('resolves executables on a POSIX PATH', () => {
+    const files = new Set(['/usr/local/bin/claude', '/ws/ralph.sh']);
+    const env = { path: '/usr/bin::/usr/local/bin', platform: 'posix' as const, cwd: '/ws', exists: (p: string) => files.has(p) };
+    assert.equal(resolveExecutable('claude', env), '/usr/local/bin/claude');
+    assert.equal(resolveExecutable('amp', env), undefined);
+    assert.equal(resolveExecutable('./ralph.sh', env), '/ws/ralph.sh');
+    assert.equal(resolveExecutable('/usr/local/bin/claude', env), '/usr/local/bin/claude');
+    assert.equal(resolveExecutable('claude', { ...env, path: undefined }), undefined);
+  });
+
+  it('resolves executables on a Windows PATH with PATHEXT', () => {
+    const files = new Set(['C:\\npm\\claude.cmd', 'C:\\Program Files\\Amp\\amp.exe']);
+    const env = {
+      path: 'C:\\Windows;"C:\\Program Files\\Amp";C:\\npm\\',
+      pathExt: '.COM;.EXE;.BAT;.CMD',
+      platform: 'win32' as const,
+      exists: (p: string) => files.has(p),
+    };
+    assert.equal(resolveExecutable('claude', env), 'C:\\npm\\claude.cmd');
+    assert.equal(resolveExecutable('amp', env), 'C:\\Program Files\\Amp\\amp.exe');
+    assert.equal(resolveExecutable('amp.exe', env), 'C:\\Program Files\\Amp\\amp.exe');
+    assert.equal(resolveExecutable('codex', env), undefined);
+  });
+
+  it('says which setting to change when the agent is missing', () => {
+    const m = missingExecutableMessage('claude', 'claude');
+    assert.match(m, /Claude Code \("claude"\) was not found on PATH/);
+    assert.match(m, /ralph\.agent\.preset/);
+    assert.match(m, /ralph\.agent\.command/);
+    assert.match(missingExecutableMessage('my-agent', 'custom'), /"my-agent" was not found/);
+  });
+});
