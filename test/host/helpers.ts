@@ -1,0 +1,265 @@
+/** Shared helpers of the extension-host suites. They run inside VS Code's extension host. */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { RalphApi, TreeSnapshotNode } from '../../src/api';
+
+export const EXTENSION_ID = 'ralph-workbench.ralph-workbench';
+
+export function extension(): vscode.Extension<RalphApi> {
+  const ext = vscode.extensions.getExtension<RalphApi>(EXTENSION_ID);
+  assert.ok(ext, `extension ${EXTENSION_ID} is not installed in the extension host`);
+  return ext;
+}
+
+export async function api(): Promise<RalphApi> {
+  const a = await extension().activate();
+  assert.ok(a && typeof a.whenIdle === 'function' && typeof a.storiesSnapshot === 'function', 'activate() did not return the RalphApi');
+  return a;
+}
+
+export function workspaceFolder(): vscode.WorkspaceFolder {
+  const f = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(f, 'the tests need a workspace folder (a copy of examples/demo)');
+  return f;
+}
+
+export function prdUri(): vscode.Uri {
+  return vscode.Uri.joinPath(workspaceFolder().uri, 'prd.json');
+}
+
+const decoder = new TextDecoder('utf-8');
+const encoder = new TextEncoder();
+
+export async function readPrdBytes(): Promise<Uint8Array> {
+  return vscode.workspace.fs.readFile(prdUri());
+}
+
+export async function readPrd(): Promise<string> {
+  return decoder.decode(await readPrdBytes());
+}
+
+/** Writes prd.json on disk (as another program would) and waits for the extension to settle. */
+export async function writePrd(text: string | Uint8Array): Promise<void> {
+  await vscode.workspace.fs.writeFile(prdUri(), typeof text === 'string' ? encoder.encode(text) : text);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Polls `probe` until it returns a value that is not undefined/false, or fails after `timeoutMs`
+ * with `what` and the last value seen.
+ */
+export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000, describeLast?: () => unknown): Promise<T> {
+  const start = Date.now();
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) {
+        return v;
+      }
+      lastError = undefined;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() - start > timeoutMs) {
+      const last = describeLast ? `\nlast seen: ${JSON.stringify(await describeLast(), null, 1)}` : '';
+      const err = lastError ? `\nlast error: ${lastError instanceof Error ? lastError.message : String(lastError)}` : '';
+      assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}${err}${last}`);
+    }
+    await sleep(50);
+  }
+}
+
+/** The ralph diagnostics on prd.json. */
+export function ralphDiagnostics(uri: vscode.Uri = prdUri()): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'ralph');
+}
+
+export function diagnosticCode(d: vscode.Diagnostic): string | undefined {
+  const c = d.code;
+  if (c === undefined) return undefined;
+  if (typeof c === 'object') return String(c.value);
+  return String(c);
+}
+
+export function describeDiagnostics(uri: vscode.Uri = prdUri()): unknown {
+  return vscode.languages.getDiagnostics(uri).map((d) => ({
+    source: d.source,
+    code: diagnosticCode(d),
+    line: d.range.start.line + 1,
+    range: `${d.range.start.line + 1}:${d.range.start.character + 1}-${d.range.end.line + 1}:${d.range.end.character + 1}`,
+    message: d.message,
+  }));
+}
+
+/** Waits until a ralph diagnostic with `code` is published on prd.json. */
+export async function waitForDiagnostic(code: string, timeoutMs = 10_000): Promise<vscode.Diagnostic[]> {
+  return waitFor(
+    `a "ralph" diagnostic with code "${code}" on prd.json`,
+    () => {
+      const found = ralphDiagnostics().filter((d) => diagnosticCode(d) === code);
+      return found.length > 0 ? found : undefined;
+    },
+    timeoutMs,
+    () => describeDiagnostics(),
+  );
+}
+
+export async function waitForNoRalphDiagnostics(timeoutMs = 10_000): Promise<void> {
+  await waitFor('no "ralph" diagnostics on prd.json', () => ralphDiagnostics().length === 0, timeoutMs, () => describeDiagnostics());
+}
+
+/** Snapshot of the Stories tree after pending refreshes. */
+export async function snapshot(depth = 1): Promise<TreeSnapshotNode[]> {
+  const a = await api();
+  await a.whenIdle();
+  return a.storiesSnapshot(depth);
+}
+
+/** Waits until the tree satisfies `predicate` (file watchers are asynchronous). */
+export async function waitForTree(what: string, predicate: (nodes: TreeSnapshotNode[]) => boolean, depth = 1, timeoutMs = 10_000): Promise<TreeSnapshotNode[]> {
+  let last: TreeSnapshotNode[] = [];
+  return waitFor(
+    what,
+    async () => {
+      last = await snapshot(depth);
+      return predicate(last) ? last : undefined;
+    },
+    timeoutMs,
+    () => summarizeTree(last),
+  );
+}
+
+/** "US-006" from "US-006: Sort tasks by priority". */
+export function storyId(node: TreeSnapshotNode): string | undefined {
+  return /^([^:]+):\s/.exec(node.label)?.[1];
+}
+
+export function tokens(contextValue: string | undefined): string[] {
+  return (contextValue ?? '').split(/[^A-Za-z0-9_-]+/).filter(Boolean);
+}
+
+export function isStory(node: TreeSnapshotNode): boolean {
+  return tokens(node.contextValue).includes('story');
+}
+
+export function findStory(nodes: readonly TreeSnapshotNode[], id: string): TreeSnapshotNode {
+  const n = nodes.find((x) => storyId(x) === id);
+  assert.ok(n, `no tree node for story ${id}; top-level labels: ${JSON.stringify(nodes.map((x) => x.label))}`);
+  return n;
+}
+
+export function summarizeTree(nodes: readonly TreeSnapshotNode[] | undefined): unknown {
+  return (nodes ?? []).map((n) => `${n.label} | ${n.description ?? ''} | ${n.contextValue ?? ''}${n.children ? ` | ${n.children.length} children` : ''}`);
+}
+
+/** 0-based line of the `occurrence`-th (1-based) occurrence of `needle` in `text`. */
+export function lineOf(text: string, needle: string, occurrence = 1): number {
+  let at = -1;
+  for (let i = 0; i < occurrence; i++) {
+    at = text.indexOf(needle, at + 1);
+    assert.ok(at >= 0, `"${needle}" (occurrence ${occurrence}) not found in prd.json`);
+  }
+  return text.slice(0, at).split('\n').length - 1;
+}
+
+/** Range of the `occurrence`-th occurrence of `needle` in `text`. */
+export function rangeOf(text: string, needle: string, occurrence = 1): vscode.Range {
+  let at = -1;
+  for (let i = 0; i < occurrence; i++) {
+    at = text.indexOf(needle, at + 1);
+    assert.ok(at >= 0, `"${needle}" (occurrence ${occurrence}) not found`);
+  }
+  const before = text.slice(0, at).split('\n');
+  const line = before.length - 1;
+  const ch = before[before.length - 1].length;
+  const endLines = needle.split('\n');
+  const endLine = line + endLines.length - 1;
+  const endCh = endLines.length === 1 ? ch + needle.length : endLines[endLines.length - 1].length;
+  return new vscode.Range(line, ch, endLine, endCh);
+}
+
+/** Line range (0-based, inclusive) of the story object whose id is `id`, by brace matching. */
+export function storyLines(text: string, id: string): { start: number; end: number } {
+  const idAt = text.indexOf(`"id": "${id}"`);
+  assert.ok(idAt >= 0, `story ${id} not found in prd.json`);
+  const open = text.lastIndexOf('{', idAt);
+  let depth = 0;
+  let inString = false;
+  let close = -1;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) {
+      close = i;
+      break;
+    }
+  }
+  const line = (offset: number): number => text.slice(0, offset).split('\n').length - 1;
+  return { start: line(open), end: line(close) };
+}
+
+/**
+ * Replaces the `occurrence`-th occurrence of `from` inside the story object `id` with `to`.
+ */
+export function replaceInStory(text: string, id: string, from: string, to: string): string {
+  const { start, end } = storyLines(text, id);
+  const lines = text.split('\n');
+  for (let i = start; i <= end; i++) {
+    const at = lines[i].indexOf(from);
+    if (at >= 0) {
+      lines[i] = lines[i].slice(0, at) + to + lines[i].slice(at + from.length);
+      return lines.join('\n');
+    }
+  }
+  assert.fail(`"${from}" not found in story ${id}`);
+}
+
+/** Reverts dirty editors and closes all editors (test cleanup). */
+export async function closeAllEditors(): Promise<void> {
+  for (const doc of vscode.workspace.textDocuments) {
+    if (doc.isDirty && !doc.isUntitled) {
+      await vscode.window.showTextDocument(doc);
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+    }
+  }
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+}
+
+/** The original bytes of the workspace's prd.json, captured by useDemoRestore(). */
+export let demoBytes: Uint8Array = new Uint8Array();
+export let demoText = '';
+
+/**
+ * For suites that change prd.json: captures it before the suite and, after every test, closes the
+ * editors, writes the original bytes back and waits until the tree shows the demo again.
+ */
+export function useDemoRestore(): void {
+  suiteSetup(async () => {
+    demoBytes = await readPrdBytes();
+    demoText = decoder.decode(demoBytes);
+    await api();
+  });
+  teardown(async () => {
+    await closeAllEditors();
+    const now = await readPrdBytes().catch(() => undefined);
+    if (!now || Buffer.compare(Buffer.from(now), Buffer.from(demoBytes)) !== 0) {
+      await writePrd(demoBytes);
+    }
+    // A prd.json document that stays loaded reloads from disk asynchronously; wait for it so the
+    // next test does not start on a stale document.
+    await waitFor('the loaded prd.json document to match the restored file', () => {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === prdUri().toString());
+      return !doc || (!doc.isDirty && doc.getText() === demoText);
+    });
+    await waitForNoRalphDiagnostics();
+    await waitForTree('the demo tree (12 stories, no problems node) after restoring prd.json', (nodes) => nodes.length === 12 && nodes.every(isStory));
+  });
+}
