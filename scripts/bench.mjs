@@ -1,0 +1,341 @@
+// Benchmark of the prd.json core and the CLI on large generated PRDs.
+//   node scripts/bench.mjs [--sizes 1000,10000,50000] [--runs N] [--profile]
+// Generates random DAGs (fixed seed; blockedBy 0–3 earlier stories; ~30% passing) into a temp
+// dir, times parse / validate / readiness in-process (median of several runs, after a warm-up)
+// and `node dist/cli.js next --prd FILE --json` as a whole process (median of >= 5 runs).
+// --profile adds a CPU profile of the 10,000-story CLI run, summarised by package/source file.
+// It only prints: a missed target never fails the build.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 && args[i + 1] ? args[i + 1] : fallback;
+};
+const sizes = opt('--sizes', '1000,10000,50000').split(',').map(Number);
+const runsOverride = Number(opt('--runs', '0'));
+const profile = args.includes('--profile');
+const TARGET = { stories: 10_000, ms: 150 };
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'ralph-bench-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+
+// ---------------------------------------------------------------------------------------------
+// Machine
+
+const cpus = os.cpus();
+console.log(`node ${process.version} on ${process.platform}/${process.arch}, ${os.availableParallelism?.() ?? cpus.length} cores (${cpus[0]?.model?.trim() ?? 'unknown CPU'})`);
+
+// ---------------------------------------------------------------------------------------------
+// The CLI bundle: rebuild when missing or older than the sources it is made of.
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+const sources = ['src/core', 'src/cli'].map((d) => path.join(root, d));
+const sourcesMtime = Math.max(...sources.map(newestMtime), statSync(path.join(root, 'scripts/build.mjs')).mtimeMs);
+let cli = path.join(root, 'dist/cli.js');
+if (!existsSync(cli) || statSync(cli).mtimeMs < sourcesMtime) {
+  console.log(`dist/cli.js is ${existsSync(cli) ? 'older than src/core or src/cli' : 'missing'}: running npm run build…`);
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const build = spawnSync(npm, ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', shell: process.platform === 'win32' });
+  if (build.status !== 0 || !existsSync(cli)) {
+    // The rest of the extension may be mid-edit; the CLI alone is enough here.
+    console.log(`npm run build failed (${(build.stderr || '').trim().split('\n')[0] || `exit ${build.status}`}); bundling the CLI alone.`);
+    cli = path.join(tmp, 'cli.js');
+    await esbuild.build({
+      entryPoints: [path.join(root, 'src/cli/main.ts')],
+      outfile: cli,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      mainFields: ['module', 'main'],
+      sourcemap: 'linked',
+      logLevel: 'warning',
+    });
+  }
+}
+console.log(`CLI: ${path.relative(root, cli) || cli} (${(statSync(cli).size / 1024).toFixed(0)} KB)`);
+
+// ---------------------------------------------------------------------------------------------
+// The core, bundled the same way the CLI bundles it, for in-process timings.
+
+const coreFile = path.join(tmp, 'core.cjs');
+await esbuild.build({
+  stdin: {
+    contents: [
+      "export { parsePrdBytes } from './src/core/prd/document';",
+      "export { validatePrd } from './src/core/prd/validate';",
+      "export { computeReadiness } from './src/core/prd/readiness';",
+      "export { analyzePrd } from './src/core/prd/index';",
+    ].join('\n'),
+    resolveDir: root,
+    loader: 'ts',
+    sourcefile: 'bench-entry.ts',
+  },
+  outfile: coreFile,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  mainFields: ['module', 'main'],
+  logLevel: 'warning',
+});
+const core = createRequire(import.meta.url)(coreFile);
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function generatePrd(n, seed) {
+  const rand = mulberry32(seed);
+  const id = (i) => `US-${String(i + 1).padStart(5, '0')}`;
+  const words = ['login', 'profile', 'billing', 'search', 'export', 'audit', 'settings', 'dashboard', 'upload', 'notify'];
+  const stories = [];
+  for (let i = 0; i < n; i++) {
+    const deps = new Set();
+    const k = i === 0 ? 0 : Math.floor(rand() * 4);
+    for (let j = 0; j < k; j++) {
+      deps.add(id(Math.floor(rand() * i)));
+    }
+    const w = words[i % words.length];
+    stories.push({
+      id: id(i),
+      title: `Add ${w} step ${i}`,
+      description: `As a user, I want the ${w} step ${i} so that the ${w} flow is complete.`,
+      acceptanceCriteria: Array.from({ length: 2 + Math.floor(rand() * 3) }, (_, c) => `Criterion ${c + 1} for ${w} ${i}`).concat('Typecheck passes'),
+      priority: 1 + Math.floor(rand() * Math.max(10, n / 10)),
+      passes: rand() < 0.3,
+      ...(deps.size > 0 ? { blockedBy: [...deps] } : {}),
+      notes: '',
+    });
+  }
+  return `${JSON.stringify({ projectName: 'Bench', branchName: 'ralph/bench', description: `${n} generated stories`, userStories: stories }, null, 2)}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
+
+function timeInProcess(runs, fn) {
+  fn(); // warm-up
+  const times = [];
+  let value;
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint();
+    value = fn();
+    times.push(ms(t0));
+  }
+  return { ms: median(times), value };
+}
+
+function timeProcess(runs, argv, check) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    times.push(ms(t0));
+    check?.(r);
+  }
+  return median(times);
+}
+
+const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+const pad = (s, n) => String(s).padStart(n);
+
+const baseRuns = runsOverride || 9;
+const startup = timeProcess(baseRuns, ['-e', '0']);
+const load = timeProcess(baseRuns, [cli, '--help']);
+console.log(`node startup (node -e 0): ${fmt(startup)} ms; CLI startup + bundle load (cli.js --help): ${fmt(load)} ms (medians of ${baseRuns})`);
+console.log('');
+
+const header = ['stories', 'file', 'parse', 'validate', 'readiness', 'in-process', 'CLI next (process)'];
+const widths = [8, 9, 9, 9, 10, 11, 19];
+console.log(header.map((h, i) => pad(h, widths[i])).join(' '));
+console.log(widths.map((w) => '-'.repeat(w)).join(' '));
+
+const results = [];
+for (const n of sizes) {
+  const file = path.join(tmp, `prd-${n}.json`);
+  writeFileSync(file, generatePrd(n, 0x5eed ^ n));
+  const bytes = readFileSync(file);
+  const runs = runsOverride || (n >= 50_000 ? 5 : 7);
+
+  const parse = timeInProcess(runs, () => core.parsePrdBytes(bytes));
+  const doc = parse.value;
+  if (doc.problems.length > 0 || doc.stories.length !== n) {
+    throw new Error(`generated PRD with ${n} stories did not parse cleanly: ${doc.problems[0]?.message}`);
+  }
+  const validate = timeInProcess(runs, () => core.validatePrd(doc));
+  const { graph, cycles, problems } = validate.value;
+  if (problems.length > 0) {
+    throw new Error(`generated PRD with ${n} stories has problems: ${problems[0].message}`);
+  }
+  const readiness = timeInProcess(runs, () => core.computeReadiness(doc.stories, graph, cycles));
+  const total = timeInProcess(runs, () => core.analyzePrd(bytes));
+
+  const cliMs = timeProcess(Math.max(5, runs), [cli, 'next', '--prd', file, '--json'], (r) => {
+    if (r.status !== 0) {
+      throw new Error(`cli next exited ${r.status}: ${r.stderr}`);
+    }
+    const out = JSON.parse(r.stdout);
+    if (out.state !== 'ready' || out.next?.id !== readiness.value.next?.story.id) {
+      throw new Error(`cli next disagrees with the core: ${r.stdout.slice(0, 200)}`);
+    }
+  });
+  results.push({ n, cliMs, file });
+  const row = [
+    n.toLocaleString('en-US'),
+    `${(bytes.length / 1024 / 1024).toFixed(1)} MB`,
+    `${fmt(parse.ms)} ms`,
+    `${fmt(validate.ms)} ms`,
+    `${fmt(readiness.ms)} ms`,
+    `${fmt(total.ms)} ms`,
+    `${fmt(cliMs)} ms`,
+  ];
+  console.log(row.map((c, i) => pad(c, widths[i])).join(' '));
+}
+
+console.log('');
+console.log('parse = parsePrdBytes (UTF-8 check, JSON, schema, positions); validate = validatePrd; readiness = computeReadiness;');
+console.log('in-process = analyzePrd (all three); CLI next = spawn `node <cli> next --prd FILE --json` until exit.');
+const target = results.find((r) => r.n === TARGET.stories);
+if (target) {
+  const verdict = target.cliMs < TARGET.ms ? 'PASS' : 'MISS';
+  console.log(`Target: ${TARGET.stories.toLocaleString('en-US')} stories: CLI next < ${TARGET.ms} ms … ${fmt(target.cliMs)} ms  ${verdict}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// --profile: where the time of one 10,000-story CLI run goes.
+
+if (profile && target) {
+  const dir = path.join(tmp, 'prof');
+  spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, cli, 'next', '--prd', target.file, '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const prof = JSON.parse(readFileSync(path.join(dir, readdirSync(dir)[0]), 'utf8'));
+  summariseProfile(prof, cli);
+}
+
+function summariseProfile(prof, bundle) {
+  const sourceOf = sourceMapLookup(bundle);
+  const nodes = new Map(prof.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  prof.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+  const byCategory = new Map();
+  const byFunction = new Map();
+  for (const [id, us] of self) {
+    const { callFrame: f } = nodes.get(id);
+    let category;
+    if (f.url === bundle || f.url === `file://${bundle}`) {
+      category = sourceOf(f.lineNumber, f.columnNumber) ?? 'dist/cli.js (unmapped)';
+    } else if (f.functionName === '(garbage collector)') {
+      category = 'V8 garbage collector';
+    } else if (f.url.startsWith('node:') || f.url === '' || !f.url.includes('/')) {
+      category = f.functionName === '(idle)' ? '(idle)' : 'node/V8 internals (startup, module load, compile)';
+    } else {
+      category = f.url;
+    }
+    byCategory.set(category, (byCategory.get(category) ?? 0) + us);
+    const fn = `${f.functionName || '(anonymous)'}  [${category}]`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+  }
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  console.log('');
+  console.log(`CPU profile of one ${TARGET.stories.toLocaleString('en-US')}-story CLI run (${fmt(total / 1000)} ms sampled; profiling slows it down):`);
+  for (const [k, us] of [...byCategory].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
+    console.log(`  ${pad(fmt(us / 1000), 7)} ms ${pad(((100 * us) / total).toFixed(0), 3)}%  ${k}`);
+  }
+  console.log('  top functions (self time):');
+  for (const [k, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 10)) {
+    console.log(`  ${pad(fmt(us / 1000), 7)} ms  ${k}`);
+  }
+}
+
+/** (0-based line, column) in the bundle → grouped source ("zod", "jsonc-parser", "src/core/…"). */
+function sourceMapLookup(bundle) {
+  const mapFile = `${bundle}.map`;
+  if (!existsSync(mapFile)) {
+    return () => undefined;
+  }
+  const map = JSON.parse(readFileSync(mapFile, 'utf8'));
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const lines = [];
+  let src = 0;
+  for (const line of map.mappings.split(';')) {
+    const segs = [];
+    let col = 0;
+    for (const seg of line.split(',')) {
+      if (!seg) {
+        continue;
+      }
+      const vals = [];
+      let v = 0;
+      let shift = 0;
+      for (const ch of seg) {
+        const d = chars.indexOf(ch);
+        v += (d & 31) << shift;
+        if (d & 32) {
+          shift += 5;
+        } else {
+          vals.push(v & 1 ? -(v >>> 1) : v >>> 1);
+          v = 0;
+          shift = 0;
+        }
+      }
+      col += vals[0];
+      if (vals.length > 1) {
+        src += vals[1];
+      }
+      segs.push([col, src]);
+    }
+    lines.push(segs);
+  }
+  const group = (s) => {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(s);
+    return m ? m[1] : s.replace(/^(\.\.\/)+/, '');
+  };
+  return (line, column) => {
+    const segs = lines[line];
+    if (!segs || segs.length === 0) {
+      return undefined;
+    }
+    let best = segs[0];
+    for (const s of segs) {
+      if (s[0] <= column) {
+        best = s;
+      } else {
+        break;
+      }
+    }
+    return group(map.sources[best[1]]);
+  };
+}
