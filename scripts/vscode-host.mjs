@@ -36,6 +36,8 @@ export const defaultSettings = Object.freeze({
   'workbench.startupEditor': 'none',
   'workbench.welcomePage.walkthroughs.openOnInstall': false,
   'workbench.tips.enabled': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'workbench.layoutControl.enabled': false,
   'workbench.enableExperiments': false,
   'extensions.autoCheckUpdates': false,
   'extensions.autoUpdate': false,

@@ -1,0 +1,128 @@
+/**
+ * Helpers of the UI suites: they drive the VS Code web workbench (real VS Code 1.139 from the
+ * code-server package) in headless Chromium through playwright-core, like a user would.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+
+type Host = typeof import('../../scripts/vscode-host.mjs');
+export type Workbench = Awaited<ReturnType<Host['openWorkbench']>>;
+
+let hostModule: Host | undefined;
+
+/** The launcher (scripts/vscode-host.mjs, an ES module). */
+export async function host(): Promise<Host> {
+  hostModule ??= await import('../../scripts/vscode-host.mjs');
+  return hostModule;
+}
+
+export const repoRoot = path.resolve(__dirname, '..', '..');
+export const screenshotDir = path.join(repoRoot, 'test-results', 'ui');
+
+/**
+ * Copies examples/demo to a temp dir, starts the VS Code server with this repo as the extension
+ * under development, and opens the workbench on the copy.
+ */
+export async function openDemo(): Promise<{ wb: Workbench; folder: string }> {
+  const h = await host();
+  const folder = h.copyFixture('examples/demo');
+  const wb = await h.openWorkbench({ folder, viewport: { width: 1400, height: 860 } });
+  return { wb, folder };
+}
+
+export async function shot(page: Page, name: string): Promise<string> {
+  mkdirSync(screenshotDir, { recursive: true });
+  const file = path.join(screenshotDir, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+/** The pane of the Stories view. */
+export function storiesPane(page: Page): Locator {
+  return page.locator('.pane').filter({ has: page.locator('.pane-header[aria-label^="Stories"]') });
+}
+
+/** Tree rows of the Stories view whose accessible label starts with `prefix`. */
+export function storyRow(page: Page, prefix: string): Locator {
+  return storiesPane(page).locator(`.monaco-list-row[aria-label^="${prefix.replace(/"/g, '\\"')}"]`);
+}
+
+/** Visible text of each row: label, then description after " | ". */
+export async function rowLabels(page: Page): Promise<string[]> {
+  return storiesPane(page)
+    .locator('.monaco-list-row')
+    .evaluateAll((els) =>
+      els.map((e) => {
+        const label = e.querySelector('.label-name')?.textContent ?? '';
+        const description = e.querySelector('.label-description')?.textContent ?? '';
+        return description ? `${label} | ${description}` : label;
+      }),
+    );
+}
+
+/** Clicks the "Ralph" item of the activity bar and waits for the Stories tree to show rows. */
+export async function openRalphContainer(page: Page): Promise<void> {
+  const item = page.locator('.activitybar .action-item a.action-label[aria-label^="Ralph"]');
+  await item.waitFor({ state: 'visible', timeout: 30_000 }).catch(() => {
+    throw new Error('no "Ralph" item in the activity bar within 30 s (is the extension loaded?)');
+  });
+  await item.click();
+  await storiesPane(page)
+    .locator('.monaco-list-row')
+    .first()
+    .waitFor({ state: 'visible', timeout: 30_000 })
+    .catch(() => {
+      throw new Error('the Stories view shows no rows within 30 s');
+    });
+}
+
+/** Drags the sash right of the side bar so labels and descriptions are readable in screenshots. */
+export async function widenSideBar(page: Page, width = 600): Promise<void> {
+  const box = await page.locator('.part.sidebar').boundingBox();
+  if (!box) return;
+  const edge = box.x + box.width;
+  // The vertical sash whose centre is closest to the side bar's right edge.
+  const sashes = page.locator('.monaco-sash.vertical');
+  let best: { x: number; y: number; d: number } | undefined;
+  for (const sash of await sashes.all()) {
+    const b = await sash.boundingBox();
+    if (!b || b.height < 100) continue;
+    const x = b.x + b.width / 2;
+    const d = Math.abs(x - edge);
+    if (!best || d < best.d) best = { x, y: b.y + b.height / 2, d };
+  }
+  if (!best || best.d > 10) return;
+  await page.mouse.move(best.x, best.y);
+  await page.mouse.down();
+  await page.mouse.move(best.x + 40, best.y, { steps: 4 });
+  await page.mouse.move(box.x + width, best.y, { steps: 8 });
+  await page.mouse.up();
+}
+
+/** Runs a command through the command palette by its title, e.g. "Ralph: Open prd.json". */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(`>${title}`);
+  const entry = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+  await entry.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {
+    throw new Error(`command "${title}" not found in the command palette`);
+  });
+  await input.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+}
+
+/** Waits until `probe` returns true, with a readable failure. */
+export async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 10_000, last?: () => Promise<unknown>): Promise<void> {
+  const start = Date.now();
+  for (;;) {
+    if (await probe().catch(() => false)) return;
+    if (Date.now() - start > timeoutMs) {
+      assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `; last seen: ${JSON.stringify(await last())}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
