@@ -1,0 +1,234 @@
+/**
+ * `.ralph/runs.jsonl`: one JSON object per line, one line per iteration. Written by appending
+ * `serializeRun(record)`; read back tolerantly (a torn or hand-edited line is skipped and reported
+ * with its line number, the rest still loads).
+ */
+
+export type RunOutcome = 'passed' | 'failed' | 'no-progress' | 'stopped' | 'false-complete' | 'error';
+
+export const RUN_OUTCOMES: readonly RunOutcome[] = ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error'];
+
+export interface FeatCommit {
+  readonly sha: string;
+  readonly subject: string;
+}
+
+export interface RunRecord {
+  /** ISO 8601 start and end times. */
+  readonly start: string;
+  readonly end: string;
+  readonly storyId: string;
+  readonly storyTitle: string;
+  /** Agent preset id (or "custom"). */
+  readonly agent: string;
+  /** Null when unknown (no shell integration) or the agent was ended. */
+  readonly exitCode: number | null;
+  readonly durationMs: number;
+  readonly passingBefore: number;
+  readonly passingAfter: number;
+  readonly storyPasses: boolean;
+  /** The `feat: <id> - …` commit made during the iteration, or null. */
+  readonly commit: FeatCommit | null;
+  /** The agent printed <promise>COMPLETE</promise>. */
+  readonly complete: boolean;
+  readonly outcome: RunOutcome;
+  /** Workspace-relative path of the prompt file (e.g. `.ralph/prompts/20260101-120000-US-001.md`). */
+  readonly promptFile: string;
+  /** 1-based iteration number within its loop. */
+  readonly iteration: number;
+  /** Identifies the loop (or single run) the iteration belonged to. */
+  readonly loopId: string;
+}
+
+/** One line of runs.jsonl, with its newline; fields always in the same order. */
+export function serializeRun(r: RunRecord): string {
+  const ordered: RunRecord = {
+    start: r.start,
+    end: r.end,
+    storyId: r.storyId,
+    storyTitle: r.storyTitle,
+    agent: r.agent,
+    exitCode: r.exitCode,
+    durationMs: r.durationMs,
+    passingBefore: r.passingBefore,
+    passingAfter: r.passingAfter,
+    storyPasses: r.storyPasses,
+    commit: r.commit ? { sha: r.commit.sha, subject: r.commit.subject } : null,
+    complete: r.complete,
+    outcome: r.outcome,
+    promptFile: r.promptFile,
+    iteration: r.iteration,
+    loopId: r.loopId,
+  };
+  // JSON.stringify escapes U+2028/9 and every control character, so the record is one line.
+  return `${JSON.stringify(ordered)}\n`;
+}
+
+export interface RunsParseError {
+  /** 1-based line number in runs.jsonl. */
+  readonly line: number;
+  readonly message: string;
+}
+
+export interface ParsedRuns {
+  /** In file order (oldest first). */
+  readonly runs: readonly RunRecord[];
+  readonly errors: readonly RunsParseError[];
+}
+
+export function parseRuns(text: string): ParsedRuns {
+  const runs: RunRecord[] = [];
+  const errors: RunsParseError[] = [];
+  const lines = text.split(/\r?\n/);
+  lines.forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '') {
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      errors.push({ line: i + 1, message: `not valid JSON (${(e as Error).message})` });
+      return;
+    }
+    const r = toRecord(value);
+    if (typeof r === 'string') {
+      errors.push({ line: i + 1, message: r });
+    } else {
+      runs.push(r);
+    }
+  });
+  return { runs, errors };
+}
+
+/** A record from parsed JSON, with defaults for fields older writers left out; a message when it is not a run. */
+function toRecord(v: unknown): RunRecord | string {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    return 'not a JSON object';
+  }
+  const o = v as Record<string, unknown>;
+  const str = (k: string, d = ''): string => (typeof o[k] === 'string' ? (o[k] as string) : d);
+  const num = (k: string, d = 0): number => (typeof o[k] === 'number' && Number.isFinite(o[k]) ? (o[k] as number) : d);
+  const bool = (k: string): boolean => o[k] === true;
+  if (typeof o.storyId !== 'string' || o.storyId === '') {
+    return 'missing "storyId"';
+  }
+  if (typeof o.start !== 'string' || Number.isNaN(Date.parse(o.start))) {
+    return 'missing or invalid "start" time';
+  }
+  const outcome = o.outcome;
+  if (typeof outcome !== 'string' || !(RUN_OUTCOMES as readonly string[]).includes(outcome)) {
+    return `unknown "outcome" ${JSON.stringify(outcome)}`;
+  }
+  const c = o.commit;
+  const commit =
+    typeof c === 'object' && c !== null && typeof (c as Record<string, unknown>).sha === 'string'
+      ? { sha: (c as Record<string, string>).sha, subject: typeof (c as Record<string, unknown>).subject === 'string' ? (c as Record<string, string>).subject : '' }
+      : null;
+  const start = o.start;
+  const end = str('end', start);
+  const duration = typeof o.durationMs === 'number' && Number.isFinite(o.durationMs) ? o.durationMs : Math.max(0, Date.parse(end) - Date.parse(start) || 0);
+  return {
+    start,
+    end,
+    storyId: o.storyId,
+    storyTitle: str('storyTitle'),
+    agent: str('agent'),
+    exitCode: typeof o.exitCode === 'number' && Number.isFinite(o.exitCode) ? o.exitCode : null,
+    durationMs: duration,
+    passingBefore: num('passingBefore'),
+    passingAfter: num('passingAfter'),
+    storyPasses: bool('storyPasses'),
+    commit,
+    complete: bool('complete'),
+    outcome: outcome as RunOutcome,
+    promptFile: str('promptFile'),
+    iteration: num('iteration', 1),
+    loopId: str('loopId'),
+  };
+}
+
+export interface RunsSummary {
+  readonly iterations: number;
+  /** Distinct stories that an iteration turned to passing. */
+  readonly storiesCompleted: number;
+  /** Share of iterations whose outcome is "passed", 0..1 (0 when there are none). */
+  readonly successRate: number;
+  /** Mean duration, 0 when there are none. */
+  readonly averageDurationMs: number;
+}
+
+export function summarizeRuns(runs: readonly RunRecord[]): RunsSummary {
+  const n = runs.length;
+  if (n === 0) {
+    return { iterations: 0, storiesCompleted: 0, successRate: 0, averageDurationMs: 0 };
+  }
+  const completed = new Set(runs.filter((r) => r.outcome === 'passed' && r.storyPasses).map((r) => r.storyId));
+  const passed = runs.filter((r) => r.outcome === 'passed').length;
+  const total = runs.reduce((s, r) => s + Math.max(0, r.durationMs), 0);
+  return { iterations: n, storiesCompleted: completed.size, successRate: passed / n, averageDurationMs: Math.round(total / n) };
+}
+
+/** The Runs view's summary line, e.g. "7 iterations · 5 stories completed · 71% success · avg 4m 05s". */
+export function summaryLine(s: RunsSummary): string {
+  if (s.iterations === 0) {
+    return 'No iterations yet';
+  }
+  return [
+    `${s.iterations} iteration${s.iterations === 1 ? '' : 's'}`,
+    `${s.storiesCompleted} stor${s.storiesCompleted === 1 ? 'y' : 'ies'} completed`,
+    `${Math.round(s.successRate * 100)}% success`,
+    `avg ${formatDuration(s.averageDurationMs)}`,
+  ].join(' · ');
+}
+
+/** "850ms", "42s", "4m 05s", "1h 02m". */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) {
+    return '?';
+  }
+  if (ms < 1000) {
+    return `${Math.round(ms)}ms`;
+  }
+  const s = Math.round(ms / 1000);
+  if (s < 60) {
+    return `${s}s`;
+  }
+  const m = Math.floor(s / 60);
+  if (m < 60) {
+    return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+  }
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The first commit (callers pass newest first) whose subject is `feat: <id> - <title>` for the
+ * story; also accepts `feat: [<id>] - …`, a scope (`feat(ui): …`) and any separator after the id.
+ * `US-1` does not match `US-10`.
+ */
+export function detectFeatCommit(commits: readonly (FeatCommit | string)[], storyId: string): FeatCommit | null {
+  if (storyId === '') {
+    return null;
+  }
+  const id = escapeRegExp(storyId);
+  // The id must end there: not followed by a word character, a dot, or a dash that continues it (US-1 vs US-10, US-1-b).
+  const re = new RegExp(`^\\s*feat(?:\\([^)]*\\))?!?:\\s*(?:\\[${id}\\]|${id}(?![\\w.]|-\\w))`, 'i');
+  for (const c of commits) {
+    const commit = typeof c === 'string' ? { sha: '', subject: c } : c;
+    const subject = commit.subject.split(/\r?\n/)[0];
+    if (re.test(subject)) {
+      return { sha: commit.sha, subject };
+    }
+  }
+  return null;
+}
+
+/** The commit subject an iteration should produce: `feat: <id> - <title>` (one line). */
+export function featCommitSubject(storyId: string, title: string): string {
+  return `feat: ${storyId} - ${title}`.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}

@@ -1,0 +1,189 @@
+/** runs.jsonl records, their summary, feat-commit detection, and archive naming. */
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { archiveFolderName, featureName, freshProgressText, parseLastBranch, shouldArchive } from '../../src/core/runs/archive';
+import {
+  detectFeatCommit,
+  featCommitSubject,
+  formatDuration,
+  parseRuns,
+  RUN_OUTCOMES,
+  type RunRecord,
+  serializeRun,
+  summarizeRuns,
+  summaryLine,
+} from '../../src/core/runs/runs';
+
+const record = (over: Partial<RunRecord> = {}): RunRecord => ({
+  start: '2026-11-20T10:00:00.000Z',
+  end: '2026-11-20T10:04:05.000Z',
+  storyId: 'US-006',
+  storyTitle: 'Sort tasks by priority',
+  agent: 'claude',
+  exitCode: 0,
+  durationMs: 245000,
+  passingBefore: 4,
+  passingAfter: 5,
+  storyPasses: true,
+  commit: { sha: '3f9c1e2a7b44', subject: 'feat: US-006 - Sort tasks by priority' },
+  complete: false,
+  outcome: 'passed',
+  promptFile: '.ralph/prompts/20261120-100000-US-006.md',
+  iteration: 1,
+  loopId: 'loop-1',
+  ...over,
+});
+
+describe('runs.jsonl', () => {
+  it('serialises one record per line and parses it back', () => {
+    const lines = [record(), record({ iteration: 2, storyId: 'US-005', exitCode: null, commit: null, outcome: 'stopped', storyPasses: false })];
+    const text = lines.map(serializeRun).join('');
+    assert.equal(text.split('\n').length, 3);
+    assert.ok(text.endsWith('\n'));
+    assert.deepEqual(parseRuns(text), { runs: lines, errors: [] });
+    // Fixed field order, whatever order the object had.
+    assert.match(serializeRun(record()), /^\{"start":"[^"]+","end":"[^"]+","storyId":"US-006","storyTitle":/);
+  });
+
+  it('keeps titles with newlines, quotes and U+2028 on one line (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary', minLength: 1 }), (title, id) => {
+        const r = record({ storyTitle: title, storyId: id });
+        const line = serializeRun(r);
+        assert.equal(line.indexOf('\n'), line.length - 1);
+        assert.deepEqual(parseRuns(line).runs, [r]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('skips bad lines and reports them with line numbers', () => {
+    const text = [
+      serializeRun(record()).trimEnd(),
+      '{"start": "2026-11-20T10:00:00Z", "storyId": "US-1", "outcome": "passed"', // torn write
+      '',
+      '[1,2]',
+      JSON.stringify({ ...record(), outcome: 'exploded' }),
+      JSON.stringify({ ...record(), storyId: '' }),
+      JSON.stringify({ ...record(), start: 'yesterday' }),
+      serializeRun(record({ iteration: 7 })).trimEnd(),
+    ].join('\r\n');
+    const parsed = parseRuns(text);
+    assert.deepEqual(
+      parsed.runs.map((r) => r.iteration),
+      [1, 7],
+    );
+    assert.deepEqual(
+      parsed.errors.map((e) => e.line),
+      [2, 4, 5, 6, 7],
+    );
+    assert.match(parsed.errors[0].message, /^not valid JSON/);
+    assert.equal(parsed.errors[1].message, 'not a JSON object');
+    assert.equal(parsed.errors[2].message, 'unknown "outcome" "exploded"');
+    assert.equal(parsed.errors[3].message, 'missing "storyId"');
+    assert.equal(parsed.errors[4].message, 'missing or invalid "start" time');
+  });
+
+  it('fills defaults for fields an older writer left out', () => {
+    const { runs, errors } = parseRuns('{"start":"2026-11-20T10:00:00Z","end":"2026-11-20T10:00:30Z","storyId":"US-1","outcome":"failed","exitCode":"2"}\n');
+    assert.deepEqual(errors, []);
+    assert.equal(runs[0].durationMs, 30000);
+    assert.equal(runs[0].exitCode, null);
+    assert.equal(runs[0].commit, null);
+    assert.equal(runs[0].iteration, 1);
+    assert.equal(runs[0].storyPasses, false);
+  });
+
+  it('summarises iterations, completed stories, success rate and average duration', () => {
+    assert.deepEqual(summarizeRuns([]), { iterations: 0, storiesCompleted: 0, successRate: 0, averageDurationMs: 0 });
+    assert.equal(summaryLine(summarizeRuns([])), 'No iterations yet');
+    const runs = [
+      record({ storyId: 'US-004', outcome: 'failed', storyPasses: false, durationMs: 60000 }),
+      record({ storyId: 'US-004', durationMs: 120000 }),
+      record({ storyId: 'US-005', durationMs: 180000 }),
+      record({ storyId: 'US-005', durationMs: 240000 }), // a story can be redone; counted once
+      record({ storyId: 'US-006', outcome: 'false-complete', durationMs: 1000 }),
+      record({ storyId: 'US-007', outcome: 'no-progress', storyPasses: false, durationMs: 2000 }),
+    ];
+    const s = summarizeRuns(runs);
+    assert.deepEqual(s, { iterations: 6, storiesCompleted: 2, successRate: 0.5, averageDurationMs: 100500 });
+    assert.equal(summaryLine(s), '6 iterations · 2 stories completed · 50% success · avg 1m 41s');
+    assert.equal(summaryLine(summarizeRuns([record()])), '1 iteration · 1 story completed · 100% success · avg 4m 05s');
+    assert.deepEqual(RUN_OUTCOMES, ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error']);
+  });
+
+  it('formats durations', () => {
+    assert.deepEqual(
+      [0, 850, 42000, 245000, 3720000, -1].map(formatDuration),
+      ['0ms', '850ms', '42s', '4m 05s', '1h 02m', '?'],
+    );
+  });
+});
+
+describe('feat commits', () => {
+  it('finds `feat: <id> - <title>` and `feat: [<id>] - …` subjects', () => {
+    const commits = [
+      { sha: 'c3', subject: 'chore: tidy' },
+      { sha: 'c2', subject: 'feat: US-10 - Something else' },
+      { sha: 'c1', subject: 'feat: [US-1] - Add login' },
+    ];
+    assert.deepEqual(detectFeatCommit(commits, 'US-1'), { sha: 'c1', subject: 'feat: [US-1] - Add login' });
+    assert.deepEqual(detectFeatCommit(commits, 'US-10'), { sha: 'c2', subject: 'feat: US-10 - Something else' });
+    assert.equal(detectFeatCommit(commits, 'US-2'), null);
+    const ok = ['feat: US-006 - Sort tasks', 'feat(web): US-006 – Sort', 'Feat: US-006: Sort', 'feat: US-006', 'feat:US-006 - x', 'feat: [US-006]: x'];
+    for (const s of ok) {
+      assert.ok(detectFeatCommit([s], 'US-006'), s);
+    }
+    const no = ['fix: US-006 - x', 'feat: US-0061 - x', 'feat: US-006-b - x', 'feat: US-006.1 - x', 'feat: see US-006', 'US-006 - feat'];
+    for (const s of no) {
+      assert.equal(detectFeatCommit([s], 'US-006'), null, s);
+    }
+    assert.ok(detectFeatCommit(['feat: a.b+c(d) - weird id'], 'a.b+c(d)'));
+    assert.equal(detectFeatCommit(['feat: axb - x'], 'a.b'), null);
+    assert.equal(detectFeatCommit(['feat:  - x'], ''), null);
+  });
+
+  it('builds the subject an iteration should use', () => {
+    assert.equal(featCommitSubject('US-006', 'Sort tasks\nby priority'), 'feat: US-006 - Sort tasks by priority');
+  });
+});
+
+describe('archive', () => {
+  it('archives only when a known previous branch differs from the current one', () => {
+    assert.equal(shouldArchive(undefined, 'ralph/a'), false);
+    assert.equal(shouldArchive('', 'ralph/a'), false);
+    assert.equal(shouldArchive('ralph/a', 'ralph/a'), false);
+    assert.equal(shouldArchive('ralph/a\n', ' ralph/a'), false);
+    assert.equal(shouldArchive('ralph/a', undefined), false);
+    assert.equal(shouldArchive('ralph/a', 'ralph/b'), true);
+    assert.equal(parseLastBranch('\n ralph/task-priority \n'), 'ralph/task-priority');
+    assert.equal(parseLastBranch(''), undefined);
+    assert.equal(parseLastBranch(undefined), undefined);
+  });
+
+  it('names the folder archive/YYYY-MM-DD-<feature>', () => {
+    const d = new Date(2026, 10, 5, 23, 59);
+    assert.equal(archiveFolderName(d, 'ralph/user-auth'), 'archive/2026-11-05-user-auth');
+    assert.equal(archiveFolderName(d, 'feature/x y'), 'archive/2026-11-05-feature-x-y');
+    assert.equal(archiveFolderName(d, 'ralph/../../etc'), 'archive/2026-11-05-etc');
+    assert.equal(archiveFolderName(d, 'ralph/'), 'archive/2026-11-05-feature');
+    const taken = new Set(['archive/2026-11-05-user-auth', 'archive/2026-11-05-user-auth-2']);
+    assert.equal(archiveFolderName(d, 'ralph/user-auth', (f) => taken.has(f)), 'archive/2026-11-05-user-auth-3');
+    assert.equal(featureName('ralph/' + 'x'.repeat(200)).length, 80);
+  });
+
+  it('gives a safe single folder name for any branch (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (b) => {
+        const f = featureName(b);
+        assert.match(f, /^[A-Za-z0-9_][A-Za-z0-9._-]*$/);
+        assert.ok(f !== '.' && f !== '..');
+        assert.ok(f.length <= 80);
+      }),
+    );
+  });
+
+  it('starts a fresh progress.txt with the standard header', () => {
+    assert.equal(freshProgressText(new Date(2026, 0, 2, 3, 4, 5)), '# Ralph Progress Log\nStarted: 2026-01-02 03:04:05\n---\n');
+  });
+});
