@@ -1,5 +1,5 @@
 /** The JSON schema VS Code uses for completion and hovers in prd.json, derived from the zod schema. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { prdSchema } from './schema';
 
 export function prdJsonSchema(): Record<string, unknown> {

@@ -3,7 +3,7 @@
  * the JSON schema contributed to VS Code (`scripts/gen-schema.mjs`). Unknown fields are allowed
  * everywhere (loose objects), so files written by other tools keep working and keep their data.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const storyIdPattern = /^\S(.*\S)?$/;
 
