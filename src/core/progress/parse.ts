@@ -46,7 +46,7 @@ export interface ProgressItem {
   /** Column of the bullet marker (or of the text for paragraph lines). */
   readonly indent: number;
   /** Nested bullets and wrapped lines, as written minus this item's indentation. */
-  readonly more: string[];
+  readonly more: readonly string[];
 }
 
 interface SectionBase {
@@ -148,18 +148,29 @@ export interface SplitText {
 export function splitLines(text: string): SplitText {
   const lines: string[] = [];
   const starts: number[] = [];
-  let start = 0;
   const n = text.length;
-  let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || c === 13) {
-      lines.push(text.slice(start, i));
+  let start = 0;
+  if (text.indexOf('\r') < 0) {
+    // Fast path: only \n line ends.
+    let nl = text.indexOf('\n');
+    while (nl >= 0) {
+      lines.push(text.slice(start, nl));
       starts.push(start);
-      i += c === 13 && text.charCodeAt(i + 1) === 10 ? 2 : 1;
-      start = i;
-    } else {
-      i++;
+      start = nl + 1;
+      nl = text.indexOf('\n', start);
+    }
+  } else {
+    let i = 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 10 || c === 13) {
+        lines.push(text.slice(start, i));
+        starts.push(start);
+        i += c === 13 && text.charCodeAt(i + 1) === 10 ? 2 : 1;
+        start = i;
+      } else {
+        i++;
+      }
     }
   }
   const finalEol = n > 0 && start === n;
@@ -207,10 +218,24 @@ export function looksBinary(text: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Line classification
 
+/** Shared empty list for items without continuation lines (replaced on the first push). */
+const NO_MORE: readonly string[] = Object.freeze([]) as readonly string[];
+
+function addMore(item: ProgressItem, line: string, endLine: number): void {
+  const m = item as { more: readonly string[]; endLine: number };
+  if (m.more === NO_MORE) {
+    m.more = [line];
+  } else {
+    (m.more as string[]).push(line);
+  }
+  m.endLine = endLine;
+}
+
 const HEADING = /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
 const SEPARATOR = /^[ \t]{0,3}(?:-[ \t]*){3,}$|^[ \t]{0,3}(?:\*[ \t]*){3,}$|^[ \t]{0,3}(?:_[ \t]*){3,}$|^[ \t]{0,3}={3,}[ \t]*$/;
 const BULLET = /^([ \t]*)(?:[-*+•]|\d{1,3}[.)])(?:[ \t]+(.*?))?[ \t]*$/;
 const FENCE = /^[ \t]{0,3}(```|~~~)/;
+const NUMBERED = /^[ \t]*\d{1,3}[.)](?:[ \t]+(.*))?$/;
 const DATE_LED =
   /^\[?(\d{4}-\d{2}-\d{2}(?:[ T_]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[ ]?(?:Z|UTC|GMT|[+-]\d{2}:?\d{2}))?)?)\]?/;
 const STORY_TOKEN = /(?:^|[^\w-])\[?([A-Z][A-Z0-9]*-\d+[A-Za-z0-9]*)\]?(?![\w-])/;
@@ -255,7 +280,7 @@ function labelOf(line: string): { label: string; rest: string } | undefined {
 const PATTERNS_NAME = /^(?:\*\*|__)?(?:codebase|code|reusable|project)?[ \t]*patterns?(?:\*\*|__)?[ \t]*:?$/i;
 const COMPACTED_NAME = /^(?:\*\*|__)?compacted[ \t]+history\b/i;
 const ITERATIONS = /^iterations?:[ \t]*(\d+)(?:[ \t]*\((.*?)(?:[ \t]+(?:to|…|\.\.\.|–|—)[ \t]+(.*?))?\))?/i;
-const SUMMARY_COUNT = /(\d+)[ \t]+(?:older[ \t]+)?(?:iterations|entries)(?:[ \t]*\((.*?)(?:[ \t]+(?:to|…|–|—)[ \t]+(.*?))?\))?/i;
+const SUMMARY_COUNT = /(\d+)[ \t]+(?:older[ \t]+)?(?:iterations?|entr(?:y|ies))(?:[ \t]*\((.*?)(?:[ \t]+(?:to|…|–|—)[ \t]+(.*?))?\))?/i;
 
 interface Heading {
   level: number;
@@ -423,7 +448,7 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
   let contentEnd = headingLine + 1;
   let fence = false;
   const push = (list: ProgressItem[], text: string, line: number, indent: number): void => {
-    last = { text, line, endLine: line + 1, indent, more: [] };
+    last = { text, line, endLine: line + 1, indent, more: NO_MORE };
     list.push(last);
   };
   for (let i = from; i < to; i++) {
@@ -434,15 +459,30 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
       }
       contentEnd = i + 1;
       if (last) {
-        last.more.push(stripIndent(line, last.indent));
-        last.endLine = i + 1;
+        addMore(last, stripIndent(line, last.indent), i + 1);
       }
       continue;
     }
-    if (line.trim() === '') {
+    // Indentation (columns) and the first non-blank character, without allocating.
+    const len = line.length;
+    let p = 0;
+    let indent = 0;
+    while (p < len) {
+      const c = line.charCodeAt(p);
+      if (c === 32) {
+        indent++;
+      } else if (c === 9) {
+        indent += 4 - (indent % 4);
+      } else {
+        break;
+      }
+      p++;
+    }
+    if (p === len) {
       continue;
     }
-    if (SEPARATOR.test(line)) {
+    const c0 = line.charCodeAt(p);
+    if ((c0 === 45 || c0 === 42 || c0 === 95 || c0 === 61) && p <= 3 && SEPARATOR.test(line)) {
       body.separatorLine = i;
       mode = 'summary';
       modeIndent = -1;
@@ -450,29 +490,52 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
       continue;
     }
     contentEnd = i + 1;
-    const indent = indentOf(line);
-    if (FENCE.test(line)) {
+    if ((c0 === 96 || c0 === 126) && FENCE.test(line)) {
       fence = true;
       if (last && indent > last.indent) {
-        last.more.push(stripIndent(line, last.indent));
-        last.endLine = i + 1;
+        addMore(last, stripIndent(line, last.indent), i + 1);
       } else {
         push(mode === 'learnings' ? body.learnings : body.summary, line.trim(), i, indent);
       }
       continue;
     }
-    const bullet = BULLET.exec(line);
-    const lab = labelOf(line);
+    // Bullet text (undefined when the line is not a bullet), and where the content starts.
+    let bulletText: string | undefined;
+    let q = p;
+    if (c0 === 45 || c0 === 42 || c0 === 43 || c0 === 0x2022) {
+      const c1 = p + 1 < len ? line.charCodeAt(p + 1) : -1;
+      if (c1 === -1) {
+        bulletText = '';
+        q = len;
+      } else if (c1 === 32 || c1 === 9) {
+        bulletText = line.slice(p + 2).trim();
+        q = p + 2;
+        while (q < len && (line.charCodeAt(q) === 32 || line.charCodeAt(q) === 9)) {
+          q++;
+        }
+      }
+    } else if (c0 >= 48 && c0 <= 57) {
+      const m = NUMBERED.exec(line);
+      if (m) {
+        bulletText = (m[1] ?? '').trim();
+        q = len - (m[1] ?? '').length;
+      }
+    }
+    const bullet = bulletText !== undefined;
+    const cq = q < len ? line.charCodeAt(q) : -1;
+    let lab: { label: string; rest: string } | undefined;
+    if (cq === 42 || cq === 95 || cq === 35 || (cq !== -1 && line.indexOf(':', q) >= 0 && line.indexOf(':', q) - q <= 64)) {
+      lab = labelOf(line);
+    }
     const isFiles = lab !== undefined && FILES_LABEL.test(lab.label);
     const isLearnings = !isFiles && lab !== undefined && LEARNINGS_LABEL.test(lab.label);
     // Nested bullets and wrapped lines continue the item above.
     if (last && indent > last.indent && !isFiles && !isLearnings && !(bullet && mode === 'files')) {
-      last.more.push(stripIndent(line, last.indent));
-      last.endLine = i + 1;
+      addMore(last, stripIndent(line, last.indent), i + 1);
       continue;
     }
-    const th = line.length < 2000 ? THREAD.exec(line) : null;
-    if (th && !body.thread) {
+    const th = lab !== undefined && !body.thread && /^thread$/i.test(lab.label) ? THREAD.exec(line) : null;
+    if (th) {
       body.thread = { url: th[1], line: i };
       last = undefined;
       continue;
@@ -482,8 +545,8 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
         body.filesLine = i;
       }
       last = undefined;
-      if (lab.rest) {
-        for (const f of splitList(lab.rest)) {
+      if (lab!.rest) {
+        for (const f of splitList(lab!.rest)) {
           addFile(f);
         }
         mode = 'summary';
@@ -497,19 +560,19 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
     if (isLearnings) {
       if (body.learningsLine === undefined) {
         body.learningsLine = i;
-        body.learningsStyle = { indent, bullet: bullet !== null };
+        body.learningsStyle = { indent, bullet };
       }
       mode = 'learnings';
       modeIndent = bullet ? indent : -1;
       last = undefined;
-      if (lab.rest) {
-        push(body.learnings, lab.rest, i, indent + 2);
+      if (lab!.rest) {
+        push(body.learnings, lab!.rest, i, indent + 2);
         last = undefined;
       }
       continue;
     }
-    if (bullet) {
-      const text = bullet[2] ?? '';
+    if (bulletText !== undefined) {
+      const text = bulletText;
       if (mode === 'learnings' && indent > modeIndent) {
         push(body.learnings, text, i, indent);
       } else if (mode === 'files' && indent > modeIndent) {
@@ -556,8 +619,7 @@ function parseItems(lines: readonly string[], from: number, to: number): { items
       }
       contentEnd = i + 1;
       if (last) {
-        last.more.push(stripIndent(line, last.indent));
-        last.endLine = i + 1;
+        addMore(last, stripIndent(line, last.indent), i + 1);
       }
       continue;
     }
@@ -571,8 +633,7 @@ function parseItems(lines: readonly string[], from: number, to: number): { items
     contentEnd = i + 1;
     const indent = indentOf(line);
     if (last && indent > last.indent) {
-      last.more.push(stripIndent(line, last.indent));
-      last.endLine = i + 1;
+      addMore(last, stripIndent(line, last.indent), i + 1);
       continue;
     }
     if (headingOf(line)) {
@@ -580,7 +641,7 @@ function parseItems(lines: readonly string[], from: number, to: number): { items
       continue;
     }
     const b = BULLET.exec(line);
-    last = { text: b ? (b[2] ?? '') : line.trim(), line: i, endLine: i + 1, indent, more: [] };
+    last = { text: b ? (b[2] ?? '') : line.trim(), line: i, endLine: i + 1, indent, more: NO_MORE };
     items.push(last);
   }
   return { items, contentEnd };
@@ -649,7 +710,11 @@ function parseLines(lines: readonly string[], eol: Eol, problems: ProgressProble
     const name = plainHeadingName(h.text);
     let start: Start | undefined;
     const topLevel = current === undefined || h.level <= Math.max(2, current.heading.level);
-    if (topLevel && COMPACTED_NAME.test(name)) {
+    if (current?.kind === 'compacted' && h.level > current.heading.level && !DATE_LED.test(h.text.replace(/^\*\*/, '').trim())) {
+      // A story of the compacted history.
+      continue;
+    }
+    if (COMPACTED_NAME.test(name)) {
       start = { line: i, heading: h, kind: 'compacted' };
     } else if (topLevel && PATTERNS_NAME.test(name)) {
       start = { line: i, heading: h, kind: 'patterns' };
