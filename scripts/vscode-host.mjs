@@ -104,6 +104,11 @@ export function onCleanup(entry) {
   return () => cleanups.delete(entry);
 }
 
+/** True once a signal started the shutdown (a dying server is then expected). */
+export function isShuttingDown() {
+  return exiting;
+}
+
 /** Runs every registered cleanup now (latest first). */
 export async function cleanupAll() {
   for (const entry of [...cleanups].reverse()) {

@@ -112,7 +112,7 @@ suite('diagnostics and quick fixes for broken prd.json files', () => {
     });
     assert.deepEqual(JSON.parse(fixed).userStories[5].blockedBy ?? [], []);
     const doc = await vscode.workspace.openTextDocument(prdUri());
-    if (doc.isDirty) await doc.save();
+    if (doc.isDirty) {await doc.save();}
     await waitForNoRalphDiagnostics();
   });
 
@@ -132,7 +132,7 @@ suite('diagnostics and quick fixes for broken prd.json files', () => {
       const lines = broken.split('\n');
       for (let i = start; i <= end; i++) {
         const at = lines[i].indexOf(`"${target}"`);
-        if (at >= 0 && !lines[i].includes('"id"')) return new vscode.Range(i, at, i, at + target.length + 2);
+        if (at >= 0 && !lines[i].includes('"id"')) {return new vscode.Range(i, at, i, at + target.length + 2);}
       }
       assert.fail(`${target} not in ${story}.blockedBy`);
     };
@@ -150,7 +150,7 @@ suite('diagnostics and quick fixes for broken prd.json files', () => {
     await applyAction(fix);
     const doc = await vscode.workspace.openTextDocument(prdUri());
     await waitFor('the cycle to be broken in the document', () => doc.getText() !== broken);
-    if (doc.isDirty) await doc.save();
+    if (doc.isDirty) {await doc.save();}
     await waitForNoRalphDiagnostics();
   });
 

@@ -34,7 +34,7 @@ function expectedAfter(text: string, id: string, from: 'true' | 'false', to: 'tr
 /** Where two texts first differ, for readable failures. */
 function firstDifference(a: string, b: string): string {
   let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  while (i < a.length && i < b.length && a[i] === b[i]) {i++;}
   return `at offset ${i}: expected …${JSON.stringify(a.slice(Math.max(0, i - 30), i + 30))}…, got …${JSON.stringify(b.slice(Math.max(0, i - 30), i + 30))}…`;
 }
 
@@ -76,7 +76,7 @@ suite('editing prd.json from the tree (mark passing / not passing, undo)', () =>
     // Undo in the editor restores the original text exactly.
     await undoUntil(doc, demoText);
     assert.equal(doc.getText(), demoText, 'undo did not restore the original text');
-    if (doc.isDirty) await doc.save();
+    if (doc.isDirty) {await doc.save();}
     const bytes = await readPrdBytes();
     assert.ok(Buffer.compare(Buffer.from(bytes), Buffer.from(demoBytes)) === 0, 'after undo (and save) prd.json on disk is not byte-identical to the original');
     await waitForTree('US-006 to be next again after undo', (n) => storyId(n[0]) === 'US-006', 1);

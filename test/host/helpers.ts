@@ -80,8 +80,8 @@ export function ralphDiagnostics(uri: vscode.Uri = prdUri()): vscode.Diagnostic[
 
 export function diagnosticCode(d: vscode.Diagnostic): string | undefined {
   const c = d.code;
-  if (c === undefined) return undefined;
-  if (typeof c === 'object') return String(c.value);
+  if (c === undefined) {return undefined;}
+  if (typeof c === 'object') {return String(c.value);}
   return String(c);
 }
 
@@ -193,10 +193,10 @@ export function storyLines(text: string, id: string): { start: number; end: numb
   for (let i = open; i < text.length; i++) {
     const c = text[i];
     if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
+      if (c === '\\') {i++;}
+      else if (c === '"') {inString = false;}
+    } else if (c === '"') {inString = true;}
+    else if (c === '{') {depth++;}
     else if (c === '}' && --depth === 0) {
       close = i;
       break;

@@ -11,6 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type MochaType from 'mocha';
 import { log } from './log';
 
 export const SUMMARY_MARKER = '##ralph-test-summary ';
@@ -18,7 +19,7 @@ export const SUMMARY_MARKER = '##ralph-test-summary ';
 export async function run(): Promise<void> {
   // Loaded here, not at the top: nothing else needs mocha before run() is called.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const Mocha = require('mocha') as typeof import('mocha');
+  const Mocha = require('mocha') as typeof MochaType;
   // The extension host forwards console calls as raw arguments (format strings unapplied) and
   // does not let extensions replace console.log, so mocha's reporter gets a formatting logger.
   const base = Mocha.reporters.Base as unknown as { consoleLog: (...args: unknown[]) => void };

@@ -43,7 +43,7 @@ suite('Stories tree on the demo prd.json', () => {
     assert.equal(statusOf(n), 'next', `description: ${n.description}`);
     assert.match(n.description ?? '', /\bP5\b/);
     const t = tokens(n.contextValue);
-    for (const want of ['story', 'next', 'pending']) assert.ok(t.includes(want), `contextValue "${n.contextValue}" lacks "${want}"`);
+    for (const want of ['story', 'next', 'pending']) {assert.ok(t.includes(want), `contextValue "${n.contextValue}" lacks "${want}"`);}
   });
 
   test('statuses and priorities of all stories', () => {
@@ -65,9 +65,9 @@ suite('Stories tree on the demo prd.json', () => {
     for (const [id, [status, prio]] of Object.entries(expected)) {
       const n = findStory(top, id);
       const t = tokens(n.contextValue);
-      if (statusOf(n) !== status) wrong.push(`${id}: description "${n.description}" should say "${status}"`);
-      if (!new RegExp(`\\bP${prio}\\b`).test(n.description ?? '')) wrong.push(`${id}: description "${n.description}" should contain P${prio}`);
-      if (!t.includes('story') || !t.includes(status)) wrong.push(`${id}: contextValue "${n.contextValue}" should contain "story" and "${status}"`);
+      if (statusOf(n) !== status) {wrong.push(`${id}: description "${n.description}" should say "${status}"`);}
+      if (!new RegExp(`\\bP${prio}\\b`).test(n.description ?? '')) {wrong.push(`${id}: description "${n.description}" should contain P${prio}`);}
+      if (!t.includes('story') || !t.includes(status)) {wrong.push(`${id}: contextValue "${n.contextValue}" should contain "story" and "${status}"`);}
       if (status === 'done' ? t.includes('pending') : !t.includes('pending')) {
         wrong.push(`${id}: contextValue "${n.contextValue}" ${status === 'done' ? 'must not' : 'should'} contain "pending"`);
       }

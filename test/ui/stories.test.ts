@@ -24,7 +24,7 @@ describe('Ralph Workbench in the VS Code UI (demo workspace)', function () {
     if (this.currentTest?.state === 'failed' && page) {
       const name = `failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
       const file = await shot(page, name).catch(() => undefined);
-      if (file) console.log(`      screenshot of the failure: ${path.relative(process.cwd(), file)}`);
+      if (file) {console.log(`      screenshot of the failure: ${path.relative(process.cwd(), file)}`);}
     }
   });
 

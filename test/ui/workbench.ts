@@ -6,8 +6,9 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import type * as HostModule from '../../scripts/vscode-host.mjs' with { 'resolution-mode': 'import' };
 
-type Host = typeof import('../../scripts/vscode-host.mjs');
+type Host = typeof HostModule;
 export type Workbench = Awaited<ReturnType<Host['openWorkbench']>>;
 
 let hostModule: Host | undefined;
@@ -81,19 +82,19 @@ export async function openRalphContainer(page: Page): Promise<void> {
 /** Drags the sash right of the side bar so labels and descriptions are readable in screenshots. */
 export async function widenSideBar(page: Page, width = 600): Promise<void> {
   const box = await page.locator('.part.sidebar').boundingBox();
-  if (!box) return;
+  if (!box) {return;}
   const edge = box.x + box.width;
   // The vertical sash whose centre is closest to the side bar's right edge.
   const sashes = page.locator('.monaco-sash.vertical');
   let best: { x: number; y: number; d: number } | undefined;
   for (const sash of await sashes.all()) {
     const b = await sash.boundingBox();
-    if (!b || b.height < 100) continue;
+    if (!b || b.height < 100) {continue;}
     const x = b.x + b.width / 2;
     const d = Math.abs(x - edge);
-    if (!best || d < best.d) best = { x, y: b.y + b.height / 2, d };
+    if (!best || d < best.d) {best = { x, y: b.y + b.height / 2, d };}
   }
-  if (!best || best.d > 10) return;
+  if (!best || best.d > 10) {return;}
   await page.mouse.move(best.x, best.y);
   await page.mouse.down();
   await page.mouse.move(best.x + 40, best.y, { steps: 4 });
@@ -119,7 +120,7 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 export async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 10_000, last?: () => Promise<unknown>): Promise<void> {
   const start = Date.now();
   for (;;) {
-    if (await probe().catch(() => false)) return;
+    if (await probe().catch(() => false)) {return;}
     if (Date.now() - start > timeoutMs) {
       assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `; last seen: ${JSON.stringify(await last())}` : ''}`);
     }

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// npm start: builds the extension and serves a real VS Code (web) with it loaded on a working
+// copy of the demo workspace. Open the printed URL in a browser; Ctrl-C stops everything.
+// Environment:
+//   PORT               port to listen on (default 8765; another free port if it is taken)
+//   RALPH_DEMO_DIR     the working copy (default ~/.cache/ralph-workbench/demo-workspace)
+//   RALPH_START_FOLDER open this folder instead of the demo working copy
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { copyFixture, ensureTestHost, isShuttingDown, repoRoot, startServer, workbenchUrl } from './vscode-host.mjs';
+
+const DEFAULT_PORT = 8765;
+
+function fail(message) {
+  console.error(`\n[start] ${message}`);
+  process.exit(1);
+}
+
+const build = spawnSync('npm', ['run', 'build'], { cwd: repoRoot, stdio: 'inherit' });
+if (build.status !== 0) fail('npm run build failed; fix the errors above and run npm start again.');
+
+try {
+  ensureTestHost();
+} catch (err) {
+  fail(err instanceof Error ? err.message : String(err));
+}
+
+let folder;
+if (process.env.RALPH_START_FOLDER) {
+  folder = path.resolve(process.env.RALPH_START_FOLDER);
+  if (!existsSync(folder)) fail(`RALPH_START_FOLDER does not exist: ${folder}`);
+} else {
+  folder = process.env.RALPH_DEMO_DIR
+    ? path.resolve(process.env.RALPH_DEMO_DIR)
+    : path.join(os.homedir(), '.cache', 'ralph-workbench', 'demo-workspace');
+  if (!existsSync(folder)) {
+    copyFixture('examples/demo', { dest: folder });
+    console.log(`[start] copied examples/demo to ${folder} (your working copy: edit it freely; delete it to start over)`);
+  } else {
+    console.log(`[start] using the demo working copy in ${folder} (delete it to start over from examples/demo)`);
+  }
+}
+
+const preferred = Number(process.env.PORT || DEFAULT_PORT);
+let server;
+try {
+  server = await startServer({ preferredPort: preferred });
+} catch (err) {
+  fail(err instanceof Error ? err.message : String(err));
+}
+if (server.port !== preferred) console.log(`[start] port ${preferred} is taken; using ${server.port}`);
+
+const url = workbenchUrl({ port: server.port, folder, extensionDevelopmentPath: repoRoot });
+const line = '═'.repeat(72);
+console.log(`\n${line}\n  Ralph Workbench is running in VS Code (web). Open this URL in your browser:\n\n  ${url}\n\n  Workspace: ${folder}\n  Extension: ${repoRoot} (rebuild with npm run build, then reload the page)\n  Stop with Ctrl-C.\n${line}\n`);
+
+server.exited.then((e) => {
+  if (isShuttingDown()) return;
+  console.error(`[start] the VS Code server exited (${e.code ?? e.signal}); its last output:\n${server.log()}`);
+  process.exit(1);
+});
+// Keep running until a signal; vscode-host.mjs stops the server and removes temp dirs then.
+setInterval(() => {}, 1 << 30);
