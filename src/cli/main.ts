@@ -3,9 +3,11 @@
  *   validate [--prd FILE] [--json]   exit 0 valid, 1 problems
  *   next     [--prd FILE] [--json]   exit 0 ready or complete, 2 blocked, 1 unreadable file
  *   ready    [--prd FILE] [--json]   the ready stories in run order
+ *   context  <storyId> [--prd FILE] [--progress FILE] [--pin FILE] [--template FILE]   the agent's prompt (context.ts)
  */
 import { readFileSync } from 'node:fs';
 import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
+import { isContextCommand, runContext } from './context';
 import type { Problem } from '../core/prd/problems';
 
 export interface CliIo {
@@ -22,6 +24,7 @@ Commands:
   next       Print the story to run next. Exit 0 when one is ready or all pass,
              2 when stories remain but none is ready, 1 when prd.json cannot be read.
   ready      Print the ready stories in run order.
+  context    Print the prompt the agent would get for a story (context <storyId> --help).
 
 Options:
   --prd FILE   The PRD to read (default ./prd.json)
@@ -66,6 +69,9 @@ export function parseArgs(argv: readonly string[]): Args {
 }
 
 export function runCli(argv: readonly string[], io: CliIo): number {
+  if (isContextCommand(argv)) {
+    return runContext(argv, io);
+  }
   const args = parseArgs(argv);
   if (args.help || args.command === undefined) {
     (args.help ? io.stdout : io.stderr)(usage);
