@@ -29,10 +29,25 @@ function usage() {
   process.exit(2);
 }
 
+/** Child processes running now; SIGTERM/SIGHUP are passed on to them so they can clean up. */
+const children = new Set();
+for (const signal of ['SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    for (const child of children) child.kill(signal);
+    const exit = () => process.exit(signal === 'SIGTERM' ? 143 : 129);
+    if (children.size === 0) exit();
+    const timer = setTimeout(exit, 8000);
+    timer.unref();
+    Promise.all([...children].map((c) => new Promise((r) => c.once('close', r)))).then(exit);
+  });
+}
+
 /** Runs a command, echoing and collecting its output. */
 function run(cmd, args, { env = {}, cwd = repoRoot } = {}) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    child.once('close', () => children.delete(child));
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
