@@ -344,7 +344,7 @@ export function writePin(doc: PinDoc): string {
 
 function renderField(field: FieldName, values: readonly string[], r: FieldRange | undefined): string[] {
   const label = field === 'keywords' ? 'Keywords: ' : field === 'files' ? 'Files: ' : 'Spec: ';
-  const fmt = (v: string) => (field !== 'keywords' && r?.ticks && !/^`/.test(v) ? `\`${v}\`` : v);
+  const fmt = (v: string) => (field !== 'keywords' && (r?.ticks || /[,;()[\]\s]/.test(v)) && !/^`/.test(v) ? `\`${v}\`` : v);
   if (r?.bullets && field !== 'spec') {
     return [r.prefix.trimEnd(), ...values.map((v) => `${r.bulletPrefix}${fmt(v)}`)];
   }
@@ -362,7 +362,7 @@ function moduleLines(m: PinModule, level: number): string[] {
       lines.push(renderField('files', m.files, undefined)[0]);
     }
     if (m.spec) {
-      lines.push(`Spec: ${m.spec}`);
+      lines.push(renderField('spec', [m.spec], undefined)[0]);
     }
     return lines;
   }
