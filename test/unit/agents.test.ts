@@ -15,6 +15,7 @@ import {
   presetTemplate,
   quoteArg,
   ralphShTemplate,
+  resolveAgentCommand,
   resolveExecutable,
   shellKindOf,
   TemplateError,
@@ -238,5 +239,57 @@ describe('shells and executables', () => {
     assert.match(m, /ralph\.agent\.preset/);
     assert.match(m, /ralph\.agent\.command/);
     assert.match(missingExecutableMessage('my-agent', 'custom'), /"my-agent" was not found/);
+  });
+});
+
+describe('resolveAgentCommand', () => {
+  const none = (): boolean => false;
+
+  it('picks the preset template for the shell, claude by default', () => {
+    assert.deepEqual(resolveAgentCommand({ shell: 'posix', exists: none }), {
+      ok: true,
+      presetId: 'claude',
+      template: 'claude --dangerously-skip-permissions --print < ${promptFile}',
+      executable: 'claude',
+      warnings: [],
+    });
+    const ps = resolveAgentCommand({ presetId: 'amp', shell: 'powershell', exists: none });
+    assert.ok(ps.ok);
+    assert.equal(ps.template, 'Get-Content -Raw -LiteralPath ${promptFile} | amp --dangerously-allow-all');
+    assert.equal(ps.executable, 'amp');
+  });
+
+  it('lets ralph.agent.command override the preset, and finds its program', () => {
+    const r = resolveAgentCommand({ presetId: 'claude', command: '  cat ${promptFile} | my-agent --yolo ', shell: 'posix', exists: none });
+    assert.ok(r.ok);
+    assert.equal(r.template, 'cat ${promptFile} | my-agent --yolo');
+    assert.equal(r.executable, 'my-agent');
+    const ps = resolveAgentCommand({ command: 'Get-Content -Raw ${promptFile} | & "C:\\Tools\\agent.exe"', shell: 'powershell', exists: none });
+    assert.ok(ps.ok);
+    assert.equal(ps.executable, 'C:\\Tools\\agent.exe');
+    const warn = resolveAgentCommand({ command: 'my-agent --story ${storyId}', shell: 'posix', exists: none });
+    assert.ok(warn.ok);
+    assert.match(warn.warnings[0], /does not use \$\{promptFile\}/);
+  });
+
+  it('uses the ralph.sh that exists', () => {
+    const r = resolveAgentCommand({ presetId: 'ralphSh', shell: 'posix', exists: (p) => p === 'scripts/ralph/ralph.sh' });
+    assert.ok(r.ok);
+    assert.equal(r.template, 'bash ./scripts/ralph/ralph.sh 1');
+    assert.deepEqual(r.warnings, []);
+  });
+
+  it('explains what to change when nothing usable is configured', () => {
+    const cases: [Parameters<typeof resolveAgentCommand>[0], RegExp][] = [
+      [{ presetId: 'gpt', shell: 'posix', exists: none }, /Unknown agent preset "gpt" in the setting ralph\.agent\.preset/],
+      [{ presetId: 'custom', shell: 'posix', exists: none }, /"custom" but the setting ralph\.agent\.command is empty/],
+      [{ presetId: 'ralphSh', shell: 'posix', exists: none }, /no ralph\.sh in this workspace .*ralph\.agent\.preset/],
+      [{ command: 'agent < ${prompt}', shell: 'posix', exists: none }, /ralph\.agent\.command .*unknown placeholder "\$\{prompt\}"/],
+    ];
+    for (const [settings, message] of cases) {
+      const r = resolveAgentCommand(settings);
+      assert.equal(r.ok, false);
+      assert.match((r as { message: string }).message, message);
+    }
   });
 });

@@ -479,3 +479,70 @@ export function missingExecutableMessage(executable: string, presetId: string): 
     ` (now "${presetId}"), or set the full command line in ${COMMAND_SETTING}.`
   );
 }
+
+export interface AgentCommandSettings {
+  /** `ralph.agent.preset` (default "claude"). */
+  readonly presetId?: string;
+  /** `ralph.agent.command`: when not blank it overrides the preset's template. */
+  readonly command?: string;
+  readonly shell: ShellKind;
+  /** Whether a workspace-relative file exists (to find ralph.sh). */
+  readonly exists: (relativePath: string) => boolean;
+}
+
+export type AgentCommand =
+  | {
+      readonly ok: true;
+      readonly presetId: AgentPresetId;
+      /** The template to expand with expandTemplate. */
+      readonly template: string;
+      /** The program to look up on PATH before running (undefined: cannot be known). */
+      readonly executable?: string;
+      readonly warnings: readonly string[];
+    }
+  | { readonly ok: false; readonly message: string };
+
+/** The command template the settings select, or a message that names the setting to change. */
+export function resolveAgentCommand(s: AgentCommandSettings): AgentCommand {
+  const presetId = s.presetId?.trim() || 'claude';
+  const preset = getPreset(presetId);
+  if (!preset) {
+    return {
+      ok: false,
+      message: `Unknown agent preset "${presetId}" in the setting ${PRESET_SETTING}. Choose one of ${AGENT_PRESETS.map((p) => p.id).join(', ')}.`,
+    };
+  }
+  const custom = s.command?.trim() ?? '';
+  let template: string;
+  let executable: string | undefined;
+  if (custom !== '') {
+    template = custom;
+    executable = commandExecutable(afterInputPipe(custom));
+  } else if (preset.id === 'custom') {
+    return { ok: false, message: `The agent preset is "custom" but the setting ${COMMAND_SETTING} is empty. Set it to your agent's command line, e.g. my-agent < \${promptFile}.` };
+  } else if (preset.id === 'ralphSh') {
+    const t = ralphShTemplate(s.exists);
+    if (t === undefined) {
+      return {
+        ok: false,
+        message: `The agent preset is "ralphSh" but there is no ralph.sh in this workspace (looked for ./ralph.sh and scripts/ralph/ralph.sh). Add the script, or choose another agent in ${PRESET_SETTING}.`,
+      };
+    }
+    template = t;
+    executable = preset.executable;
+  } else {
+    template = presetTemplate(preset, s.shell);
+    executable = preset.executable;
+  }
+  const check = checkTemplate(template, s.shell);
+  if (check.error) {
+    return { ok: false, message: check.error };
+  }
+  return { ok: true, presetId: preset.id, template, executable, warnings: templateWarnings(template, s.shell, custom !== '' ? 'custom' : preset.id) };
+}
+
+/** For `Get-Content … | agent …` (PowerShell) and `cat … | agent …` the program that matters is after the pipe. */
+function afterInputPipe(command: string): string {
+  const m = /^\s*(?:Get-Content|gc|cat|type)\b[^|]*\|\s*(.*)$/i.exec(command);
+  return m ? m[1] : command;
+}
