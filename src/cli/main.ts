@@ -4,10 +4,13 @@
  *   next     [--prd FILE] [--json]   exit 0 ready or complete, 2 blocked, 1 unreadable file
  *   ready    [--prd FILE] [--json]   the ready stories in run order
  *   context  <storyId> [--prd FILE] [--progress FILE] [--pin FILE] [--template FILE]   the agent's prompt (context.ts)
+ *   compact  [--file progress.txt] [--dry-run] [--threshold N] [--keep N]   progress.txt compaction (memory.ts)
+ *   pin      [--root DIR] [--write] [--json]   generate / merge specs/INDEX.md (memory.ts)
  */
 import { readFileSync } from 'node:fs';
 import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
 import { isContextCommand, runContext } from './context';
+import { isMemoryCommand, runMemory } from './memory';
 import type { Problem } from '../core/prd/problems';
 
 export interface CliIo {
@@ -25,6 +28,10 @@ Commands:
              2 when stories remain but none is ready, 1 when prd.json cannot be read.
   ready      Print the ready stories in run order.
   context    Print the prompt the agent would get for a story (context <storyId> --help).
+  compact    Compact progress.txt: keep header, Codebase Patterns and recent entries, summarise
+             the rest per story (compact --help).
+  pin        Generate the Pin (specs/INDEX.md) for the repository, merged with the existing one
+             (pin --help).
 
 Options:
   --prd FILE   The PRD to read (default ./prd.json)
@@ -71,6 +78,9 @@ export function parseArgs(argv: readonly string[]): Args {
 export function runCli(argv: readonly string[], io: CliIo): number {
   if (isContextCommand(argv)) {
     return runContext(argv, io);
+  }
+  if (isMemoryCommand(argv)) {
+    return runMemory(argv, io);
   }
   const args = parseArgs(argv);
   if (args.help || args.command === undefined) {

@@ -1,0 +1,442 @@
+/**
+ * The memory commands of the CLI:
+ *   compact [--file progress.txt] [--dry-run] [--threshold N] [--keep N] [--json]
+ *   pin     [--root DIR] [--pin FILE] [--write] [--json]
+ * Reads go through CliIo.readFile where they can (so tests can run them in memory); writes use
+ * node:fs directly and are atomic (temp file in the same folder, then rename).
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { type PinDoc, type PinModule, parsePin, writePin } from '../core/pin/format';
+import { SKIPPED_FOLDERS, generatePin, stalePinFiles } from '../core/pin/generate';
+import { DEFAULT_KEEP_RECENT_LINES, DEFAULT_THRESHOLD, planCompaction, type CompactionPlan } from '../core/progress/compact';
+import { decodeText, looksBinary, splitLines } from '../core/progress/parse';
+
+export interface MemoryIo {
+  readonly stdout: (s: string) => void;
+  readonly stderr: (s: string) => void;
+  readonly readFile: (path: string) => Uint8Array;
+  /** Current time (tests pin it). */
+  readonly now?: () => Date;
+  /** Working directory for relative paths (default process.cwd()). */
+  readonly cwd?: string;
+}
+
+const COMMANDS = ['compact', 'pin'] as const;
+const VALUE_OPTIONS = ['--file', '--threshold', '--keep', '--root', '--pin', '--prd'];
+
+export const memoryUsage = `Usage:
+  ralph-workbench compact [--file progress.txt] [--dry-run] [--threshold N] [--keep N] [--json]
+      Over N lines (default ${DEFAULT_THRESHOLD}), keep the header and the Codebase Patterns section,
+      keep the newest entries (about --keep lines, default ${DEFAULT_KEEP_RECENT_LINES}) and summarise the
+      older ones per story (id, files changed, learnings) in a "Compacted history" section.
+      The original is saved to .ralph/archive/progress-<time>.txt first and the action is logged
+      to .ralph/compaction.log (both beside the file). --dry-run shows what would change.
+  ralph-workbench pin [--root DIR] [--pin FILE] [--write] [--json]
+      Generate the Pin (specs/INDEX.md) for the repository in DIR (default .): modules from the
+      files of \`git ls-files\` (or a folder walk that honours .gitignore), keywords from names,
+      exports and imports, merged with the existing specs/INDEX.md (what a person wrote is kept).
+      Prints it, or writes it with --write.
+`;
+
+/** Whether argv's command (its first non-option word) is one of the memory commands. */
+export function isMemoryCommand(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (VALUE_OPTIONS.includes(a)) {
+      i++;
+    } else if (!a.startsWith('-')) {
+      return (COMMANDS as readonly string[]).includes(a);
+    }
+  }
+  return false;
+}
+
+interface MemoryArgs {
+  command: string;
+  options: Map<string, string>;
+  flags: Set<string>;
+  error?: string;
+}
+
+function parseMemoryArgs(argv: readonly string[]): MemoryArgs {
+  const args: MemoryArgs = { command: '', options: new Map(), flags: new Set() };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const eq = a.indexOf('=');
+    const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a;
+    if (VALUE_OPTIONS.includes(name)) {
+      const v = eq > 0 && a.startsWith('--') ? a.slice(eq + 1) : argv[++i];
+      if (v === undefined || v === '') {
+        args.error = `${name} needs a value`;
+      } else {
+        args.options.set(name, v);
+      }
+    } else if (['--dry-run', '--write', '--json', '-h', '--help'].includes(a)) {
+      args.flags.add(a === '-h' ? '--help' : a);
+    } else if (a.startsWith('-')) {
+      args.error = `unknown option ${a}`;
+    } else if (args.command === '') {
+      args.command = a;
+    } else {
+      args.error = `unexpected argument ${a}`;
+    }
+  }
+  return args;
+}
+
+export function runMemory(argv: readonly string[], io: MemoryIo): number {
+  const args = parseMemoryArgs(argv);
+  if (args.flags.has('--help')) {
+    io.stdout(memoryUsage);
+    return 0;
+  }
+  if (args.error) {
+    io.stderr(`ralph-workbench: ${args.error}\n\n${memoryUsage}`);
+    return 1;
+  }
+  try {
+    return args.command === 'compact' ? compact(args, io) : pin(args, io);
+  } catch (e) {
+    io.stderr(`ralph-workbench ${args.command}: ${(e as Error).message}\n`);
+    return 1;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// compact
+
+function intOption(args: MemoryArgs, name: string, fallback: number): number | string {
+  const v = args.options.get(name);
+  if (v === undefined) {
+    return fallback;
+  }
+  if (!/^\d+$/.test(v)) {
+    return `${name} needs a whole number, not "${v}"`;
+  }
+  return Number(v);
+}
+
+function fileStamp(d: Date): string {
+  return d.toISOString().replace(/:/g, '-').replace(/\./g, '-');
+}
+
+function compact(args: MemoryArgs, io: MemoryIo): number {
+  const cwd = io.cwd ?? process.cwd();
+  const threshold = intOption(args, '--threshold', DEFAULT_THRESHOLD);
+  const keep = intOption(args, '--keep', DEFAULT_KEEP_RECENT_LINES);
+  for (const v of [threshold, keep]) {
+    if (typeof v === 'string') {
+      io.stderr(`ralph-workbench compact: ${v}\n`);
+      return 1;
+    }
+  }
+  let file = args.options.get('--file') ?? 'progress.txt';
+  if (!args.options.has('--file') && !canRead(io, path.resolve(cwd, file)) && canRead(io, path.resolve(cwd, 'scripts/ralph/progress.txt'))) {
+    file = 'scripts/ralph/progress.txt';
+  }
+  const abs = path.resolve(cwd, file);
+  let bytes: Uint8Array;
+  try {
+    bytes = io.readFile(abs);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    io.stderr(`ralph-workbench compact: cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message}\n`);
+    return 1;
+  }
+  const json = args.flags.has('--json');
+  const dry = args.flags.has('--dry-run');
+  const text = decodeText(bytes);
+  if (bytes.includes(0) || looksBinary(text)) {
+    io.stderr(`ralph-workbench compact: ${file} does not look like a text file (NUL bytes or invalid UTF-8); nothing changed.\n`);
+    return 1;
+  }
+  const now = io.now ? io.now() : new Date();
+  const plan = planCompaction(text, { threshold: threshold as number, keepRecentLines: keep as number, now });
+  if (!plan.changed) {
+    if (json) {
+      io.stdout(`${JSON.stringify(planJson(plan, file, dry, null))}\n`);
+    } else {
+      io.stdout(`${file}: ${plan.reason}\n`);
+    }
+    return 0;
+  }
+  if (dry) {
+    if (json) {
+      io.stdout(`${JSON.stringify(planJson(plan, file, true, null))}\n`);
+    } else {
+      io.stdout(`${file}: would compact (dry run, nothing written).\n${describe(plan)}\n${diffSummary(text, plan, file)}`);
+    }
+    return 0;
+  }
+  // Save the original, write the new text beside it, check nobody appended meanwhile, rename.
+  const dir = path.dirname(abs);
+  const ralph = path.join(dir, '.ralph');
+  const archiveDir = path.join(ralph, 'archive');
+  mkdirSync(archiveDir, { recursive: true });
+  let archive = path.join(archiveDir, `progress-${fileStamp(now)}.txt`);
+  for (let k = 1; existsSync(archive); k++) {
+    archive = path.join(archiveDir, `progress-${fileStamp(now)}-${k}.txt`);
+  }
+  writeFileSync(archive, bytes, { flag: 'wx' });
+  if (!Buffer.from(readFileSync(archive)).equals(Buffer.from(bytes))) {
+    unlinkSync(archive);
+    io.stderr(`ralph-workbench compact: the saved copy ${archive} does not match ${file}; nothing changed.\n`);
+    return 1;
+  }
+  const tmp = path.join(dir, `.${path.basename(abs)}.${process.pid}.${Date.now()}.tmp`);
+  writeFileSync(tmp, plan.text);
+  try {
+    chmodSync(tmp, statSync(abs).mode & 0o7777);
+  } catch {
+    // Keep the default mode.
+  }
+  const current = readFileSync(abs);
+  if (!current.equals(Buffer.from(bytes))) {
+    unlinkSync(tmp);
+    unlinkSync(archive);
+    io.stderr(`ralph-workbench compact: ${file} changed while it was being compacted (an agent writing?); nothing changed. Run it again.\n`);
+    return 1;
+  }
+  renameSync(tmp, abs);
+  const relArchive = path.relative(cwd, archive) || archive;
+  const stories = plan.stories.length > 0 ? ` (${plan.stories.join(', ')})` : '';
+  appendFileSync(
+    path.join(ralph, 'compaction.log'),
+    `${now.toISOString()} ${path.relative(cwd, abs) || file}: ${plan.linesBefore} → ${plan.linesAfter} lines, ` +
+      `${plan.entriesSummarised} entries summarised${stories}, original saved to ${path.relative(dir, archive)}\n`,
+  );
+  if (json) {
+    io.stdout(`${JSON.stringify(planJson(plan, file, false, relArchive))}\n`);
+  } else {
+    io.stdout(`${file}: compacted.\n${describe(plan)}\nOriginal saved to ${relArchive}; logged to ${path.relative(cwd, path.join(ralph, 'compaction.log'))}.\n`);
+  }
+  return 0;
+}
+
+function canRead(io: MemoryIo, p: string): boolean {
+  try {
+    io.readFile(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function planJson(plan: CompactionPlan, file: string, dryRun: boolean, archive: string | null): object {
+  return {
+    file,
+    changed: plan.changed,
+    dryRun,
+    reason: plan.reason,
+    linesBefore: plan.linesBefore,
+    linesAfter: plan.linesAfter,
+    entriesSummarised: plan.entriesSummarised,
+    entriesKept: plan.entriesKept,
+    stories: plan.stories,
+    archive,
+  };
+}
+
+function describe(plan: CompactionPlan): string {
+  return (
+    `  lines: ${plan.linesBefore} → ${plan.linesAfter}\n` +
+    `  entries summarised: ${plan.entriesSummarised} (stories ${plan.stories.join(', ')})\n` +
+    `  entries kept verbatim: ${plan.entriesKept}`
+  );
+}
+
+/** A short unified-style diff: the replaced range, its first and last removed lines, and the added section. */
+export function diffSummary(oldText: string, plan: CompactionPlan, file: string, context = 3, addedLines = 40): string {
+  const r = plan.replaced;
+  if (!r) {
+    return '';
+  }
+  const oldLines = splitLines(oldText).lines;
+  const newLines = splitLines(plan.text).lines;
+  const removed = oldLines.slice(r.startLine, r.endLine);
+  const added = newLines.slice(r.startLine, r.newEndLine);
+  const out: string[] = [`--- ${file}`, `+++ ${file} (compacted)`];
+  out.push(`@@ -${r.startLine + 1},${removed.length} +${r.startLine + 1},${added.length} @@`);
+  for (const l of oldLines.slice(Math.max(0, r.startLine - context), r.startLine)) {
+    out.push(` ${l}`);
+  }
+  if (removed.length <= 2 * context + 1) {
+    out.push(...removed.map((l) => `-${l}`));
+  } else {
+    out.push(...removed.slice(0, context).map((l) => `-${l}`));
+    out.push(`-… ${removed.length - 2 * context} more lines …`);
+    out.push(...removed.slice(-context).map((l) => `-${l}`));
+  }
+  out.push(...added.slice(0, addedLines).map((l) => `+${l}`));
+  if (added.length > addedLines) {
+    out.push(`+… ${added.length - addedLines} more lines …`);
+  }
+  for (const l of oldLines.slice(r.endLine, r.endLine + context)) {
+    out.push(` ${l}`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// pin
+
+/** Repository files: `git ls-files` (tracked and untracked-but-not-ignored), or undefined when DIR is not in a git repository. */
+export function gitFiles(root: string): string[] | undefined {
+  const r = spawnSync('git', ['-C', root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    encoding: 'buffer',
+    maxBuffer: 512 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (r.error || r.status !== 0) {
+    return undefined;
+  }
+  const out = r.stdout.toString('utf8');
+  return out.split('\0').filter((f) => f !== '');
+}
+
+/** A walk of DIR that honours .gitignore files (at every level) and skips vendored folders. */
+export function walkFiles(root: string): string[] {
+  const out: string[] = [];
+  const stack: { rel: string; rules: { base: string; ig: Ignore }[] }[] = [{ rel: '', rules: [] }];
+  while (stack.length > 0) {
+    const { rel, rules } = stack.pop()!;
+    const abs = rel === '' ? root : path.join(root, rel);
+    let entries;
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    let here = rules;
+    if (entries.some((e) => e.name === '.gitignore' && e.isFile())) {
+      try {
+        here = [...rules, { base: rel, ig: ignore().add(readFileSync(path.join(abs, '.gitignore'), 'utf8')) }];
+      } catch {
+        // Unreadable .gitignore: ignore it.
+      }
+    }
+    const ignored = (p: string, dir: boolean) =>
+      here.some(({ base, ig }) => {
+        const r = base === '' ? p : p.slice(base.length + 1);
+        return r !== '' && ig.ignores(dir ? `${r}/` : r);
+      });
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const p = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        if (SKIPPED_FOLDERS.has(e.name) || e.name.startsWith('.') || ignored(p, true)) {
+          continue;
+        }
+        stack.push({ rel: p, rules: here });
+      } else if (e.isFile() && !ignored(p, false)) {
+        out.push(p);
+      }
+    }
+  }
+  return out.sort();
+}
+
+function readHead(file: string, max: number): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const buf = Buffer.allocUnsafe(max);
+    const n = readSync(fd, buf, 0, max, 0);
+    return buf.toString('utf8', 0, n);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) {
+      closeSync(fd);
+    }
+  }
+}
+
+function moduleJson(m: PinModule): object {
+  return { name: m.name, description: m.description.join('\n'), keywords: m.keywords, files: m.files, spec: m.spec ?? null, line: m.line ?? null };
+}
+
+function sameModule(m: PinModule): boolean {
+  const s = m.source;
+  if (!s) {
+    return false;
+  }
+  const eq = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
+  return m.name === s.name && eq(m.description, s.description) && eq(m.keywords, s.keywords) && eq(m.files, s.files) && m.spec === s.spec;
+}
+
+function pin(args: MemoryArgs, io: MemoryIo): number {
+  const cwd = io.cwd ?? process.cwd();
+  const root = path.resolve(cwd, args.options.get('--root') ?? '.');
+  try {
+    if (!statSync(root).isDirectory()) {
+      io.stderr(`ralph-workbench pin: ${root} is not a folder.\n`);
+      return 1;
+    }
+  } catch {
+    io.stderr(`ralph-workbench pin: no such folder ${root}.\n`);
+    return 1;
+  }
+  const pinRel = args.options.get('--pin') ?? 'specs/INDEX.md';
+  const pinAbs = path.resolve(root, pinRel);
+  let files = gitFiles(root);
+  let source: 'git' | 'walk' = 'git';
+  if (files === undefined) {
+    source = 'walk';
+    io.stderr(`ralph-workbench pin: ${root} is not a git repository (or git is not installed); listing files with a folder walk that honours .gitignore.\n`);
+    files = walkFiles(root);
+  }
+  let existingText: string | undefined;
+  try {
+    existingText = decodeText(io.readFile(pinAbs));
+  } catch {
+    existingText = undefined;
+  }
+  const existing: PinDoc | undefined = existingText !== undefined ? parsePin(existingText) : undefined;
+  const doc = generatePin(files, (p) => readHead(path.join(root, p), 65536), existing);
+  const text = writePin(doc);
+  const added = doc.modules.filter((m) => !m.source).length;
+  const updated = doc.modules.filter((m) => m.source && !sameModule(m)).length;
+  const stale = stalePinFiles(doc, files);
+  const shownPin = path.relative(cwd, pinAbs) || pinRel;
+  if (args.flags.has('--json')) {
+    io.stdout(
+      `${JSON.stringify({ pin: shownPin, source, files: files.length, modules: doc.modules.map(moduleJson), added, updated, changed: text !== existingText, stale })}\n`,
+    );
+  } else if (!args.flags.has('--write')) {
+    io.stdout(text);
+  }
+  for (const s of stale) {
+    io.stderr(`ralph-workbench pin: ${shownPin}: module "${s.module}" lists ${s.file}, which is not among the repository's files.\n`);
+  }
+  if (args.flags.has('--write')) {
+    if (text === existingText) {
+      io.stdout(`${shownPin} is up to date (${doc.modules.length} modules, ${files.length} files from ${source === 'git' ? 'git ls-files' : 'a folder walk'}).\n`);
+      return 0;
+    }
+    mkdirSync(path.dirname(pinAbs), { recursive: true });
+    const tmp = path.join(path.dirname(pinAbs), `.${path.basename(pinAbs)}.${process.pid}.${Date.now()}.tmp`);
+    writeFileSync(tmp, text);
+    renameSync(tmp, pinAbs);
+    io.stdout(`Wrote ${shownPin}: ${doc.modules.length} modules (${added} added, ${updated} updated), ${files.length} files from ${source === 'git' ? 'git ls-files' : 'a folder walk'}.\n`);
+  } else if (!args.flags.has('--json')) {
+    io.stderr(`ralph-workbench pin: ${doc.modules.length} modules (${added} new, ${updated} updated) from ${files.length} files; --write saves it to ${shownPin}.\n`);
+  }
+  return 0;
+}
