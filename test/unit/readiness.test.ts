@@ -231,3 +231,23 @@ describe('readiness', () => {
     assert.deepEqual(ids(direct.order), ['A', 'B', 'C']);
   });
 });
+
+describe('readiness with non-story elements in userStories', () => {
+  it('does not crash when stuck stories sit after a non-object element', () => {
+    const story = (id: string, blockedBy: string[]) =>
+      JSON.stringify({ id, title: id, priority: 1, passes: false, description: '', acceptanceCriteria: [], blockedBy });
+    const text = `{"userStories": [42, ${story('A', ['B'])}, ${story('B', ['A'])}, ${story('C', ['C'])}]}`;
+    const a = analyze(text);
+    assert.deepEqual(
+      a.doc.stories.map((s) => [s.id, s.index]),
+      [
+        ['A', 1],
+        ['B', 2],
+        ['C', 3],
+      ],
+    );
+    assert.equal(a.readiness.state, 'blocked');
+    assert.deepEqual(ids(a.readiness.order), ['A', 'B', 'C']);
+    assert.ok(a.readiness.explanation.some((e) => e.startsWith('A → B → A')));
+  });
+});

@@ -136,8 +136,16 @@ export function computeReadiness(stories: readonly Story[], graph: StoryGraph = 
     runIndex: runIndex[i] === -1 ? undefined : runIndex[i],
   }));
 
-  const stuck = states.filter((s) => !s.story.passes && s.runIndex === undefined);
-  stuck.sort((a, b) => cmp(a.story.index, b.story.index));
+  // Positions in `stories`, not story.index: that is the place in userStories, which differs
+  // when the array holds something other than objects.
+  const stuckAt: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!stories[i].passes && runIndex[i] === -1) {
+      stuckAt.push(i);
+    }
+  }
+  stuckAt.sort(cmp);
+  const stuck = stuckAt.map((i) => states[i]);
   const order = [...runOrder.map((i) => states[i]), ...stuck, ...states.filter((s) => s.story.passes)];
 
   const done = states.filter((s) => s.status === 'done').length;
