@@ -19,4 +19,8 @@ export interface RalphApi {
   whenIdle(): Promise<void>;
   /** The Stories tree, expanded to the given depth (1 = top-level nodes only). */
   storiesSnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
+  /** The Runs view's top-level nodes (summary, runs newest first, archives). */
+  runsSnapshot(): Promise<TreeSnapshotNode[]>;
+  /** What the runner is doing now. */
+  runnerState(): { running: boolean; storyId?: string; iteration?: number; maxIterations?: number; terminalName?: string };
 }

@@ -13,17 +13,28 @@ export const Commands = {
   removeBlockedBy: 'ralph.removeBlockedBy',
   breakCycle: 'ralph.breakCycle',
   openProblem: 'ralph.openProblem',
+  runNext: 'ralph.runNext',
+  runStory: 'ralph.story.run',
+  startLoop: 'ralph.startLoop',
+  stopAfterIteration: 'ralph.stopAfterIteration',
+  stopNow: 'ralph.stopNow',
+  previewPrompt: 'ralph.previewPrompt',
+  showRunTerminal: 'ralph.showRunTerminal',
+  openRunPrompt: 'ralph.openRunPrompt',
+  refreshRuns: 'ralph.refreshRuns',
 } as const;
 
 export const Views = {
   container: 'ralph',
   stories: 'ralph.stories',
+  runs: 'ralph.runs',
 } as const;
 
 export const ContextKeys = {
   /** 'noPrd' | 'ok' | 'problems' */
   state: 'ralph.state',
   hasCycles: 'ralph.hasCycles',
+  running: 'ralph.running',
 } as const;
 
 export const Settings = {

@@ -1,10 +1,14 @@
 /** Composition root: build the services, register views and commands, push every disposable. */
 import * as vscode from 'vscode';
 import type { RalphApi } from './api';
+import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
 import { Views } from './constants';
 import { PrdWorkspace } from './services/prdWorkspace';
+import { Runner } from './services/runner';
 import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
+import { ARCHIVE_SCHEME, ArchiveContentProvider, RunsTreeProvider } from './views/runsTree';
+import { RalphStatusBar } from './views/statusBar';
 import { StoriesTreeProvider } from './views/storiesTree';
 
 export function activate(context: vscode.ExtensionContext): RalphApi {
@@ -23,12 +27,28 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   );
   context.subscriptions.push(prds.onDidChange(() => updateViewDescription(treeView, prds)));
 
+  const runner = new Runner(prds, log);
+  const runs = new RunsTreeProvider(prds, runner);
+  context.subscriptions.push(
+    runner,
+    runs,
+    vscode.window.createTreeView(Views.runs, { treeDataProvider: runs }),
+    vscode.workspace.registerTextDocumentContentProvider(ARCHIVE_SCHEME, new ArchiveContentProvider()),
+    new RalphStatusBar(prds, runner),
+  );
+
   registerStoryCommands(context, { prds, tree, treeView, log });
+  registerRunCommands(context, { prds, runner, tree, log });
 
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
   return {
     whenIdle: () => prds.whenIdle(),
     storiesSnapshot: (depth) => tree.snapshot(depth),
+    runsSnapshot: () => runs.snapshot(),
+    runnerState: () => {
+      const s = runner.state;
+      return { running: s.running, storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, terminalName: s.terminal?.name };
+    },
   };
 }
 

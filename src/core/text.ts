@@ -19,6 +19,14 @@ export class LineIndex {
 
   constructor(private readonly text: string) {
     const starts = [0];
+    if (!text.includes('\r')) {
+      // LF only (the usual case): let indexOf find the line breaks.
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+        starts.push(i + 1);
+      }
+      this.starts = starts;
+      return;
+    }
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c === 10 /* \n */) {

@@ -1,0 +1,159 @@
+/** Commands that run agents: next ready story, this story, a loop; stop; preview the prompt. */
+import * as vscode from 'vscode';
+import { Commands } from '../constants';
+import type { PrdWorkspace } from '../services/prdWorkspace';
+import { type LoopOutcome, type Runner } from '../services/runner';
+import { readSettings } from '../services/settings';
+import { joinRelative } from '../services/workspaceFiles';
+import { StoryNode } from '../views/storyNodes';
+import type { StoriesTreeProvider } from '../views/storiesTree';
+import { registerSafeCommand } from './run';
+
+export interface RunCommandDeps {
+  readonly prds: PrdWorkspace;
+  readonly runner: Runner;
+  readonly tree: StoriesTreeProvider;
+  readonly log: vscode.LogOutputChannel;
+}
+
+export function registerRunCommands(context: vscode.ExtensionContext, deps: RunCommandDeps): void {
+  const { prds, runner, tree, log } = deps;
+  const reg = (id: string, fn: (...args: never[]) => unknown): void => {
+    context.subscriptions.push(registerSafeCommand(log, id, fn));
+  };
+
+  /** The folder to run in: the story's, the only one with a prd.json, or the user's pick. */
+  const pickFolder = async (hint?: vscode.Uri): Promise<vscode.WorkspaceFolder | undefined> => {
+    if (hint) {
+      const f = vscode.workspace.getWorkspaceFolder(hint);
+      if (f) {
+        return f;
+      }
+    }
+    const entries = prds.list();
+    if (entries.length === 0) {
+      const pick = await vscode.window.showWarningMessage('There is no prd.json in this workspace.', 'Create prd.json');
+      if (pick) {
+        await vscode.commands.executeCommand(Commands.createPrd);
+      }
+      return undefined;
+    }
+    if (entries.length === 1) {
+      return entries[0].folder;
+    }
+    return vscode.window.showWorkspaceFolderPick({ placeHolder: 'Run in which folder?' });
+  };
+
+  /**
+   * Runs a loop and reports how it stopped. The returned promise settles when the loop ends (a
+   * command caller such as a test can await it) and never rejects: errors are shown here, once.
+   */
+  const launch = (folder: vscode.WorkspaceFolder, maxIterations: number, storyId?: string): Promise<LoopOutcome | undefined> =>
+    runner.run(folder, { maxIterations, storyId }).then(
+      (o) => {
+        report(o);
+        return o;
+      },
+      (e: Error) => {
+        log.error(`[runner] ${e.message}`);
+        void vscode.window.showErrorMessage(`Ralph: ${e.message}`);
+        return undefined;
+      },
+    );
+
+  const report = (o: LoopOutcome): void => {
+    const passed = o.iterations.filter((r) => r.outcome === 'passed').length;
+    const ran = o.iterations.length > 0 ? ` ${o.iterations.length} iteration${o.iterations.length === 1 ? '' : 's'}, ${passed} passed.` : '';
+    const message = `Ralph: ${o.stop.message}${ran}`;
+    const show = o.stop.reason === 'all-pass' || (o.stop.reason === 'max-iterations' && o.iterations.length > 0) ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    void show(message, 'Show Runs').then((p) => {
+      if (p) {
+        void vscode.commands.executeCommand('ralph.runs.focus');
+      }
+    });
+  };
+
+  reg(Commands.runNext, async (folderHint?: vscode.Uri) => {
+    const folder = await pickFolder(folderHint);
+    return folder ? launch(folder, 1) : undefined;
+  });
+
+  reg(Commands.runStory, async (arg?: StoryNode | string) => {
+    const node = arg instanceof StoryNode ? arg : typeof arg === 'string' ? tree.findStory(arg) : undefined;
+    if (!node) {
+      throw new Error('Pick a story in the Stories view to run it.');
+    }
+    const status = node.state.status;
+    if (status !== 'ready') {
+      const why = status === 'done' ? `${node.id} already passes.` : `${node.id} is blocked: it waits on ${node.state.waitingOn.join(', ')}.`;
+      const go = await vscode.window.showWarningMessage(`${why} Run the agent on it anyway?`, { modal: true }, 'Run Anyway');
+      if (go !== 'Run Anyway') {
+        return undefined;
+      }
+    }
+    return launch(node.entry.folder, 1, node.id);
+  });
+
+  reg(Commands.startLoop, async (maxArg?: number, folderHint?: vscode.Uri) => {
+    const folder = await pickFolder(folderHint);
+    if (!folder) {
+      return undefined;
+    }
+    let max = typeof maxArg === 'number' ? maxArg : undefined;
+    if (max === undefined) {
+      const input = await vscode.window.showInputBox({
+        title: 'Start a Ralph loop',
+        prompt: 'How many iterations at most? The loop also stops when every story passes, when nothing is ready, or when no progress is made.',
+        value: String(readSettings(folder.uri).maxIterations),
+        validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) >= 1 && Number(v) <= 1000 ? undefined : 'A whole number from 1 to 1000'),
+      });
+      if (input === undefined) {
+        return undefined;
+      }
+      max = Number(input.trim());
+    }
+    return launch(folder, max);
+  });
+
+  reg(Commands.stopAfterIteration, () => {
+    if (!runner.stopAfterIteration()) {
+      void vscode.window.showInformationMessage('No Ralph loop is running.');
+      return false;
+    }
+    vscode.window.setStatusBarMessage('Ralph: the loop stops after this iteration', 5000);
+    return true;
+  });
+
+  reg(Commands.stopNow, async () => {
+    if (!(await runner.stopNow())) {
+      void vscode.window.showInformationMessage('No Ralph loop is running.');
+      return false;
+    }
+    return true;
+  });
+
+  reg(Commands.previewPrompt, async (arg?: StoryNode | string) => {
+    const node = arg instanceof StoryNode ? arg : typeof arg === 'string' ? tree.findStory(arg) : undefined;
+    const folder = node?.entry.folder ?? (await pickFolder());
+    if (!folder) {
+      return undefined;
+    }
+    const { text } = await runner.previewPrompt(folder, node?.id);
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });
+    await vscode.window.showTextDocument(doc, { preview: true });
+    return text;
+  });
+
+  reg(Commands.showRunTerminal, () => {
+    runner.state.terminal?.show(false);
+  });
+
+  reg(Commands.openRunPrompt, async (folder: vscode.Uri, relative: string) => {
+    const uri = joinRelative(folder, relative);
+    try {
+      await vscode.window.showTextDocument(uri, { preview: true });
+    } catch {
+      throw new Error(`The prompt file ${relative} no longer exists.`);
+    }
+  });
+}

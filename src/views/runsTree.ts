@@ -1,0 +1,170 @@
+/**
+ * The Runs view: a summary line, the iterations newest first (outcome icon, story, duration), and
+ * the archived runs of previous features, whose files open read-only.
+ */
+import * as vscode from 'vscode';
+import type { TreeSnapshotNode } from '../api';
+import { formatDuration, parseRuns, type RunOutcome, type RunRecord, summarizeRuns, summaryLine } from '../core/runs/runs';
+import { Commands } from '../constants';
+import type { PrdWorkspace } from '../services/prdWorkspace';
+import { RUNS_FILE, type Runner } from '../services/runner';
+import { joinRelative, readText } from '../services/workspaceFiles';
+import { Disposable } from '../util/disposable';
+
+export const ARCHIVE_SCHEME = 'ralph-archive';
+
+type RunsNode =
+  | { kind: 'summary'; folder: vscode.WorkspaceFolder; text: string; bad: number }
+  | { kind: 'run'; folder: vscode.WorkspaceFolder; run: RunRecord; index: number }
+  | { kind: 'archives'; folder: vscode.WorkspaceFolder; names: string[] }
+  | { kind: 'archive'; folder: vscode.WorkspaceFolder; name: string }
+  | { kind: 'archiveFile'; folder: vscode.WorkspaceFolder; archive: string; file: string };
+
+const outcomeIcons: Record<RunOutcome, [string, string | undefined, string]> = {
+  passed: ['pass-filled', 'testing.iconPassed', 'story passes'],
+  failed: ['error', 'testing.iconFailed', 'agent failed'],
+  'no-progress': ['circle-slash', 'list.warningForeground', 'no progress'],
+  stopped: ['debug-stop', 'list.warningForeground', 'stopped'],
+  'false-complete': ['warning', 'list.warningForeground', 'false COMPLETE'],
+  error: ['error', 'list.errorForeground', 'error'],
+};
+
+export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvider<RunsNode> {
+  private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
+  readonly onDidChangeTreeData = this.onDidChangeEmitter.event;
+
+  constructor(
+    private readonly prds: PrdWorkspace,
+    runner: Runner,
+  ) {
+    super();
+    this.register(runner.onDidRecord(() => this.refresh()));
+    const watcher = this.register(vscode.workspace.createFileSystemWatcher(`**/${RUNS_FILE}`));
+    this.register(watcher.onDidChange(() => this.refresh()));
+    this.register(watcher.onDidCreate(() => this.refresh()));
+    this.register(watcher.onDidDelete(() => this.refresh()));
+    const archives = this.register(vscode.workspace.createFileSystemWatcher('**/archive/*/{prd.json,progress.txt}'));
+    this.register(archives.onDidCreate(() => this.refresh()));
+    this.register(archives.onDidDelete(() => this.refresh()));
+  }
+
+  refresh(): void {
+    this.onDidChangeEmitter.fire();
+  }
+
+  getTreeItem(node: RunsNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'summary': {
+        const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon('graph');
+        item.contextValue = 'runsSummary';
+        item.description = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? node.folder.name : undefined;
+        item.tooltip = node.bad > 0 ? `${node.bad} unreadable line(s) in ${RUNS_FILE} were skipped.` : `From ${RUNS_FILE}`;
+        return item;
+      }
+      case 'run': {
+        const r = node.run;
+        const [codicon, color, words] = outcomeIcons[r.outcome] ?? outcomeIcons.error;
+        const item = new vscode.TreeItem(`${r.storyId}${r.storyTitle ? `: ${r.storyTitle}` : ''}`, vscode.TreeItemCollapsibleState.None);
+        item.id = `run:${node.folder.uri.toString()}:${r.start}:${node.index}`;
+        item.iconPath = new vscode.ThemeIcon(codicon, color ? new vscode.ThemeColor(color) : undefined);
+        item.description = `${words} · ${formatDuration(r.durationMs)} · ${new Date(r.start).toLocaleString()}`;
+        item.contextValue = `run ${r.outcome}`;
+        const md = new vscode.MarkdownString(undefined, true);
+        md.appendMarkdown(`**${escape(r.storyId)}** — iteration ${r.iteration}, agent \`${escape(r.agent)}\`\n\n`);
+        md.appendMarkdown(`Outcome: ${words} · exit code ${r.exitCode ?? 'unknown'} · ${formatDuration(r.durationMs)}\n\n`);
+        md.appendMarkdown(`Passing stories: ${r.passingBefore} → ${r.passingAfter}${r.complete ? ' · agent signalled COMPLETE' : ''}\n\n`);
+        md.appendMarkdown(r.commit ? `Commit: \`${r.commit.sha.slice(0, 8)}\` ${escape(r.commit.subject)}\n\n` : 'No `feat:` commit\n\n');
+        md.appendMarkdown(`Prompt: ${escape(r.promptFile)}`);
+        item.tooltip = md;
+        item.command = { command: Commands.openRunPrompt, title: 'Open Prompt', arguments: [node.folder.uri, r.promptFile] };
+        return item;
+      }
+      case 'archives': {
+        const item = new vscode.TreeItem('Archives', vscode.TreeItemCollapsibleState.Collapsed);
+        item.iconPath = new vscode.ThemeIcon('archive');
+        item.description = `${node.names.length} previous feature${node.names.length === 1 ? '' : 's'}`;
+        item.contextValue = 'archives';
+        return item;
+      }
+      case 'archive': {
+        const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.Collapsed);
+        item.iconPath = new vscode.ThemeIcon('folder-library');
+        item.contextValue = 'archive';
+        return item;
+      }
+      case 'archiveFile': {
+        const item = new vscode.TreeItem(node.file, vscode.TreeItemCollapsibleState.None);
+        const uri = archiveUri(node.folder, node.archive, node.file);
+        item.resourceUri = uri;
+        item.iconPath = vscode.ThemeIcon.File;
+        item.command = { command: 'vscode.open', title: 'Open (read-only)', arguments: [uri] };
+        item.tooltip = `${node.archive}/${node.file} (read-only)`;
+        item.contextValue = 'archiveFile';
+        return item;
+      }
+    }
+  }
+
+  async getChildren(node?: RunsNode): Promise<RunsNode[]> {
+    if (!node) {
+      const out: RunsNode[] = [];
+      for (const folder of vscode.workspace.workspaceFolders ?? []) {
+        const text = await readText(joinRelative(folder.uri, RUNS_FILE));
+        const parsed = parseRuns(text ?? '');
+        const hasPrd = this.prds.forFolder(folder.uri) !== undefined;
+        if (parsed.runs.length > 0 || hasPrd) {
+          out.push({ kind: 'summary', folder, text: summaryLine(summarizeRuns(parsed.runs)), bad: parsed.errors.length });
+        }
+        const runs = parsed.runs.map((run, index) => ({ kind: 'run' as const, folder, run, index })).reverse();
+        out.push(...runs);
+        const names = await archiveNames(folder);
+        if (names.length > 0) {
+          out.push({ kind: 'archives', folder, names });
+        }
+      }
+      return out;
+    }
+    if (node.kind === 'archives') {
+      return node.names.map((name) => ({ kind: 'archive' as const, folder: node.folder, name }));
+    }
+    if (node.kind === 'archive') {
+      const entries = await vscode.workspace.fs.readDirectory(joinRelative(node.folder.uri, `archive/${node.name}`)).then((e) => e, () => []);
+      return entries
+        .filter(([, type]) => type === vscode.FileType.File)
+        .map(([file]) => ({ kind: 'archiveFile' as const, folder: node.folder, archive: `archive/${node.name}`, file }));
+    }
+    return [];
+  }
+
+  async snapshot(): Promise<TreeSnapshotNode[]> {
+    const nodes = await this.getChildren();
+    return nodes.map((n) => {
+      const item = this.getTreeItem(n);
+      const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined;
+      return { label: typeof item.label === 'string' ? item.label : item.label?.label ?? '', description: typeof item.description === 'string' ? item.description : undefined, icon, contextValue: item.contextValue };
+    });
+  }
+}
+
+async function archiveNames(folder: vscode.WorkspaceFolder): Promise<string[]> {
+  const entries = await vscode.workspace.fs.readDirectory(joinRelative(folder.uri, 'archive')).then((e) => e, () => []);
+  return entries.filter(([, t]) => t === vscode.FileType.Directory).map(([n]) => n).sort().reverse();
+}
+
+/** A read-only view of an archived file: served by ArchiveContentProvider. */
+export function archiveUri(folder: vscode.WorkspaceFolder, archive: string, file: string): vscode.Uri {
+  const real = joinRelative(folder.uri, `${archive}/${file}`);
+  return vscode.Uri.from({ scheme: ARCHIVE_SCHEME, path: real.path, query: real.toString() });
+}
+
+export class ArchiveContentProvider implements vscode.TextDocumentContentProvider {
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const real = vscode.Uri.parse(uri.query);
+    return (await readText(real)) ?? `The archived file ${real.fsPath} no longer exists.`;
+  }
+}
+
+function escape(s: string): string {
+  return s.replace(/[\\`*_{}[\]()#+\-.!|<>$]/g, (c) => `\\${c}`);
+}

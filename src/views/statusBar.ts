@@ -1,0 +1,72 @@
+/**
+ * The status bar item: while an agent runs, the story, iteration i/N and elapsed time (click shows
+ * its terminal); otherwise the next ready story (click runs it), or why nothing can run.
+ */
+import * as vscode from 'vscode';
+import { formatDuration } from '../core/runs/runs';
+import { Commands } from '../constants';
+import type { PrdWorkspace } from '../services/prdWorkspace';
+import type { Runner } from '../services/runner';
+import { Disposable } from '../util/disposable';
+
+export class RalphStatusBar extends Disposable {
+  private readonly item = this.register(vscode.window.createStatusBarItem('ralph.status', vscode.StatusBarAlignment.Left, 50));
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly prds: PrdWorkspace,
+    private readonly runner: Runner,
+  ) {
+    super();
+    this.item.name = 'Ralph';
+    this.register(prds.onDidChange(() => this.update()));
+    this.register(runner.onDidChange(() => this.update()));
+    this.register({ dispose: () => this.stopTimer() });
+    this.update();
+  }
+
+  private update(): void {
+    const s = this.runner.state;
+    void vscode.commands.executeCommand('setContext', 'ralph.running', s.running);
+    if (s.running) {
+      if (!this.timer) {
+        this.timer = setInterval(() => this.update(), 1000);
+      }
+      const elapsed = s.iterationStartedAt ? formatDuration(Date.now() - s.iterationStartedAt) : '';
+      const stopping = s.stopRequested ? ' · stopping' : '';
+      this.item.text = `$(sync~spin) Ralph: ${s.storyId ?? '…'} · ${s.iteration ?? 0}/${s.maxIterations ?? 1}${elapsed ? ` · ${elapsed}` : ''}${stopping}`;
+      this.item.tooltip = `${s.storyId ?? ''} ${s.storyTitle ?? ''}\nIteration ${s.iteration}/${s.maxIterations}. Click to show the agent's terminal.`;
+      this.item.command = Commands.showRunTerminal;
+      this.item.backgroundColor = undefined;
+      this.item.show();
+      return;
+    }
+    this.stopTimer();
+    const entries = this.prds.list();
+    if (entries.length === 0 || !vscode.workspace.isTrusted) {
+      this.item.hide();
+      return;
+    }
+    const withNext = entries.find((e) => e.analysis.readable && e.analysis.readiness.next);
+    if (withNext) {
+      const next = withNext.analysis.readiness.next!.story;
+      this.item.text = `$(play) Ralph: ${next.id}`;
+      this.item.tooltip = `Run the next ready story: ${next.id} — ${next.title}`;
+      this.item.command = Commands.runNext;
+    } else {
+      const a = entries[0].analysis;
+      const c = a.readiness.counts;
+      this.item.text = !a.readable ? '$(error) Ralph: prd.json' : a.readiness.state === 'complete' ? `$(pass-filled) Ralph: ${c.done}/${c.total}` : '$(circle-slash) Ralph: blocked';
+      this.item.tooltip = !a.readable ? 'prd.json has problems: see the Problems panel.' : a.readiness.state === 'complete' ? 'Every story passes.' : `Nothing is ready. ${a.readiness.explanation.join(' ')}`;
+      this.item.command = Commands.showNextStory;
+    }
+    this.item.show();
+  }
+
+  private stopTimer(): void {
+    if (this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+}
