@@ -164,7 +164,9 @@ describe('buildPrompt', () => {
   });
 });
 
-describe('promptFileName', () => {
+describe('promptFileName', function () {
+  this.timeout(20000);
+
   it('is YYYYMMDD-HHMMSS-<id>.md', () => {
     assert.equal(promptFileName(new Date(2026, 10, 20, 9, 5, 7), 'US-006'), '20261120-090507-US-006.md');
   });
