@@ -215,6 +215,11 @@ export class Runner extends Disposable {
       await writeText(joinRelative(folder.uri, LAST_BRANCH_FILE), `${before.doc.branchName}\n`);
     }
 
+    // .ralph/ is the extension's runtime state: it ignores itself, so it never dirties the tree or lands in a commit.
+    const ralphIgnore = joinRelative(folder.uri, '.ralph/.gitignore');
+    if (!(await exists(ralphIgnore))) {
+      await writeText(ralphIgnore, '# Ralph Workbench runtime state (prompts, runs, logs): not for git\n*\n');
+    }
     const promptText = await this.prompt(folder, settings, before, storyId);
     const promptsDir = joinRelative(folder.uri, '.ralph/prompts');
     const taken = new Set((await vscode.workspace.fs.readDirectory(promptsDir).then((e) => e.map(([n]) => n), () => [] as string[])));
