@@ -73,8 +73,7 @@ function mochaCounts(out) {
 }
 
 async function unitTier() {
-  const args = ['run', 'test:unit'];
-  if (color) args.push('--', '--color');
+  const args = ['run', 'test:unit', '--', color ? '--color' : '--no-color'];
   const r = await run('npm', args);
   const counts = mochaCounts(r.out);
   // A crash before mocha's epilogue still has to count as a failure.
@@ -124,6 +123,7 @@ async function hostTier() {
   let wb;
   let code;
   let note;
+  const tStart = Date.now();
   try {
     wb = await openWorkbench({
       folder,
@@ -135,12 +135,14 @@ async function hostTier() {
       },
       onLog,
     });
+    const tLoaded = Date.now();
     let timer;
     const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
     const serverDied = wb.server.exited.then((e) => ({ died: e }));
     const crashed = new Promise((resolve) => wb.page.once('crash', () => resolve('crash')));
     const outcome = await Promise.race([wb.exit, timeout, serverDied, crashed]);
     clearTimeout(timer);
+    process.stdout.write(c(90, `  (VS Code server and workbench up in ${seconds(tLoaded - tStart)}, suites finished ${seconds(Date.now() - tLoaded)} later)\n`));
     if (typeof outcome === 'number') {
       code = outcome;
     } else if (outcome === 'timeout') {
@@ -179,7 +181,7 @@ async function uiTier() {
   ensureTestHost();
   const mocha = path.join(repoRoot, 'node_modules', 'mocha', 'bin', 'mocha.js');
   const args = [mocha, '--config', path.join('test', 'ui', '.mocharc.json')];
-  if (color) args.push('--color');
+  args.push(color ? '--color' : '--no-color');
   if (process.env.RALPH_TEST_GREP) args.push('--grep', process.env.RALPH_TEST_GREP);
   const r = await run(process.execPath, args);
   const counts = mochaCounts(r.out);
