@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, runCli } from '../../src/cli/main';
@@ -312,15 +312,19 @@ describe('CLI (runCli)', () => {
 });
 
 describe('CLI (whole process: node dist/cli.js)', function () {
-  const cliPath = path.resolve(__dirname, '../../dist/cli.js');
+  const built = path.resolve(__dirname, '../../dist/cli.js');
   let dir = '';
+  let cliPath = '';
 
   before(function () {
-    if (!existsSync(cliPath)) {
+    if (!existsSync(built)) {
       process.stderr.write('      skipped: dist/cli.js is missing; run `npm run build` to include the whole-process CLI tests\n');
       this.skip();
     }
     dir = mkdtempSync(path.join(tmpdir(), 'ralph-cli-'));
+    // A private copy: a concurrent `npm run build` empties dist/ while it works.
+    cliPath = path.join(dir, 'cli.js');
+    copyFileSync(built, cliPath);
     writeFileSync(path.join(dir, 'prd.json'), valid);
     writeFileSync(path.join(dir, 'cyclic.json'), cyclic);
     writeFileSync(path.join(dir, 'broken.json'), '{"userStories": [');

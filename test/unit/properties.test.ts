@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { coveringCycles, cyclicComponents, stronglyConnectedComponents } from '../../src/core/graph';
 import { MinHeap } from '../../src/core/heap';
-import { firstInvalidUtf8, parsePrd, type Story } from '../../src/core/prd/document';
+import { firstInvalidUtf8, parsePrd, parsePrdWithTree, type Story } from '../../src/core/prd/document';
+import { parseValidPrd } from '../../src/core/prd/fastParse';
+import { LineIndex } from '../../src/core/text';
 import { applyEdits, removeBlockedByEdits, setPassesEdits } from '../../src/core/prd/edits';
 import { computeReadiness } from '../../src/core/prd/readiness';
 import { analyze, makePrd, type StoryInput } from './helpers';
@@ -405,6 +407,137 @@ describe('properties', () => {
         }),
         RUNS,
       );
+    });
+  });
+
+  describe('fast parse path', () => {
+    // JSON written by hand: any whitespace, keys in any order, escaped keys, repeated keys.
+    type J = null | boolean | number | string | J[] | { pairs: [string, J][] };
+    const wsArb = fc.array(fc.constantFrom('', ' ', '  ', '\n', '\n    ', '\t', '\r\n', '\r\n\t\t'), { minLength: 1, maxLength: 16 });
+    const tricky = fc.oneof(
+      fc.string({ maxLength: 8, unit: 'grapheme' }),
+      fc.constantFrom('', '"', '\\', '\\"', '{', '}', '[', ']', ',', ':', '\u2028', '\ud83d\ude00', '"blockedBy": ["X"]', '\\u0022'),
+    );
+    const jsonArb: fc.Arbitrary<J> = fc.letrec<{ value: J }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        fc.constant(null),
+        fc.boolean(),
+        fc.integer(),
+        tricky,
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc.array(fc.tuple(tricky.filter((k) => k !== '__proto__'), tie('value')), { maxLength: 3 }).map((pairs) => ({ pairs })),
+      ),
+    })).value;
+
+    function write(v: J, ws: string[], escapeKeys: boolean): string {
+      let k = 0;
+      const w = (): string => ws[k++ % ws.length];
+      const key = (name: string): string => {
+        const plain = JSON.stringify(name);
+        if (escapeKeys && /^[A-Za-z0-9]/.test(name) && k % 3 === 0) {
+          return `"\\u${name.charCodeAt(0).toString(16).padStart(4, '0')}${plain.slice(2)}`;
+        }
+        return plain;
+      };
+      const go = (x: J): string => {
+        if (Array.isArray(x)) {
+          return `[${w()}${x.map((e) => `${go(e)}${w()}`).join(`,${w()}`)}]`;
+        }
+        if (x !== null && typeof x === 'object') {
+          return `{${w()}${x.pairs.map(([name, e]) => `${key(name)}${w()}:${w()}${go(e)}${w()}`).join(`,${w()}`)}}`;
+        }
+        return JSON.stringify(x);
+      };
+      return `${w()}${go(v)}${w()}`;
+    }
+
+    const storyArb = fc
+      .record({
+        title: tricky,
+        priority: fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double({ noNaN: true, noDefaultInfinity: true })),
+        passes: fc.boolean(),
+        description: tricky,
+        criteria: fc.array(tricky, { maxLength: 3 }),
+        blockedBy: fc.option(fc.array(fc.constantFrom('S0', 'S1', ' S2 ', 'S9', 'x"y', ''), { maxLength: 3 }), { nil: undefined }),
+        notes: fc.option(tricky, { nil: undefined }),
+        extras: fc.array(fc.tuple(tricky.map((k) => `x-${k}`), jsonArb), { maxLength: 2 }),
+        // Earlier copies of keys that a later, valid value overrides.
+        repeats: fc.subarray(['id', 'passes', 'blockedBy', 'acceptanceCriteria', 'title'] as const),
+        junk: jsonArb,
+        order: fc.array(fc.nat(), { minLength: 12, maxLength: 12 }),
+      })
+      .map((r) => (i: number): J => {
+        const pairs: [string, J][] = [
+          ['id', `S${i}`],
+          ['title', r.title],
+          ['priority', r.priority],
+          ['passes', r.passes],
+          ['description', r.description],
+          ['acceptanceCriteria', r.criteria],
+          ...(r.blockedBy ? ([['blockedBy', r.blockedBy]] as [string, J][]) : []),
+          ...(r.notes !== undefined ? ([['notes', r.notes]] as [string, J][]) : []),
+          ...r.extras,
+        ];
+        // Shuffle, then put the repeated keys' junk copies first so the valid copy comes last.
+        const shuffled = pairs.map((p, k) => [r.order[k % r.order.length] + k / 100, p] as const).sort((a, b) => a[0] - b[0]).map(([, p]) => p);
+        const repeated = r.repeats.filter((name) => pairs.some(([k]) => k === name));
+        return { pairs: [...repeated.map((name): [string, J] => [name, r.junk]), ...shuffled] };
+      });
+
+    const prdArb = fc.record({
+      stories: fc.array(storyArb, { maxLength: 6 }),
+      top: fc.array(fc.tuple(fc.constantFrom('projectName', 'branchName', 'description', 'x-a', 'x-b'), tricky), { maxLength: 3 }),
+      ws: wsArb,
+      escapeKeys: fc.boolean(),
+      bom: fc.boolean(),
+    });
+
+    it('gives exactly the parse-tree result for valid files, and is taken for them', () => {
+      fc.assert(
+        fc.property(prdArb, ({ stories, top, ws, escapeKeys, bom }) => {
+          const root: J = { pairs: [...top, ['userStories', stories.map((make, i) => make(i))]] };
+          const text = (bom ? '\ufeff' : '') + write(root, ws, escapeKeys);
+          const body = bom ? text.slice(1) : text;
+          assert.ok(parseValidPrd(body, new LineIndex(body)), `the fast path accepts a valid file: ${body}`);
+          assert.deepEqual(parsePrd(text), parsePrdWithTree(text));
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('falls back to the parse tree for everything else, with the same result', () => {
+      const base = makePrd([{ id: 'A', blockedBy: ['B'], 'x-n': { a: '"}' } }, { id: 'B', passes: true }, { id: 'C', blockedBy: ['A', 'Z'] }]);
+      const edits = fc.array(
+        fc.record({
+          at: fc.nat(),
+          del: fc.nat(4),
+          ins: fc.constantFrom('', '{', '}', '[', ']', ',', '"', ':', '\\', ' ', '5', 'true', '"userStories": [],', '"__proto__": 1,', '"id": 3,'),
+        }),
+        { minLength: 1, maxLength: 3 },
+      );
+      fc.assert(
+        fc.property(edits, (muts) => {
+          let text = base;
+          for (const m of muts) {
+            const at = m.at % (text.length + 1);
+            text = text.slice(0, at) + m.ins + text.slice(at + m.del);
+          }
+          assert.deepEqual(parsePrd(text), parsePrdWithTree(text));
+        }),
+        { numRuns: 400 },
+      );
+    });
+
+    it('leaves repeated userStories keys and __proto__ keys to the parse tree', () => {
+      for (const text of [
+        '{"userStories": [{"id": "A"}], "userStories": []}',
+        '{"userStories": [], "__proto__": {"userStories": 1}}',
+        '{"userStories": [{"id": "A", "title": "", "priority": 1, "passes": false, "description": "", "acceptanceCriteria": [], "\\u005f_proto__": 1}]}',
+      ]) {
+        assert.equal(parseValidPrd(text, new LineIndex(text)), undefined, text);
+        assert.deepEqual(parsePrd(text), parsePrdWithTree(text));
+      }
     });
   });
 
