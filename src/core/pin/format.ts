@@ -110,7 +110,10 @@ export function cleanPath(raw: string): string {
     return tick[1].trim();
   }
   s = s.replace(/\s+(?:-|–|—|:)\s+.*$/, '').replace(/\s*\([^)]*\)\s*$/, '');
-  return s.replace(/[`*]/g, '').trim();
+  return s
+    .replace(/`/g, '')
+    .replace(/^(?:\*\*|__)|(?:\*\*|__)$/g, '')
+    .trim();
 }
 
 function cleanKeyword(raw: string): string {
@@ -498,54 +501,69 @@ export interface PinMatch {
 }
 
 /**
- * Modules ranked by how well they match the words (e.g. a story's title and description):
- * a whole keyword counts 3 (+1 per extra word of a multi-word keyword), a word of a keyword 1,
- * a word of the module name 2, a word of a file path 1. Ties keep document order.
- * `words` is free text or a list of words; both are normalised with {@link keywordsOf}.
+ * Modules ranked by how well they match the words (e.g. a story's title and description).
+ * Per module, each query word counts once with its best weight: 3 when it is a whole keyword or
+ * part of a multi-word keyword whose words are all present (+1 per such phrase), 2 when it is a
+ * word of the module name, 1 when it is a word of a partly matched keyword or of a file path.
+ * Words that match many modules count less (weight × ln(1 + modules / modules matching the word)).
+ * Ties keep document order. `words` is free text or a list of words; both go through {@link keywordsOf}.
  */
 export function matchPin(doc: PinDoc, words: string | readonly string[]): PinMatch[] {
   const query = keywordsOf(typeof words === 'string' ? words : words.join(' '));
   const q = new Set(query);
-  const out: PinMatch[] = [];
+  if (q.size === 0) {
+    return [];
+  }
+  const per: { index: number; best: Map<string, number>; phrases: number }[] = [];
+  const df = new Map<string, number>();
   doc.modules.forEach((module, index) => {
-    let score = 0;
-    const hit = new Set<string>();
+    const best = new Map<string, number>();
+    const put = (w: string, weight: number) => {
+      if ((best.get(w) ?? 0) < weight) {
+        best.set(w, weight);
+      }
+    };
+    let phrases = 0;
     for (const k of module.keywords) {
       const kw = keywordsOf(k);
-      if (kw.length === 0) {
+      const present = kw.filter((w) => q.has(w));
+      if (present.length === 0) {
         continue;
       }
-      const present = kw.filter((w) => q.has(w));
-      if (present.length === kw.length) {
-        score += 3 + (kw.length - 1);
-      } else {
-        score += present.length;
+      const whole = present.length === kw.length;
+      if (whole && kw.length > 1) {
+        phrases++;
       }
       for (const w of present) {
-        hit.add(w);
+        put(w, whole ? 3 : 1);
       }
     }
     for (const w of keywordsOf(module.name)) {
       if (q.has(w)) {
-        score += 2;
-        hit.add(w);
+        put(w, 2);
       }
     }
-    const fileWords = new Set<string>();
     for (const f of module.files) {
       for (const w of keywordsOf(f)) {
-        fileWords.add(w);
+        if (q.has(w)) {
+          put(w, 1);
+        }
       }
     }
-    for (const w of fileWords) {
-      if (q.has(w)) {
-        score += 1;
-        hit.add(w);
+    if (best.size > 0) {
+      per.push({ index, best, phrases });
+      for (const w of best.keys()) {
+        df.set(w, (df.get(w) ?? 0) + 1);
       }
     }
-    if (score > 0) {
-      out.push({ module, index, score, matched: query.filter((w) => hit.has(w)) });
+  });
+  const n = Math.max(1, doc.modules.length);
+  const out: PinMatch[] = per.map(({ index, best, phrases }) => {
+    let score = phrases;
+    for (const [w, weight] of best) {
+      score += weight * Math.log(1 + n / (df.get(w) ?? 1));
     }
+    return { module: doc.modules[index], index, score: Math.round(score * 1000) / 1000, matched: query.filter((w) => best.has(w)) };
   });
   return out.sort((a, b) => b.score - a.score || a.index - b.index);
 }

@@ -472,8 +472,10 @@ export function planModules(files: readonly string[], readFile: (path: string) =
           identifiers.push(e);
         }
       }
+      // JS/TS imports are checked against package.json (path aliases such as @shared/x are not packages).
+      const jsDeps = ext !== 'py' && ext !== 'go' && ext !== 'rs' && manifest.deps && manifest.deps.size > 0 ? manifest.deps : undefined;
       for (const d of new Set(scan.imports)) {
-        if (manifest.deps && manifest.deps.size > 0 ? !manifest.deps.has(d) : folderNames.has(d.replace(/^@/, '').split('/')[0].toLowerCase())) {
+        if (jsDeps ? !jsDeps.has(d) : folderNames.has(d.replace(/^@/, '').split('/')[0].toLowerCase())) {
           continue;
         }
         depCount.set(d, (depCount.get(d) ?? 0) + 1);
