@@ -21,6 +21,8 @@ export interface RalphApi {
   storiesSnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
   /** The Runs view's top-level nodes (summary, runs newest first, archives). */
   runsSnapshot(): Promise<TreeSnapshotNode[]>;
+  /** The Memory view, expanded to the given depth (default 2). */
+  memorySnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
   /** What the runner is doing now. */
   runnerState(): { running: boolean; storyId?: string; iteration?: number; maxIterations?: number; terminalName?: string };
 }

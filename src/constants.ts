@@ -22,12 +22,23 @@ export const Commands = {
   showRunTerminal: 'ralph.showRunTerminal',
   openRunPrompt: 'ralph.openRunPrompt',
   refreshRuns: 'ralph.refreshRuns',
+  openAt: 'ralph.openAt',
+  addPattern: 'ralph.memory.addPattern',
+  addLearning: 'ralph.memory.addLearning',
+  newProgressEntry: 'ralph.memory.newEntry',
+  compact: 'ralph.memory.compact',
+  undoCompaction: 'ralph.memory.undoCompaction',
+  refreshMemory: 'ralph.memory.refresh',
+  addAgentsNote: 'ralph.agents.addNote',
+  generatePin: 'ralph.pin.generate',
+  searchPin: 'ralph.pin.search',
 } as const;
 
 export const Views = {
   container: 'ralph',
   stories: 'ralph.stories',
   runs: 'ralph.runs',
+  memory: 'ralph.memory',
 } as const;
 
 export const ContextKeys = {

@@ -1,12 +1,16 @@
 /** Composition root: build the services, register views and commands, push every disposable. */
 import * as vscode from 'vscode';
 import type { RalphApi } from './api';
+import { registerMemoryCommands } from './commands/memoryCommands';
 import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
 import { Views } from './constants';
+import { learningsByStory } from './core/progress/parse';
+import { MemoryWorkspace } from './services/memoryWorkspace';
 import { PrdWorkspace } from './services/prdWorkspace';
 import { Runner } from './services/runner';
 import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
+import { MemoryTreeProvider } from './views/memoryTree';
 import { ARCHIVE_SCHEME, ArchiveContentProvider, RunsTreeProvider } from './views/runsTree';
 import { RalphStatusBar } from './views/statusBar';
 import { StoriesTreeProvider } from './views/storiesTree';
@@ -17,9 +21,20 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   context.subscriptions.push(log);
 
   const prds = new PrdWorkspace(log);
-  const tree = new StoriesTreeProvider(prds);
+  const memory = new MemoryWorkspace(log);
+  const tree = new StoriesTreeProvider(
+    prds,
+    (folder, storyId) => {
+      const progress = memory.forFolder(folder)?.progress;
+      const group = progress ? learningsByStory(progress.doc).find((g) => g.storyId === storyId) : undefined;
+      return (group?.learnings ?? []).map((l) => ({ text: l.text, uri: progress!.uri, line: l.line, date: l.date }));
+    },
+    memory.onDidChange,
+  );
   const treeView = vscode.window.createTreeView(Views.stories, { treeDataProvider: tree, showCollapseAll: true });
-  context.subscriptions.push(prds, tree, treeView, new PrdDiagnostics(prds));
+  const memoryTree = new MemoryTreeProvider(memory);
+  context.subscriptions.push(prds, memory, tree, treeView, new PrdDiagnostics(prds), memoryTree);
+  context.subscriptions.push(vscode.window.createTreeView(Views.memory, { treeDataProvider: memoryTree, showCollapseAll: true }));
   context.subscriptions.push(
     vscode.languages.registerCodeActionsProvider([{ language: 'json' }, { language: 'jsonc' }], new PrdCodeActions(prds), {
       providedCodeActionKinds: PrdCodeActions.kinds,
@@ -39,10 +54,15 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
 
   registerStoryCommands(context, { prds, tree, treeView, log });
   registerRunCommands(context, { prds, runner, tree, log });
+  registerMemoryCommands(context, { prds, memory, storiesView: treeView, log });
 
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
   return {
-    whenIdle: () => prds.whenIdle(),
+    whenIdle: async () => {
+      await prds.whenIdle();
+      await memory.whenIdle();
+    },
+    memorySnapshot: (depth) => memoryTree.snapshot(depth),
     storiesSnapshot: (depth) => tree.snapshot(depth),
     runsSnapshot: () => runs.snapshot(),
     runnerState: () => {

@@ -5,7 +5,7 @@ import { analyzePrd } from '../core/prd/index';
 import { prdTemplate } from '../core/prd/template';
 import { Commands } from '../constants';
 import type { PrdEntry, PrdWorkspace } from '../services/prdWorkspace';
-import { editsToWorkspaceEdit } from '../util/edits';
+import { editTextFile } from '../services/fileEdits';
 import type { StoriesTreeProvider } from '../views/storiesTree';
 import { LinkNode, StoryNode, type StoryTreeNode } from '../views/storyNodes';
 import { registerSafeCommand } from './run';
@@ -185,29 +185,11 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
   }
 }
 
-/**
- * Applies core edits to the PRD as one WorkspaceEdit, so undo in the editor restores the file.
- * Saves afterwards when the document had no unsaved changes (agents read the file on disk).
- */
+/** Applies core edits to the PRD: an undoable WorkspaceEdit, saved when the file had no unsaved changes. */
 export async function editPrd(entry: PrdEntry, compute: (text: string) => TextEdit[]): Promise<boolean> {
-  const doc = await vscode.workspace.openTextDocument(entry.uri);
-  const wasDirty = doc.isDirty;
-  const text = doc.getText();
-  const edits = compute(text);
-  if (edits.length === 0) {
-    return false;
-  }
-  const ok = await vscode.workspace.applyEdit(editsToWorkspaceEdit(doc.uri, text, edits));
-  if (!ok) {
-    throw new Error('VS Code refused the edit to prd.json (is the file read-only?).');
-  }
-  if (!wasDirty) {
-    await doc.save();
-  }
-  return true;
+  return (await editTextFile(entry.uri, compute)) !== 'unchanged';
 }
 
-/** Opens the file at a range; from a tree click the focus stays in the tree, like the Explorer's preview. */
 async function showRange(uri: vscode.Uri, range: vscode.Range): Promise<void> {
   const editor = await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: true });
   editor.selection = new vscode.Selection(range.start, range.end);

@@ -8,7 +8,7 @@ import type { TreeSnapshotNode } from '../api';
 import type { Problem } from '../core/prd/problems';
 import type { PrdEntry, PrdWorkspace } from '../services/prdWorkspace';
 import { Disposable } from '../util/disposable';
-import { FolderNode, InfoNode, ProblemNode, ProblemsNode, StoryNode, type StoryTreeNode } from './storyNodes';
+import { FolderNode, InfoNode, ProblemNode, ProblemsNode, type StoryLearningRef, StoryNode, type StoryTreeNode } from './storyNodes';
 
 interface EntryNodes {
   readonly stories: StoryNode[];
@@ -21,15 +21,21 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
   private cache = new Map<string, EntryNodes>();
   private folderNodes = new Map<string, FolderNode>();
 
-  constructor(private readonly prds: PrdWorkspace) {
+  constructor(
+    private readonly prds: PrdWorkspace,
+    private readonly learningsOf: (folder: vscode.Uri, storyId: string) => readonly StoryLearningRef[] = () => [],
+    onDidChangeLearnings?: vscode.Event<void>,
+  ) {
     super();
-    this.register(
-      prds.onDidChange(() => {
-        this.cache.clear();
-        this.folderNodes.clear();
-        this.onDidChangeEmitter.fire(undefined);
-      }),
-    );
+    const refresh = (): void => {
+      this.cache.clear();
+      this.folderNodes.clear();
+      this.onDidChangeEmitter.fire(undefined);
+    };
+    this.register(prds.onDidChange(refresh));
+    if (onDidChangeLearnings) {
+      this.register(onDidChangeLearnings(refresh));
+    }
   }
 
   getTreeItem(node: StoryTreeNode): vscode.TreeItem {
@@ -53,7 +59,7 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
       case 'info':
         return node.children();
       case 'story':
-        return node.children((id) => this.nodesFor(node.entry).byId.get(id));
+        return node.children((id) => this.nodesFor(node.entry).byId.get(id), this.learningsOf(node.entry.folder.uri, node.id));
       default:
         return [];
     }

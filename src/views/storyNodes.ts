@@ -6,7 +6,15 @@ import type { StoryState } from '../core/prd/readiness';
 import { Commands } from '../constants';
 import type { PrdEntry } from '../services/prdWorkspace';
 
-export type StoryTreeNode = FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode;
+export type StoryTreeNode = FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode;
+
+/** A learning recorded for a story in progress.txt. */
+export interface StoryLearningRef {
+  readonly text: string;
+  readonly uri: vscode.Uri;
+  readonly line: number;
+  readonly date?: string;
+}
 
 const statusIcons: Record<DisplayStatus, [string, string]> = {
   next: ['play-circle', 'testing.iconQueued'],
@@ -162,9 +170,9 @@ export class StoryNode {
     return item;
   }
 
-  children(nodeFor: (id: string) => StoryNode | undefined): (CriterionNode | LinkNode)[] {
+  children(nodeFor: (id: string) => StoryNode | undefined, learnings: readonly StoryLearningRef[] = []): (CriterionNode | LinkNode | LearningNode)[] {
     const s = this.state.story;
-    const out: (CriterionNode | LinkNode)[] = s.acceptanceCriteria.map((c, i) => new CriterionNode(this, c, i));
+    const out: (CriterionNode | LinkNode | LearningNode)[] = s.acceptanceCriteria.map((c, i) => new CriterionNode(this, c, i));
     const seen = new Set<string>();
     for (const ref of s.blockedBy) {
       if (!seen.has(ref.id)) {
@@ -175,6 +183,7 @@ export class StoryNode {
     for (const id of this.state.blocks) {
       out.push(new LinkNode(this, 'blocks', id, nodeFor(id), false));
     }
+    learnings.forEach((l, i) => out.push(new LearningNode(this, l, i)));
     return out;
   }
 }
@@ -232,6 +241,26 @@ export class LinkNode {
     item.tooltip = this.relation === 'blockedBy'
       ? `${this.parent.id} waits until ${this.targetId} passes${this.waiting ? '' : ' (it does)'}. Select to reveal ${this.targetId}.`
       : `${this.targetId} waits on ${this.parent.id}. Select to reveal ${this.targetId}.`;
+    return item;
+  }
+}
+
+export class LearningNode {
+  readonly kind = 'learning';
+  constructor(
+    readonly parent: StoryNode,
+    readonly learning: StoryLearningRef,
+    private readonly index: number,
+  ) {}
+
+  treeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(this.learning.text, vscode.TreeItemCollapsibleState.None);
+    item.id = `learning:${this.parent.entry.uri.toString()}:${this.parent.state.story.index}:${this.index}`;
+    item.description = this.learning.date ? `learning · ${this.learning.date}` : 'learning';
+    item.iconPath = icon('lightbulb');
+    item.contextValue = 'learning';
+    item.tooltip = `${this.learning.text}\n(progress.txt line ${this.learning.line + 1})`;
+    item.command = { command: Commands.openAt, title: 'Open Learning', arguments: [this.learning.uri, this.learning.line] };
     return item;
   }
 }

@@ -70,7 +70,7 @@ describe('parsing prd.json', () => {
       }
     });
 
-    it('reports a wrong-typed value (passes: "yes") at that property, as a type error', () => {
+    it('reports a wrong-typed value (passes: "yes") at the value itself, as a type error', () => {
       const text = makePrd([{ id: 'US-001' }, { id: 'US-002', passes: 'yes' as unknown as boolean }]);
       const a = analyze(text);
       assert.equal(a.problems.length, 1);
@@ -80,7 +80,7 @@ describe('parsing prd.json', () => {
       assert.equal(p.storyIndex, 1);
       assert.match(p.message, /userStories\[1\]\.passes: expected boolean, got a string \("yes"\)/);
       assert.doesNotMatch(p.message, /missing/);
-      assert.deepEqual(where(p), { line: lineOf(text, '"passes"', 1), column: columnOf(text, '"passes"', 1) });
+      assert.deepEqual(where(p), { line: lineOf(text, '"yes"', 0), column: columnOf(text, '"yes"', 0) });
       // Read leniently: a non-boolean passes counts as not passing.
       assert.equal(a.doc.stories[1].passes, false);
     });

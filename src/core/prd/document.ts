@@ -258,9 +258,8 @@ function schemaProblem(issue: ZodIssue, root: Node, lines: LineIndex): Problem {
   }
   const target = node ?? root;
   const missing = issue.code === 'invalid_type' && issue.input === undefined;
-  // Point at the property name for a wrong value, or at the object's opening brace for a missing one.
-  const anchor = !missing && target.parent?.type === 'property' ? target.parent : target;
-  const range = missing ? lines.range(anchor.offset, 1) : lines.range(anchor.offset, anchor.length);
+  // Point at the offending value itself, or at the object's opening brace for a missing field.
+  const range = missing ? lines.range(target.offset, 1) : lines.range(target.offset, target.length);
   let storyIndex: number | undefined;
   let storyId: string | undefined;
   if (path[0] === 'userStories' && typeof path[1] === 'number') {

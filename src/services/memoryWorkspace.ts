@@ -1,0 +1,167 @@
+/**
+ * Tracks the agent memory of every workspace folder: progress.txt (parsed), the Pin
+ * (specs/INDEX.md, parsed) and the AGENTS.md files with their headings. Refreshes, debounced,
+ * when any of them changes on disk or in an editor.
+ */
+import * as vscode from 'vscode';
+import { type MdHeading, listHeadings } from '../core/agentsMd';
+import { type PinDoc, parsePin } from '../core/pin/format';
+import { type ProgressDoc, decodeText, parseProgress } from '../core/progress/parse';
+import { Disposable } from '../util/disposable';
+import { KeyedDebouncer } from '../util/debounce';
+import { readSettings } from './settings';
+import { joinRelative, readBytes } from './workspaceFiles';
+
+export interface ProgressState {
+  readonly uri: vscode.Uri;
+  readonly text: string;
+  readonly doc: ProgressDoc;
+}
+
+export interface PinState {
+  readonly uri: vscode.Uri;
+  readonly text: string;
+  readonly doc: PinDoc;
+}
+
+export interface AgentsFile {
+  readonly uri: vscode.Uri;
+  readonly headings: readonly MdHeading[];
+}
+
+export interface FolderMemory {
+  readonly folder: vscode.WorkspaceFolder;
+  readonly progressUri: vscode.Uri;
+  readonly pinUri: vscode.Uri;
+  readonly progress?: ProgressState;
+  readonly pin?: PinState;
+  readonly agents: readonly AgentsFile[];
+}
+
+const AGENTS_EXCLUDE = '{**/node_modules/**,**/.git/**,**/dist/**,**/out/**,**/archive/**,**/.ralph/**}';
+
+export class MemoryWorkspace extends Disposable {
+  private readonly memories = new Map<string, FolderMemory>();
+  private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
+  readonly onDidChange = this.onDidChangeEmitter.event;
+  private readonly debouncer = new KeyedDebouncer<string>(200, (key) => this.reload(key));
+  private initial: Promise<void> = Promise.resolve();
+
+  constructor(private readonly log: vscode.LogOutputChannel) {
+    super();
+    this.register({ dispose: () => this.debouncer.dispose() });
+    const watcher = this.register(vscode.workspace.createFileSystemWatcher('**/{progress.txt,INDEX.md,AGENTS.md}'));
+    const touch = (uri: vscode.Uri): void => this.touch(uri);
+    this.register(watcher.onDidCreate(touch));
+    this.register(watcher.onDidChange(touch));
+    this.register(watcher.onDidDelete(touch));
+    this.register(vscode.workspace.onDidChangeTextDocument((e) => this.touchIfMemory(e.document.uri)));
+    this.register(vscode.workspace.onDidSaveTextDocument((d) => this.touchIfMemory(d.uri)));
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.reloadAll()));
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('ralph.progressPath') || e.affectsConfiguration('ralph.pinPath')) {
+          this.reloadAll();
+        }
+      }),
+    );
+    this.reloadAll();
+  }
+
+  list(): FolderMemory[] {
+    return (vscode.workspace.workspaceFolders ?? []).map((f) => this.memories.get(f.uri.toString())).filter((m): m is FolderMemory => m !== undefined);
+  }
+
+  forFolder(folder: vscode.WorkspaceFolder | vscode.Uri): FolderMemory | undefined {
+    const uri = folder instanceof vscode.Uri ? folder : folder.uri;
+    return this.memories.get(uri.toString());
+  }
+
+  async whenIdle(): Promise<void> {
+    await this.initial;
+    await this.debouncer.idle();
+  }
+
+  refreshAll(): void {
+    for (const f of vscode.workspace.workspaceFolders ?? []) {
+      this.debouncer.trigger(f.uri.toString());
+    }
+  }
+
+  private reloadAll(): void {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const live = new Set(folders.map((f) => f.uri.toString()));
+    for (const key of [...this.memories.keys()]) {
+      if (!live.has(key)) {
+        this.memories.delete(key);
+      }
+    }
+    this.initial = Promise.all(folders.map((f) => this.reload(f.uri.toString()))).then(() => undefined);
+  }
+
+  private touch(uri: vscode.Uri): void {
+    const folder = vscode.workspace.getWorkspaceFolder(uri);
+    if (folder) {
+      this.debouncer.trigger(folder.uri.toString());
+    }
+  }
+
+  private touchIfMemory(uri: vscode.Uri): void {
+    if (/(^|\/)(progress\.txt|INDEX\.md|AGENTS\.md)$/i.test(uri.path) || this.isConfiguredFile(uri)) {
+      this.touch(uri);
+    }
+  }
+
+  private isConfiguredFile(uri: vscode.Uri): boolean {
+    return this.list().some((m) => m.progressUri.toString() === uri.toString() || m.pinUri.toString() === uri.toString());
+  }
+
+  private async reload(key: string): Promise<void> {
+    const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => f.uri.toString() === key);
+    if (!folder) {
+      return;
+    }
+    const settings = readSettings(folder.uri);
+    const progressUri = joinRelative(folder.uri, settings.progressPath);
+    const pinUri = joinRelative(folder.uri, settings.pinPath);
+    try {
+      const [progressText, pinText, agents] = await Promise.all([
+        this.textOf(progressUri),
+        this.textOf(pinUri),
+        this.agentsFiles(folder),
+      ]);
+      this.memories.set(key, {
+        folder,
+        progressUri,
+        pinUri,
+        progress: progressText === undefined ? undefined : { uri: progressUri, text: progressText, doc: parseProgress(progressText) },
+        pin: pinText === undefined ? undefined : { uri: pinUri, text: pinText, doc: parsePin(pinText) },
+        agents,
+      });
+    } catch (e) {
+      this.log.error(`[memory] reading the memory files of ${folder.name} failed: ${(e as Error).message}`);
+    }
+    this.onDidChangeEmitter.fire();
+  }
+
+  /** The editor's text while it has unsaved changes, the file on disk otherwise. */
+  private async textOf(uri: vscode.Uri): Promise<string | undefined> {
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+    if (doc?.isDirty) {
+      return doc.getText();
+    }
+    const bytes = await readBytes(uri);
+    return bytes === undefined ? undefined : decodeText(bytes);
+  }
+
+  private async agentsFiles(folder: vscode.WorkspaceFolder): Promise<AgentsFile[]> {
+    const uris = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, '**/AGENTS.md'), AGENTS_EXCLUDE, 500);
+    uris.sort((a, b) => a.path.split('/').length - b.path.split('/').length || a.path.localeCompare(b.path));
+    const out: AgentsFile[] = [];
+    for (const uri of uris) {
+      const text = await this.textOf(uri);
+      out.push({ uri, headings: text === undefined ? [] : listHeadings(text) });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * The Memory view: what the agents read. Codebase Patterns; learnings grouped by story (newest
+ * first); the AGENTS.md files with their headings; the Pin's modules. Selecting an item opens the
+ * file at its line.
+ */
+import * as vscode from 'vscode';
+import type { TreeSnapshotNode } from '../api';
+import { learningsByStory, type StoryLearnings } from '../core/progress/parse';
+import { Commands } from '../constants';
+import type { FolderMemory, MemoryWorkspace } from '../services/memoryWorkspace';
+import { joinRelative } from '../services/workspaceFiles';
+import { Disposable } from '../util/disposable';
+
+export type MemoryNode =
+  | { kind: 'folder'; memory: FolderMemory }
+  | { kind: 'section'; section: 'patterns' | 'learnings' | 'agents' | 'pin'; memory: FolderMemory }
+  | { kind: 'line'; label: string; description?: string; uri: vscode.Uri; line: number; icon: string; tooltip?: string; contextValue: string; children?: MemoryNode[] }
+  | { kind: 'message'; label: string; icon: string; command?: vscode.Command };
+
+export class MemoryTreeProvider extends Disposable implements vscode.TreeDataProvider<MemoryNode> {
+  private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
+  readonly onDidChangeTreeData = this.onDidChangeEmitter.event;
+
+  constructor(private readonly memory: MemoryWorkspace) {
+    super();
+    this.register(memory.onDidChange(() => this.onDidChangeEmitter.fire()));
+  }
+
+  getTreeItem(node: MemoryNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'folder': {
+        const item = new vscode.TreeItem(node.memory.folder.name, vscode.TreeItemCollapsibleState.Expanded);
+        item.iconPath = new vscode.ThemeIcon('root-folder');
+        return item;
+      }
+      case 'section':
+        return this.sectionItem(node.section, node.memory);
+      case 'line': {
+        const item = new vscode.TreeItem(node.label, node.children && node.children.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        item.description = node.description;
+        item.iconPath = new vscode.ThemeIcon(node.icon);
+        item.tooltip = node.tooltip ?? node.label;
+        item.contextValue = node.contextValue;
+        item.command = { command: Commands.openAt, title: 'Open', arguments: [node.uri, node.line] };
+        return item;
+      }
+      case 'message': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon(node.icon);
+        item.command = node.command;
+        item.contextValue = 'message';
+        return item;
+      }
+    }
+  }
+
+  getChildren(node?: MemoryNode): MemoryNode[] {
+    if (!node) {
+      const all = this.memory.list();
+      if (all.length > 1) {
+        return all.map((memory) => ({ kind: 'folder', memory }));
+      }
+      return all.length === 1 ? sections(all[0]) : [];
+    }
+    switch (node.kind) {
+      case 'folder':
+        return sections(node.memory);
+      case 'section':
+        return sectionChildren(node.section, node.memory);
+      case 'line':
+        return node.children ?? [];
+      default:
+        return [];
+    }
+  }
+
+  async snapshot(depth = 2): Promise<TreeSnapshotNode[]> {
+    const walk = (nodes: MemoryNode[], level: number): TreeSnapshotNode[] =>
+      nodes.map((n) => {
+        const item = this.getTreeItem(n);
+        const label = typeof item.label === 'string' ? item.label : item.label?.label ?? '';
+        const children = level < depth ? this.getChildren(n) : [];
+        return {
+          label,
+          description: typeof item.description === 'string' ? item.description : undefined,
+          icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
+          contextValue: item.contextValue,
+          children: children.length > 0 ? walk(children, level + 1) : undefined,
+        };
+      });
+    return walk(this.getChildren(), 1);
+  }
+
+  private sectionItem(section: 'patterns' | 'learnings' | 'agents' | 'pin', m: FolderMemory): vscode.TreeItem {
+    const p = m.progress?.doc;
+    const labels = {
+      patterns: ['Codebase Patterns', 'lightbulb', p?.patterns ? `${p.patterns.items.length}` : p ? 'no section yet' : 'no progress.txt'],
+      learnings: ['Learnings', 'mortar-board', p ? `${p.entries.reduce((n, e) => n + e.learnings.length, 0)} in ${p.entries.length} entries` : 'no progress.txt'],
+      agents: ['AGENTS.md', 'book', `${m.agents.length} file${m.agents.length === 1 ? '' : 's'}`],
+      pin: ['The Pin', 'pinned', m.pin ? `${m.pin.doc.modules.length} modules` : 'no specs/INDEX.md'],
+    } as const;
+    const [label, icon, description] = labels[section];
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
+    item.iconPath = new vscode.ThemeIcon(icon);
+    item.description = description;
+    item.contextValue = `memorySection ${section}`;
+    item.id = `memory:${m.folder.uri.toString()}:${section}`;
+    return item;
+  }
+}
+
+function sections(m: FolderMemory): MemoryNode[] {
+  return (['patterns', 'learnings', 'agents', 'pin'] as const).map((section) => ({ kind: 'section', section, memory: m }));
+}
+
+function sectionChildren(section: 'patterns' | 'learnings' | 'agents' | 'pin', m: FolderMemory): MemoryNode[] {
+  const progress = m.progress;
+  const problems = progress?.doc.problems.filter((p) => p.severity === 'error') ?? [];
+  switch (section) {
+    case 'patterns': {
+      if (!progress) {
+        return [{ kind: 'message', label: 'No progress.txt yet: add a pattern to start one', icon: 'add', command: { command: Commands.addPattern, title: 'Add Codebase Pattern' } }];
+      }
+      if (problems.length > 0) {
+        return problems.map((p) => ({ kind: 'message', label: p.message, icon: 'error' }));
+      }
+      if (!progress.doc.patterns || progress.doc.patterns.items.length === 0) {
+        return [{ kind: 'message', label: 'No Codebase Patterns yet: add one', icon: 'add', command: { command: Commands.addPattern, title: 'Add Codebase Pattern' } }];
+      }
+      return progress.doc.patterns.items.map((item) => ({
+        kind: 'line',
+        label: item.text,
+        uri: progress.uri,
+        line: item.line,
+        icon: 'lightbulb',
+        tooltip: [item.text, ...item.more].join('\n'),
+        contextValue: 'pattern',
+      }));
+    }
+    case 'learnings': {
+      if (!progress) {
+        return [{ kind: 'message', label: 'No progress.txt yet', icon: 'info' }];
+      }
+      const groups = learningsByStory(progress.doc);
+      if (groups.length === 0) {
+        return [{ kind: 'message', label: 'No learnings yet', icon: 'info' }];
+      }
+      return groups.map((g) => learningGroup(g, progress.uri));
+    }
+    case 'agents':
+      if (m.agents.length === 0) {
+        return [{ kind: 'message', label: 'No AGENTS.md yet: add a note from a file\'s context menu', icon: 'info' }];
+      }
+      return m.agents.map((a) => ({
+        kind: 'line',
+        label: vscode.workspace.asRelativePath(a.uri, false),
+        uri: a.uri,
+        line: 0,
+        icon: 'book',
+        contextValue: 'agentsFile',
+        children: a.headings.map((h) => ({
+          kind: 'line' as const,
+          label: h.text,
+          description: `${'#'.repeat(h.level)} · line ${h.line + 1}`,
+          uri: a.uri,
+          line: h.line,
+          icon: 'symbol-string',
+          contextValue: 'agentsHeading',
+        })),
+      }));
+    case 'pin': {
+      const pin = m.pin;
+      if (!pin) {
+        return [{ kind: 'message', label: 'No Pin yet: generate one', icon: 'add', command: { command: Commands.generatePin, title: 'Generate the Pin' } }];
+      }
+      return pin.doc.modules.map((mod) => ({
+        kind: 'line',
+        label: mod.name,
+        description: mod.keywords.slice(0, 6).join(', '),
+        uri: pin.uri,
+        line: mod.line ?? 0,
+        icon: 'symbol-module',
+        tooltip: [mod.name, ...mod.description, `Keywords: ${mod.keywords.join(', ')}`, `Files: ${mod.files.join(', ')}`, ...(mod.spec ? [`Spec: ${mod.spec}`] : [])].join('\n'),
+        contextValue: 'pinModule',
+        children: [
+          ...mod.files.map((f) => ({ kind: 'line' as const, label: f, uri: joinRelative(m.folder.uri, f), line: 0, icon: 'file', contextValue: 'pinFile' })),
+          ...(mod.spec ? [{ kind: 'line' as const, label: mod.spec, description: 'spec', uri: joinRelative(m.folder.uri, mod.spec), line: 0, icon: 'book', contextValue: 'pinSpec' }] : []),
+        ],
+      }));
+    }
+  }
+}
+
+/** A story's learnings as a node with one child per learning (also used under stories in the Stories view). */
+export function learningGroup(g: StoryLearnings, uri: vscode.Uri): MemoryNode {
+  return {
+    kind: 'line',
+    label: g.storyId,
+    description: `${g.learnings.length} learning${g.learnings.length === 1 ? '' : 's'}${g.newestDate ? ` · ${g.newestDate}` : ''}`,
+    uri,
+    line: g.newestEntryLine,
+    icon: 'mortar-board',
+    contextValue: 'learningStory',
+    children: g.learnings.map((l) => ({
+      kind: 'line' as const,
+      label: l.text,
+      description: l.compacted ? 'compacted' : l.date,
+      uri,
+      line: l.line,
+      icon: 'lightbulb-autofix',
+      tooltip: [l.text, ...l.more].join('\n'),
+      contextValue: 'learning',
+    })),
+  };
+}
