@@ -1,6 +1,7 @@
 /** Composition root: build the services, register views and commands, push every disposable. */
 import * as vscode from 'vscode';
 import type { RalphApi } from './api';
+import { registerCompactionCommands } from './commands/compactionCommands';
 import { registerMemoryCommands } from './commands/memoryCommands';
 import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
@@ -11,6 +12,7 @@ import { PrdWorkspace } from './services/prdWorkspace';
 import { Runner } from './services/runner';
 import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
 import { MemoryTreeProvider } from './views/memoryTree';
+import { PROPOSED_SCHEME, ProposedContentProvider } from './views/proposedContent';
 import { ARCHIVE_SCHEME, ArchiveContentProvider, RunsTreeProvider } from './views/runsTree';
 import { RalphStatusBar } from './views/statusBar';
 import { StoriesTreeProvider } from './views/storiesTree';
@@ -55,6 +57,9 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   registerStoryCommands(context, { prds, tree, treeView, log });
   registerRunCommands(context, { prds, runner, tree, log });
   registerMemoryCommands(context, { prds, memory, storiesView: treeView, log });
+  const proposed = new ProposedContentProvider();
+  context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
+  registerCompactionCommands(context, { memory, proposed, log });
 
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
   return {

@@ -19,6 +19,9 @@ import {
   TemplateError,
 } from '../core/agents/presets';
 import { buildPrompt, promptFileName } from '../core/context/prompt';
+import { planCompaction } from '../core/progress/compact';
+import { decodeText } from '../core/progress/parse';
+import { applyCompaction } from '../node/compaction';
 import { parsePin } from '../core/pin/format';
 import { type IterationRecord, LoopController, type StopStep } from '../core/loop/loop';
 import { CompleteSignalDetector } from '../core/output';
@@ -220,6 +223,7 @@ export class Runner extends Disposable {
     if (!(await exists(ralphIgnore))) {
       await writeText(ralphIgnore, '# Ralph Workbench runtime state (prompts, runs, logs): not for git\n*\n');
     }
+    await this.autoCompact(folder, settings);
     const promptText = await this.prompt(folder, settings, before, storyId);
     const promptsDir = joinRelative(folder.uri, '.ralph/prompts');
     const taken = new Set((await vscode.workspace.fs.readDirectory(promptsDir).then((e) => e.map(([n]) => n), () => [] as string[])));
@@ -380,6 +384,28 @@ export class Runner extends Disposable {
       }
     }
     return line;
+  }
+
+  /** With ralph.progress.autoCompact, compacts progress.txt before an iteration when it is over the threshold. */
+  private async autoCompact(folder: vscode.WorkspaceFolder, settings: RalphSettings): Promise<void> {
+    const c = vscode.workspace.getConfiguration('ralph', folder.uri);
+    const uri = joinRelative(folder.uri, settings.progressPath);
+    if (!c.get<boolean>('progress.autoCompact', false) || uri.scheme !== 'file') {
+      return;
+    }
+    const bytes = await readBytes(uri);
+    if (!bytes || vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString() && d.isDirty)) {
+      return;
+    }
+    const plan = planCompaction(decodeText(bytes), {
+      threshold: c.get<number>('progress.compactThreshold', 400),
+      keepRecentLines: c.get<number>('progress.keepRecentLines', 200),
+      now: new Date(),
+    });
+    if (plan.changed) {
+      const done = applyCompaction(uri.fsPath, bytes, plan, new Date(), settings.progressPath);
+      this.log.info(`[runner] auto-compaction: ${done.logLine}`);
+    }
   }
 
   /** When prd.json names another branch than the last run, archive the previous feature's files. */

@@ -1,0 +1,153 @@
+/** Compaction of progress.txt (preview, apply, undo) and generation of the Pin, both previewed as a diff first. */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { planCompaction } from '../core/progress/compact';
+import { decodeText, looksBinary } from '../core/progress/parse';
+import { writeFileAtomically } from '../node/atomicWrite';
+import { applyCompaction, undoLastCompaction } from '../node/compaction';
+import { generateRepoPin } from '../node/pinRepo';
+import { Commands } from '../constants';
+import type { FolderMemory, MemoryWorkspace } from '../services/memoryWorkspace';
+import { readBytes } from '../services/workspaceFiles';
+import { previewChange, type ProposedContentProvider } from '../views/proposedContent';
+import { registerSafeCommand } from './run';
+
+export interface CompactionCommandDeps {
+  readonly memory: MemoryWorkspace;
+  readonly proposed: ProposedContentProvider;
+  readonly log: vscode.LogOutputChannel;
+}
+
+/** Options a caller (a test, an automation) may pass instead of answering the dialogs. */
+interface AutoOptions {
+  readonly answer?: 'apply' | 'cancel';
+  readonly folder?: vscode.Uri;
+}
+
+export function registerCompactionCommands(context: vscode.ExtensionContext, deps: CompactionCommandDeps): void {
+  const { memory, proposed, log } = deps;
+  const reg = (id: string, fn: (...args: never[]) => unknown): void => {
+    context.subscriptions.push(registerSafeCommand(log, id, fn));
+  };
+
+  const pick = async (hint?: vscode.Uri): Promise<FolderMemory | undefined> => {
+    await memory.whenIdle();
+    const folder = hint ? vscode.workspace.getWorkspaceFolder(hint) : undefined;
+    if (folder) {
+      return memory.forFolder(folder);
+    }
+    const all = memory.list();
+    if (all.length <= 1) {
+      return all[0];
+    }
+    const picked = await vscode.window.showWorkspaceFolderPick();
+    return picked ? memory.forFolder(picked) : undefined;
+  };
+
+  const requireLocal = (uri: vscode.Uri): string => {
+    if (uri.scheme !== 'file') {
+      throw new Error(`${uri.toString()} is not a local file; compaction and the Pin work on local folders.`);
+    }
+    return uri.fsPath;
+  };
+
+  reg(Commands.compact, async (options: AutoOptions = {}) => {
+    const m = await pick(options.folder);
+    if (!m) {
+      return undefined;
+    }
+    const file = requireLocal(m.progressUri);
+    const name = vscode.workspace.asRelativePath(m.progressUri, false);
+    const bytes = await readBytes(m.progressUri);
+    if (bytes === undefined) {
+      void vscode.window.showInformationMessage(`There is no ${name} to compact.`);
+      return { changed: false };
+    }
+    const text = decodeText(bytes);
+    if (bytes.includes(0) || looksBinary(text)) {
+      throw new Error(`${name} does not look like a text file (NUL bytes or invalid UTF-8); nothing changed.`);
+    }
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === m.progressUri.toString());
+    if (open?.isDirty) {
+      throw new Error(`${name} has unsaved changes: save or revert them, then compact.`);
+    }
+    const settings = vscode.workspace.getConfiguration('ralph', m.folder.uri);
+    const plan = planCompaction(text, {
+      threshold: settings.get<number>('progress.compactThreshold', 400),
+      keepRecentLines: settings.get<number>('progress.keepRecentLines', 200),
+      now: new Date(),
+    });
+    if (!plan.changed) {
+      void vscode.window.showInformationMessage(`${name}: ${plan.reason}`);
+      return { changed: false, reason: plan.reason };
+    }
+    const summary = `${plan.linesBefore} → ${plan.linesAfter} lines; ${plan.entriesSummarised} older entries summarised per story (${plan.stories.join(', ')}), learnings and files kept`;
+    const apply = await previewChange(proposed, m.progressUri, plan.text, `${name} ↔ compacted (preview)`, `Compact ${name}? ${summary}. The original is saved to .ralph/archive/ first.`, options.answer);
+    if (!apply) {
+      return { changed: false, cancelled: true };
+    }
+    const done = applyCompaction(file, bytes, plan, new Date(), name);
+    log.info(`[memory] ${done.logLine}`);
+    memory.refreshAll();
+    void vscode.window.showInformationMessage(`Compacted ${name}: ${summary}. Original saved to ${path.relative(m.folder.uri.fsPath, done.archive)}.`, 'Undo').then((p) => {
+      if (p) {
+        void vscode.commands.executeCommand(Commands.undoCompaction, { folder: m.folder.uri });
+      }
+    });
+    return { changed: true, archive: done.archive, linesBefore: plan.linesBefore, linesAfter: plan.linesAfter };
+  });
+
+  reg(Commands.undoCompaction, async (options: AutoOptions = {}) => {
+    const m = await pick(options.folder);
+    if (!m) {
+      return undefined;
+    }
+    const name = vscode.workspace.asRelativePath(m.progressUri, false);
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === m.progressUri.toString());
+    if (open?.isDirty) {
+      throw new Error(`${name} has unsaved changes: save or revert them first.`);
+    }
+    const restored = undoLastCompaction(requireLocal(m.progressUri), new Date(), name);
+    log.info(`[memory] ${name}: compaction undone from ${restored}`);
+    memory.refreshAll();
+    void vscode.window.showInformationMessage(`Restored ${name} from ${path.relative(m.folder.uri.fsPath, restored)}.`);
+    return restored;
+  });
+
+  reg(Commands.generatePin, async (options: AutoOptions = {}) => {
+    const m = await pick(options.folder);
+    if (!m) {
+      return undefined;
+    }
+    const root = requireLocal(m.folder.uri);
+    const name = vscode.workspace.asRelativePath(m.pinUri, false);
+    if (vscode.workspace.textDocuments.find((d) => d.uri.toString() === m.pinUri.toString())?.isDirty) {
+      throw new Error(`${name} has unsaved changes: save or revert them, then generate.`);
+    }
+    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Generating ${name}` }, async () =>
+      generateRepoPin(root, requireLocal(m.pinUri)),
+    );
+    if (result.source === 'walk') {
+      log.info(`[pin] ${m.folder.name} is not a git repository (or git is missing): files listed with a folder walk that honours .gitignore.`);
+    }
+    for (const s of result.stale) {
+      log.warn(`[pin] module "${s.module}" lists ${s.file}, which is not among the repository's files`);
+    }
+    if (result.text === result.existingText) {
+      void vscode.window.showInformationMessage(`${name} is up to date (${result.doc.modules.length} modules, ${result.files.length} files).`);
+      return { changed: false };
+    }
+    const current = result.existingText === undefined ? proposed.propose(m.pinUri, '') : m.pinUri;
+    const what = `${result.doc.modules.length} modules (${result.added} new, ${result.updated} updated) from ${result.files.length} files`;
+    const apply = await previewChange(proposed, current, result.text, `${name} ↔ generated (preview)`, `Write ${name}? ${what}. What you wrote by hand is kept.`, options.answer);
+    if (!apply) {
+      return { changed: false, cancelled: true };
+    }
+    await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(m.pinUri, '..'));
+    await writeFileAtomically(m.pinUri.fsPath, result.text);
+    memory.refreshAll();
+    void vscode.window.showInformationMessage(`Wrote ${name}: ${what}.`);
+    return { changed: true, modules: result.doc.modules.length };
+  });
+
+}

@@ -1,0 +1,63 @@
+/**
+ * Read-only documents holding a proposed new version of a file (compaction, the Pin), shown in a
+ * diff editor against the current file before anything is written.
+ */
+import * as vscode from 'vscode';
+
+export const PROPOSED_SCHEME = 'ralph-proposed';
+
+export class ProposedContentProvider implements vscode.TextDocumentContentProvider {
+  private readonly contents = new Map<string, string>();
+  private readonly onDidChangeEmitter = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.onDidChangeEmitter.event;
+  private counter = 0;
+
+  /** A URI whose document shows `text`; the path ends with the file's name so the language matches. */
+  propose(file: vscode.Uri, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: file.path, query: `v=${++this.counter}` });
+    this.contents.set(uri.toString(), text);
+    return uri;
+  }
+
+  forget(uri: vscode.Uri): void {
+    this.contents.delete(uri.toString());
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.toString()) ?? '';
+  }
+
+  dispose(): void {
+    this.onDidChangeEmitter.dispose();
+    this.contents.clear();
+  }
+}
+
+/**
+ * Shows current ↔ proposed in a diff editor and asks Apply / Cancel. Resolves true on Apply; the
+ * diff editor is closed either way. `autoAnswer` skips the question (tests, automation).
+ */
+export async function previewChange(
+  provider: ProposedContentProvider,
+  current: vscode.Uri,
+  proposedText: string,
+  title: string,
+  question: string,
+  autoAnswer?: 'apply' | 'cancel',
+): Promise<boolean> {
+  const proposed = provider.propose(current, proposedText);
+  try {
+    await vscode.commands.executeCommand('vscode.diff', current, proposed, title, { preview: true });
+    const answer = autoAnswer ? (autoAnswer === 'apply' ? 'Apply' : 'Cancel') : await vscode.window.showInformationMessage(question, 'Apply', 'Cancel');
+    return answer === 'Apply';
+  } finally {
+    for (const group of vscode.window.tabGroups.all) {
+      for (const tab of group.tabs) {
+        if (tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === proposed.toString()) {
+          await vscode.window.tabGroups.close(tab);
+        }
+      }
+    }
+    provider.forget(proposed);
+  }
+}
