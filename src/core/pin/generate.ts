@@ -4,7 +4,8 @@
  *
  * Modules: per package (the repository root, and every folder with its own package.json,
  * Cargo.toml, go.mod, pyproject.toml, …) the source folders down to two levels (src/api,
- * db/migrations), and a third level for major subfolders (at least MAJOR_FILES source files).
+ * db/migrations), and a third level for major subfolders (at least MAJOR_FILES source files and a
+ * fifth of their parent's).
  * A module is named by its folder path; files directly in a package folder form the package's own
  * module (`(root)` for the repository root).
  * Keywords: folder words, the package name, the packages the module imports, exported
@@ -399,8 +400,11 @@ export function planModules(files: readonly string[], readFile: (path: string) =
     const segs = rel === '' ? [] : rel.split('/');
     let depth = Math.min(segs.length, 2);
     if (segs.length >= 3) {
+      // A major subfolder: enough files of its own, and a real share (1/5) of its parent's.
       const third = joinPath(pkg, segs.slice(0, 3).join('/'));
-      if ((subtree.get(third) ?? 0) >= MAJOR_FILES) {
+      const parent = joinPath(pkg, segs.slice(0, 2).join('/'));
+      const n = subtree.get(third) ?? 0;
+      if (n >= MAJOR_FILES && n * 5 >= (subtree.get(parent) ?? 0)) {
         depth = 3;
       }
     }

@@ -13,7 +13,7 @@
  * Summary bullets of summarised entries are dropped: the caller saves the original first.
  * Compacting the result again changes nothing (no entry is left to summarise). Linear time.
  */
-import { type ProgressEntry, type ProgressItem, type ProgressSection, parseProgress, splitLines } from './parse';
+import { type ProgressEntry, type ProgressItem, type ProgressSection, parseProgressSplit } from './parse';
 
 export interface CompactionOptions {
   /** Compact only when the file has more lines than this. Default 400. */
@@ -58,8 +58,26 @@ interface StoryAcc {
   learningKeys: Set<string>;
 }
 
+/** Lines of a text, like splitLines(text).lines.length, without splitting. */
 function countLines(text: string): number {
-  return splitLines(text).lines.length;
+  if (text.length === 0) {
+    return 0;
+  }
+  let n = 0;
+  if (text.indexOf('\r') < 0) {
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+      n++;
+    }
+  } else {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) {
+        n++;
+      }
+    }
+  }
+  const last = text.charCodeAt(text.length - 1);
+  return last === 10 || last === 13 ? n : n + 1;
 }
 
 function unchanged(text: string, linesBefore: number, reason: string, entriesKept = 0): CompactionPlan {
@@ -70,7 +88,7 @@ export function planCompaction(text: string, options: CompactionOptions = {}): C
   const threshold = Math.max(0, options.threshold ?? DEFAULT_THRESHOLD);
   const keep = Math.max(0, options.keepRecentLines ?? DEFAULT_KEEP_RECENT_LINES);
   const now = options.now ?? new Date();
-  const doc = parseProgress(text);
+  const { doc, split } = parseProgressSplit(text);
   const n = doc.lineCount;
   const fatal = doc.problems.find((p) => p.code === 'binary' || p.code === 'empty');
   if (fatal) {
@@ -174,7 +192,7 @@ export function planCompaction(text: string, options: CompactionOptions = {}): C
   }
   block.push('');
 
-  const { starts } = splitLines(text);
+  const { starts } = split;
   const offsetOf = (line: number) => (line < starts.length ? starts[line] : text.length);
   const prefix = text.slice(0, offsetOf(sections[ms].line));
   let prefixText = prefix;

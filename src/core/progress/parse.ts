@@ -343,8 +343,13 @@ function plainHeadingName(text: string): string {
 // Entry bodies
 
 /** Cleans one "files changed" element: backticks, markdown links and (notes) removed. */
+const PLAIN_PATH = /^[\w./@+-]+$/;
+
 export function cleanFile(raw: string): string {
   let s = raw.trim();
+  if (PLAIN_PATH.test(s)) {
+    return s.replace(/[.]+$/, '');
+  }
   const link = /^\[([^\]]*)\]\(([^)]*)\)/.exec(s);
   if (link) {
     s = link[2] || link[1];
@@ -360,6 +365,12 @@ export function cleanFile(raw: string): string {
 
 /** Splits `a, b (c, d), e` on top-level commas and semicolons. */
 export function splitList(s: string): string[] {
+  if (!/[(`[]/.test(s)) {
+    return s
+      .split(/[,;]/)
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0);
+  }
   const out: string[] = [];
   let depth = 0;
   let cur = '';
@@ -525,7 +536,20 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
     const cq = q < len ? line.charCodeAt(q) : -1;
     let lab: { label: string; rest: string } | undefined;
     if (cq === 42 || cq === 95 || cq === 35 || (cq !== -1 && line.indexOf(':', q) >= 0 && line.indexOf(':', q) - q <= 64)) {
-      lab = labelOf(line);
+      // Only labels that start with t(hread), f(iles), c(hanged files), l(earnings), k(ey learnings) matter.
+      let r = q;
+      while (r < len) {
+        const c = line.charCodeAt(r);
+        if (c === 42 || c === 95 || c === 35 || c === 32 || c === 9) {
+          r++;
+        } else {
+          break;
+        }
+      }
+      const c = r < len ? line.charCodeAt(r) | 0x20 : 0;
+      if (c === 116 || c === 102 || c === 99 || c === 108 || c === 107) {
+        lab = labelOf(line);
+      }
     }
     const isFiles = lab !== undefined && FILES_LABEL.test(lab.label);
     const isLearnings = !isFiles && lab !== undefined && LEARNINGS_LABEL.test(lab.label);
@@ -655,10 +679,19 @@ export function parseProgressBytes(bytes: Uint8Array): ProgressDoc {
 }
 
 export function parseProgress(text: string): ProgressDoc {
+  return parseProgressSplit(text).doc;
+}
+
+/** The model and the split lines it was made from (for callers that need line offsets too). */
+export function parseProgressSplit(text: string): { doc: ProgressDoc; split: SplitText } {
+  const split = splitLines(text);
+  return { doc: parseSplit(text, split), split };
+}
+
+function parseSplit(text: string, split: SplitText): ProgressDoc {
   const problems: ProgressProblem[] = [];
   const eol = detectEol(text);
   if (text.trim() === '' || text === '\uFEFF') {
-    const split = splitLines(text);
     problems.push({ code: 'empty', message: 'progress.txt is empty: no header, Codebase Patterns or iteration entries yet.', line: 0, severity: 'warning' });
     return { eol, lineCount: split.lines.length, header: { line: 0, endLine: split.lines.length }, sections: [], entries: [], problems };
   }
@@ -671,8 +704,7 @@ export function parseProgress(text: string): ProgressDoc {
     });
     return { eol, lineCount: 0, header: { line: 0, endLine: 0 }, sections: [], entries: [], problems };
   }
-  const { lines } = splitLines(text);
-  return parseLines(lines, eol, problems);
+  return parseLines(split.lines, eol, problems);
 }
 
 interface Start {
@@ -750,7 +782,25 @@ function parseLines(lines: readonly string[], eol: Eol, problems: ProgressProble
     if (s.kind === 'entry') {
       const { body, contentEnd } = parseBody(lines, s.line + 1, end, s.line);
       const eh = s.entry!;
-      const entry: ProgressEntry = { kind: 'entry', ...base, contentEndLine: contentEnd, date: eh.date, storyId: eh.storyId, title: eh.title, ...body };
+      const entry: ProgressEntry = {
+        kind: 'entry',
+        line: base.line,
+        endLine: base.endLine,
+        heading: base.heading,
+        level: base.level,
+        contentEndLine: contentEnd,
+        date: eh.date,
+        storyId: eh.storyId,
+        title: eh.title,
+        thread: body.thread,
+        summary: body.summary,
+        files: body.files,
+        filesLine: body.filesLine,
+        learnings: body.learnings,
+        learningsLine: body.learningsLine,
+        learningsStyle: body.learningsStyle,
+        separatorLine: body.separatorLine,
+      };
       if (!eh.storyId) {
         problems.push({
           code: 'no-story-id',

@@ -1,0 +1,218 @@
+// Benchmark of the agent-memory tools as whole CLI processes:
+//   - `node dist/cli.js compact --file F` on a 100,000-line and a 10,000-line progress.txt, against
+//     an awk script doing a plain head/tail cut (targets: within 2x of awk; 10x the lines in at
+//     most 12x the time);
+//   - `node dist/cli.js pin --root R` on a generated 20,000-file git repository (target < 1.5 s).
+//   node scripts/bench-memory.mjs [--runs N] [--keep]
+// Median of 5 runs (or --runs). Builds dist when it is missing or older than the sources, and runs
+// a private copy of the CLI bundle (others may rebuild dist meanwhile). Only prints: a missed target
+// never fails.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const runsArg = args.indexOf('--runs');
+const RUNS = runsArg >= 0 ? Math.max(1, Number(args[runsArg + 1]) || 5) : 5;
+const keepTmp = args.includes('--keep');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'ralph-bench-memory-'));
+process.on('exit', () => {
+  if (!keepTmp) {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+const results = [];
+function verdict(name, ok, detail) {
+  results.push({ name, ok });
+  console.log(`${ok ? 'PASS' : 'MISS'}  ${name}: ${detail}`);
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** Wall time of a whole process in ms; `before` runs untimed first (e.g. to restore a file). */
+function timeProcess(cmd, argv, { before, cwd, runs = RUNS } = {}) {
+  const times = [];
+  let last;
+  for (let k = 0; k < runs; k++) {
+    before?.();
+    const t0 = process.hrtime.bigint();
+    last = spawnSync(cmd, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    const t1 = process.hrtime.bigint();
+    if (last.status !== 0) {
+      throw new Error(`${cmd} ${argv.join(' ')} exited ${last.status}: ${(last.stderr || '').trim().split('\n')[0]}`);
+    }
+    times.push(Number(t1 - t0) / 1e6);
+  }
+  return { ms: median(times), all: times, out: last };
+}
+
+try {
+  const cpus = os.cpus();
+  console.log(`node ${process.version} on ${process.platform}/${process.arch}, ${os.availableParallelism?.() ?? cpus.length} cores (${cpus[0]?.model?.trim() ?? 'unknown CPU'}); median of ${RUNS} runs`);
+
+  // -------------------------------------------------------------------------------------------
+  // The CLI bundle.
+  function newestMtime(dir) {
+    let newest = 0;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+    }
+    return newest;
+  }
+  const distCli = path.join(root, 'dist/cli.js');
+  const sourcesMtime = Math.max(...['src/core', 'src/cli'].map((d) => newestMtime(path.join(root, d))));
+  if (!existsSync(distCli) || statSync(distCli).mtimeMs < sourcesMtime) {
+    console.log(`dist/cli.js is ${existsSync(distCli) ? 'older than src/core or src/cli' : 'missing'}: running npm run build…`);
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    spawnSync(npm, ['run', '--silent', 'build'], { cwd: root, stdio: 'ignore', shell: process.platform === 'win32' });
+  }
+  const cli = path.join(tmp, 'cli.js');
+  if (existsSync(distCli)) {
+    copyFileSync(distCli, cli);
+  } else {
+    console.log('npm run build did not produce dist/cli.js; bundling the CLI alone.');
+    const esbuild = await import('esbuild');
+    await esbuild.build({
+      entryPoints: [path.join(root, 'src/cli/main.ts')],
+      outfile: cli,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      mainFields: ['module', 'main'],
+      logLevel: 'warning',
+    });
+  }
+  console.log(`CLI: private copy of dist/cli.js (${(statSync(cli).size / 1024).toFixed(0)} KB)`);
+  const node = process.execPath;
+  const startup = timeProcess(node, ['-e', '0']).ms;
+  console.log(`node startup (node -e 0): ${startup.toFixed(1)} ms`);
+
+  // -------------------------------------------------------------------------------------------
+  // Compaction.
+  function progressText(lines) {
+    const out = ['# Ralph Progress Log', 'Started: 2026-01-01 09:00:00', '---', '', '## Codebase Patterns'];
+    for (let i = 0; i < 20; i++) {
+      out.push(`- Pattern ${i}: use \`helper${i}()\` from src/lib/helpers.ts for the ${i}th concern`);
+    }
+    out.push('', '---', '');
+    let i = 0;
+    while (out.length < lines) {
+      i++;
+      const id = `US-${String((i % 250) + 1).padStart(3, '0')}`;
+      const hh = String(i % 24).padStart(2, '0');
+      const mm = String(i % 60).padStart(2, '0');
+      out.push(
+        `## 2026-01-${String((i % 28) + 1).padStart(2, '0')} ${hh}:${mm} - ${id}`,
+        `Thread: https://ampcode.com/threads/T-${(i * 2654435761) % 1e9}`,
+        `- Implemented part ${i} of ${id}: the handler, the schema and the tests`,
+        `- Typecheck and tests pass`,
+        `- Files changed: src/api/h${i % 40}.ts, src/db/schema${i % 9}.ts, test/h${i % 40}.test.ts`,
+        '- **Learnings for future iterations:**',
+        `  - The ${i % 31}th handler needs \`await db.tx()\` around both writes`,
+        `  - Migration ${i % 17} must run before the seed script`,
+        '---',
+        '',
+      );
+    }
+    return `${out.slice(0, lines).join('\n')}\n`;
+  }
+  const awkScript = path.join(tmp, 'cut.awk');
+  // A plain head/tail cut: the first 50 lines, a marker, the last 200 lines.
+  writeFileSync(
+    awkScript,
+    [
+      '{ buf[NR] = $0 }',
+      'END {',
+      '  for (i = 1; i <= 50 && i <= NR; i++) print buf[i]',
+      '  print "## Compacted history"',
+      '  for (i = (NR > 250 ? NR - 199 : 51); i <= NR; i++) print buf[i]',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  const compactTimes = {};
+  for (const lines of [10_000, 100_000]) {
+    const dir = path.join(tmp, `progress-${lines}`);
+    mkdirSync(dir);
+    const file = path.join(dir, 'progress.txt');
+    const text = progressText(lines);
+    const restore = () => {
+      writeFileSync(file, text);
+      rmSync(path.join(dir, '.ralph'), { recursive: true, force: true });
+    };
+    const c = timeProcess(node, [cli, 'compact', '--file', file], { before: restore });
+    const summary = (c.out.stdout.match(/lines: .*|entries summarised: \d+/g) ?? []).join(', ');
+    restore();
+    const a = timeProcess('awk', ['-f', awkScript, file]);
+    compactTimes[lines] = { c: c.ms, a: a.ms };
+    console.log(
+      `compact ${lines.toLocaleString('en')} lines (${(text.length / 1e6).toFixed(1)} MB): ${c.ms.toFixed(1)} ms ` +
+        `(${Math.max(0, c.ms - startup).toFixed(1)} ms after node startup; ${summary}); awk head/tail cut: ${a.ms.toFixed(1)} ms`,
+    );
+  }
+  const big = compactTimes[100_000];
+  const small = compactTimes[10_000];
+  verdict(
+    'compaction within 2x of awk (100,000 lines)',
+    big.c <= 2 * big.a,
+    `${(big.c / big.a).toFixed(1)}x (${big.c.toFixed(1)} ms vs ${big.a.toFixed(1)} ms; node's own startup is ${startup.toFixed(1)} ms = ${(startup / big.a).toFixed(1)}x awk)`,
+  );
+  verdict('compaction linear (10x lines, <= 12x time)', big.c / small.c <= 12, `${(big.c / small.c).toFixed(2)}x time for 10x lines (${small.c.toFixed(1)} → ${big.c.toFixed(1)} ms)`);
+
+  // -------------------------------------------------------------------------------------------
+  // The Pin on a 20,000-file repository.
+  const repo = path.join(tmp, 'repo');
+  mkdirSync(repo);
+  const t0 = Date.now();
+  const deps = ['express', 'zod', 'react', 'lodash', 'pg', 'dayjs'];
+  let count = 0;
+  const packages = 10;
+  writeFileSync(path.join(repo, 'package.json'), JSON.stringify({ name: 'bench-monorepo', private: true, workspaces: ['packages/*'] }));
+  writeFileSync(path.join(repo, '.gitignore'), 'node_modules/\ndist/\n');
+  count += 2;
+  outer: for (let p = 0; p < packages; p++) {
+    const pkg = path.join(repo, 'packages', `pkg-${p}`);
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: `@bench/pkg-${p}`, dependencies: Object.fromEntries(deps.map((d) => [d, '*'])) }));
+    count++;
+    for (let f = 0; f < 20; f++) {
+      for (let s = 0; s < 10; s++) {
+        const dir = path.join(pkg, 'src', `feature${f}`, `sub${s}`);
+        mkdirSync(dir, { recursive: true });
+        for (let k = 0; k < 10; k++) {
+          const name = `userAccount${k}Handler.ts`;
+          writeFileSync(
+            path.join(dir, name),
+            `import ${deps[k % deps.length]} from '${deps[k % deps.length]}';\nimport { x } from '../../shared';\n` +
+              `export function handleUserAccount${f}_${s}_${k}() {}\nexport const CONFIG_${k} = 1;\nexport interface Row${k} { id: string }\n`,
+          );
+          if (++count >= 20_000) {
+            break outer;
+          }
+        }
+      }
+    }
+  }
+  const git = (argv) => spawnSync('git', argv, { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  git(['init', '-q']);
+  const add = git(['add', '-A']);
+  if (add.status !== 0) {
+    throw new Error(`git add failed: ${add.stderr}`);
+  }
+  console.log(`generated a ${count.toLocaleString('en')}-file git repository in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const pin = timeProcess(node, [cli, 'pin', '--root', repo]);
+  const modules = (pin.out.stdout.match(/^## /gm) ?? []).length;
+  verdict('Pin for 20,000 files < 1.5 s', pin.ms < 1500, `${pin.ms.toFixed(0)} ms (${modules} modules; runs ${pin.all.map((x) => x.toFixed(0)).join(', ')} ms)`);
+} catch (e) {
+  console.log(`MISS  benchmark could not complete: ${e.message}`);
+}
+console.log(`memory benchmark: ${results.filter((r) => r.ok).length}/${results.length} targets met`);
