@@ -62,7 +62,12 @@ export function computeReadiness(stories: readonly Story[], graph: StoryGraph = 
     return out;
   });
 
-  const cmp = (a: number, b: number): number => stories[a].priority - stories[b].priority || a - b;
+  // Priorities side by side: the heap compares them often, and the story objects are far apart in memory.
+  const priority = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    priority[i] = stories[i].priority;
+  }
+  const cmp = (a: number, b: number): number => priority[a] - priority[b] || a - b;
   const ready: number[] = [];
   for (let i = 0; i < n; i++) {
     if (!stories[i].passes && waiting[i].length === 0) {
