@@ -55,7 +55,12 @@ function timeProcess(cmd, argv, { before, cwd, runs = RUNS } = {}) {
 
 try {
   const cpus = os.cpus();
-  console.log(`node ${process.version} on ${process.platform}/${process.arch}, ${os.availableParallelism?.() ?? cpus.length} cores (${cpus[0]?.model?.trim() ?? 'unknown CPU'}); median of ${RUNS} runs`);
+  const cores = os.availableParallelism?.() ?? cpus.length;
+  console.log(`node ${process.version} on ${process.platform}/${process.arch}, ${cores} cores (${cpus[0]?.model?.trim() ?? 'unknown CPU'}); median of ${RUNS} runs`);
+  const load = os.loadavg()[0];
+  if (load > cores) {
+    console.log(`note: the machine is busy (load average ${load.toFixed(1)} on ${cores} cores): wall times below are inflated.`);
+  }
 
   // -------------------------------------------------------------------------------------------
   // The CLI bundle.
