@@ -155,7 +155,8 @@ export function planCompaction(text: string, options: CompactionOptions = {}): C
       }
       firstDate ??= s.date;
       lastDate = s.date ?? lastDate;
-      mergeStory(stories, id, s.title, 1, s.date, s.date, s.files, s.learnings);
+      // Entries without an id are grouped together; their heading text is not a title.
+      mergeStory(stories, id, s.storyId ? s.title : undefined, 1, s.date, s.date, s.files, s.learnings);
     } else {
       kept.push(s);
     }
