@@ -205,14 +205,26 @@ export class Runner extends Disposable {
     if (!git) {
       this.log.info(`[runner] ${folder.name} is not a git repository (or git is missing): branch and commit steps are skipped.`);
     }
-    await this.archiveIfBranchChanged(folder, settings, before);
+    // The previous feature's files are copied before the checkout (which may replace them), and
+    // progress.txt restarts after it: rewriting a tracked file first would make the tree dirty and
+    // the checkout refuse.
+    const archived = await this.archiveIfBranchChanged(folder, settings, before);
     if (git && before.doc.branchName && settings.manageBranch) {
-      const result = await git.ensureBranch(before.doc.branchName).catch((e: Error) => {
+      const result = await git.ensureBranch(before.doc.branchName).catch(async (e: Error) => {
+        if (archived) {
+          // Nothing changed: the next attempt archives again.
+          await vscode.workspace.fs.delete(archived.createdUri, { recursive: true }).then(undefined, () => undefined);
+        }
         throw new RunError(e.message);
       });
       if (result.action !== 'already-on-branch') {
         this.log.info(`[runner] git: ${result.action === 'created' ? `created ${before.doc.branchName} from ${result.from ?? 'HEAD'}` : `checked out ${before.doc.branchName}`}`);
       }
+    }
+    if (archived) {
+      await writeText(joinRelative(folder.uri, settings.progressPath), freshProgressText(new Date()));
+      this.log.info(`[runner] branch changed from ${archived.last} to ${before.doc.branchName}: archived the previous run to ${archived.target}/ and started a fresh ${settings.progressPath}`);
+      void vscode.window.showInformationMessage(`Ralph: new feature "${before.doc.branchName}". The previous run (${archived.last}) was archived to ${archived.target}/.`);
     }
     if (before.doc.branchName) {
       await writeText(joinRelative(folder.uri, LAST_BRANCH_FILE), `${before.doc.branchName}\n`);
@@ -408,14 +420,22 @@ export class Runner extends Disposable {
     }
   }
 
-  /** When prd.json names another branch than the last run, archive the previous feature's files. */
-  private async archiveIfBranchChanged(folder: vscode.WorkspaceFolder, settings: RalphSettings, prd: PrdAnalysis): Promise<void> {
+  /**
+   * When prd.json names another branch than the last run, copies the previous feature's prd.json
+   * and progress.txt to `archive/<date>-<feature>/`; the caller then starts a fresh progress.txt.
+   */
+  private async archiveIfBranchChanged(
+    folder: vscode.WorkspaceFolder,
+    settings: RalphSettings,
+    prd: PrdAnalysis,
+  ): Promise<{ last: string; target: string; targetUri: vscode.Uri; createdUri: vscode.Uri } | undefined> {
     const last = parseLastBranch(await readText(joinRelative(folder.uri, LAST_BRANCH_FILE)));
     if (!last || !shouldArchive(last, prd.doc.branchName)) {
-      return;
+      return undefined;
     }
     const existing = new Set<string>();
     const archiveRoot = joinRelative(folder.uri, 'archive');
+    const rootExisted = await exists(archiveRoot);
     for (const [name] of await vscode.workspace.fs.readDirectory(archiveRoot).then((e) => e, () => [] as [string, vscode.FileType][])) {
       existing.add(`archive/${name}`);
     }
@@ -428,14 +448,12 @@ export class Runner extends Disposable {
     if (prdBytes) {
       await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(targetUri, 'prd.json'), prdBytes);
     }
-    const progressUri = joinRelative(folder.uri, settings.progressPath);
-    const progress = await readBytes(progressUri);
+    const progress = await readBytes(joinRelative(folder.uri, settings.progressPath));
     if (progress) {
       await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(targetUri, 'progress.txt'), progress);
     }
-    await writeText(progressUri, freshProgressText(new Date()));
-    this.log.info(`[runner] branch changed from ${last} to ${prd.doc.branchName}: archived the previous run to ${target}/ and started a fresh ${settings.progressPath}`);
-    void vscode.window.showInformationMessage(`Ralph: new feature "${prd.doc.branchName}". The previous run (${last}) was archived to ${target}/.`);
+    // What to delete to undo it: the new folder, or archive/ itself when this made it.
+    return { last, target, targetUri, createdUri: rootExisted ? targetUri : archiveRoot };
   }
 
   private setState(state: RunnerState): void {
