@@ -1,0 +1,507 @@
+/**
+ * Agent iterations in the real extension host (issue 3): the run commands drive the fake agent
+ * (test/fixtures/fake-agent.mjs) in real terminals on a git working copy of the demo; every test
+ * checks what a user would see afterwards on disk (prd.json, progress.txt, .ralph/runs.jsonl,
+ * archive/, git) and what the command resolved to. The working copy is restored after each test.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { api, sleep, waitFor, waitForTree, workspaceFolder } from './helpers';
+import { log } from './log';
+import {
+  ensureGitWorkspace,
+  expectedRunOrder,
+  fakeAgentPath,
+  fakeAgentProcesses,
+  git,
+  GIT_IDENTITY,
+  median,
+  type Pristine,
+  prdStories,
+  ralphTerminals,
+  readJson,
+  resetSettings,
+  restoreWorkspace,
+  runCommand,
+  runsJsonl,
+  stopAndCloseTerminals,
+  today,
+  useCustomPrd,
+  useFakeAgent,
+  watchTerminals,
+  ws,
+} from './runHelpers';
+
+const US006_TERMINAL = 'Ralph: US-006 — Sort tasks by priority';
+
+/** Untracked or modified paths other than the workspace settings this suite writes. */
+function dirtyPaths(): string[] {
+  return git('status', '--porcelain')
+    .split('\n')
+    .filter((l) => l !== '' && !/^\?\? \.vscode\/$/.test(l));
+}
+
+function assertOnlyPassesChanged(before: string, ids: readonly string[]): void {
+  const b = JSON.parse(before) as { userStories: { id: string; passes: boolean }[] };
+  const after = readJson<{ userStories: { id: string; passes: boolean }[] }>('prd.json');
+  for (const s of b.userStories) {
+    s.passes = s.passes || ids.includes(s.id);
+  }
+  assert.deepEqual(after, b, `prd.json should differ from before only in "passes" of ${ids.join(', ')}`);
+}
+
+suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake agent', function () {
+  this.timeout(60_000);
+  let pristine: Pristine;
+  let movedGit: string | undefined;
+
+  suiteSetup(async () => {
+    await api();
+    pristine = ensureGitWorkspace();
+    assert.equal(pristine.baseBranch, 'main', 'the demo copy should be committed on main');
+    assert.ok(fs.existsSync(fakeAgentPath()), `fake agent not found at ${fakeAgentPath()}`);
+  });
+
+  teardown(async function () {
+    this.timeout(60_000);
+    await stopAndCloseTerminals();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    if (movedGit) {
+      fs.renameSync(movedGit, ws('.git'));
+      movedGit = undefined;
+    }
+    await resetSettings();
+    await restoreWorkspace(pristine);
+  });
+
+  suiteTeardown(async () => {
+    await resetSettings();
+    await restoreWorkspace(pristine, { keepSettings: false });
+  });
+
+  test('"Run next ready story" runs US-006 in a terminal named after it and records one correct runs.jsonl line', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    const a = await api();
+    let seenName: string | undefined;
+    const { value: result, opened, ms } = await watchTerminals(async () => {
+      const p = vscode.commands.executeCommand<unknown>('ralph.runNext');
+      // While it runs, the runner says which story and terminal.
+      const state = await waitFor('the runner to report a running iteration with its terminal', () => {
+        const s = a.runnerState();
+        return s.running && s.terminalName ? s : undefined;
+      }, 20_000);
+      seenName = state.terminalName;
+      assert.equal(state.storyId, 'US-006');
+      assert.equal(state.iteration, 1);
+      assert.equal(state.maxIterations, 1);
+      return p;
+    });
+    const r = result as Awaited<ReturnType<typeof runCommand>> | undefined;
+    assert.ok(r, 'ralph.runNext resolved to undefined (an error was shown)');
+    log(`      command → terminal opened: ${Math.round(opened[0]?.atMs ?? NaN)} ms; whole iteration: ${Math.round(ms)} ms`);
+
+    assert.equal(seenName, US006_TERMINAL);
+    assert.deepEqual(opened.map((o) => o.name), [US006_TERMINAL], 'exactly one terminal, named after the story');
+    assert.equal(a.runnerState().running, false, 'the runner should be idle once the command resolved');
+    assert.equal(r.stop.reason, 'max-iterations', r.stop.message);
+    assert.equal(r.iterations.length, 1);
+    assert.equal(r.iterations[0].outcome, 'passed');
+    assert.equal(r.iterations[0].progress, true);
+    assert.equal(r.iterations[0].falseComplete, false);
+
+    // prd.json: only US-006 changed, to passing.
+    assert.equal(prdStories().find((s) => s.id === 'US-006')?.passes, true);
+    assertOnlyPassesChanged(pristine.prd, ['US-006']);
+    const progress = fs.readFileSync(ws('progress.txt'), 'utf8');
+    assert.ok(progress.startsWith(pristine.progress), 'progress.txt should only have been appended to');
+    assert.match(progress.slice(pristine.progress.length), /## \d{4}-\d\d-\d\d \d\d:\d\d - US-006\n/);
+
+    // Exactly one correct line in runs.jsonl.
+    const runs = runsJsonl();
+    assert.equal(runs.length, 1, `runs.jsonl: ${JSON.stringify(runs)}`);
+    const run = runs[0];
+    assert.equal(run.storyId, 'US-006');
+    assert.equal(run.storyTitle, 'Sort tasks by priority');
+    assert.equal(run.agent, 'custom');
+    assert.equal(run.exitCode, 0);
+    assert.equal(run.outcome, 'passed');
+    assert.equal(run.passingBefore, 4);
+    assert.equal(run.passingAfter, 5);
+    assert.equal(run.storyPasses, true);
+    assert.equal(run.complete, false);
+    assert.equal(run.iteration, 1);
+    assert.ok(run.commit, 'the feat commit should be recorded');
+    assert.ok(run.commit.subject.startsWith('feat: US-006'), `commit subject: ${run.commit.subject}`);
+    assert.equal(run.commit.subject, 'feat: US-006 - Sort tasks by priority');
+    assert.equal(run.commit.sha, git('rev-parse', 'HEAD'));
+    const start = Date.parse(run.start);
+    const end = Date.parse(run.end);
+    assert.ok(Number.isFinite(start) && Number.isFinite(end) && end >= start, `start ${run.start}, end ${run.end}`);
+    assert.equal(run.durationMs, end - start);
+    assert.ok(!Number.isNaN(Date.parse(run.loopId)), `loopId: ${run.loopId}`);
+    assert.match(run.promptFile, /^\.ralph\/prompts\/\d{8}-\d{6}-US-006\.md$/);
+    const prompt = fs.readFileSync(ws(run.promptFile), 'utf8');
+    assert.match(prompt, /^Story ID: US-006$/m);
+
+    // git: the PRD's branch was created from main and holds the story's commit; nothing left over.
+    assert.equal(git('rev-parse', '--abbrev-ref', 'HEAD'), 'ralph/task-priority');
+    assert.equal(git('log', '-1', '--format=%s'), 'feat: US-006 - Sort tasks by priority');
+    assert.equal(git('rev-parse', 'HEAD~1'), pristine.baseSha, 'the branch starts at main');
+    assert.deepEqual(dirtyPaths(), [], '.ralph/ ignores itself and the agent committed its changes');
+    assert.equal(fs.readFileSync(ws('.ralph', 'last-branch'), 'utf8').trim(), 'ralph/task-priority');
+
+    // The Stories tree follows: US-005 is next.
+    await waitForTree('US-005 to be next after US-006 passed', (n) => /^US-005:/.test(n[0]?.label ?? ''));
+  });
+
+  test('a loop completes the blocked chain in dependency order and stops because every story passes; the Runs view lists it newest first', async function () {
+    this.timeout(120_000);
+    await useFakeAgent({ mode: 'pass' });
+    const stories = prdStories();
+    const expected = expectedRunOrder(stories);
+    assert.deepEqual(expected, ['US-006', 'US-005', 'US-007', 'US-008', 'US-009', 'US-010', 'US-011', 'US-012'], 'the demo order the rules give');
+
+    // When shell integration becomes available in each agent terminal (the command is sent then).
+    const integrated = new Map<vscode.Terminal, number>();
+    const sub = vscode.window.onDidChangeTerminalShellIntegration((e) => {
+      if (!integrated.has(e.terminal)) {
+        integrated.set(e.terminal, performance.now());
+      }
+    });
+    const t0 = performance.now();
+    const { value: r, opened, ms } = await watchTerminals(() => runCommand('ralph.startLoop', 20)).finally(() => sub.dispose());
+    assert.equal(r.stop.reason, 'all-pass', r.stop.message);
+    assert.match(r.stop.message, /every story passes \(12\/12\)/);
+    assert.equal(r.iterations.length, 8);
+    assert.deepEqual(r.iterations.map((i) => i.outcome), Array(8).fill('passed'));
+    assert.deepEqual(r.iterations.map((i) => i.iteration), [1, 2, 3, 4, 5, 6, 7, 8]);
+
+    const runs = runsJsonl();
+    const order = runs.map((x) => x.storyId);
+    assert.deepEqual(order, expected, 'runs.jsonl order');
+    // Every story ran after all of its blockers.
+    for (const s of stories.filter((x) => !x.passes)) {
+      for (const b of s.blockedBy ?? []) {
+        const blocker = stories.find((x) => x.id === b);
+        if (blocker?.passes) {
+          continue;
+        }
+        assert.ok(order.indexOf(b) < order.indexOf(s.id), `${s.id} ran before its blocker ${b}: ${order.join(' → ')}`);
+      }
+    }
+    assert.deepEqual(runs.map((x) => [x.passingBefore, x.passingAfter]), expected.map((_, i) => [4 + i, 5 + i]));
+    assert.deepEqual(runs.map((x) => x.iteration), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.equal(new Set(runs.map((x) => x.loopId)).size, 1, 'one loop id for the whole loop');
+    assert.ok(runs.every((x) => x.outcome === 'passed' && x.exitCode === 0 && x.storyPasses));
+    assert.deepEqual(runs.map((x) => x.complete), [false, false, false, false, false, false, false, true], 'COMPLETE only when every story passes');
+    assert.deepEqual(runs.map((x) => x.commit?.subject), expected.map((id) => `feat: ${id} - ${stories.find((s) => s.id === id)?.title}`));
+    assert.deepEqual(new Set(runs.map((x) => x.promptFile)).size, 8, 'one prompt file per iteration');
+    assert.deepEqual(git('log', '--format=%s', `${pristine.baseSha}..HEAD`).split('\n').reverse(), runs.map((x) => x.commit?.subject));
+    assert.ok(prdStories().every((s) => s.passes));
+    assert.deepEqual(opened.map((o) => o.name.replace(/ — .*/, '')), expected.map((id) => `Ralph: ${id}`), 'one terminal per iteration, named after its story');
+
+    // The Runs view: the summary first, then the iterations newest first.
+    const a = await api();
+    const snap = await waitFor('the Runs view to list 8 runs', async () => {
+      const s = await a.runsSnapshot();
+      return s.filter((n) => n.contextValue?.startsWith('run ')).length === 8 ? s : undefined;
+    });
+    assert.equal(snap[0].contextValue, 'runsSummary');
+    assert.match(snap[0].label, /^8 iterations · 8 stories completed · 100% success · avg \S+$/);
+    const runNodes = snap.slice(1, 9);
+    assert.deepEqual(runNodes.map((n) => n.label.split(':')[0]), [...expected].reverse(), 'newest first');
+    assert.ok(runNodes.every((n) => n.icon === 'pass-filled' && /^story passes · /.test(n.description ?? '')), JSON.stringify(runNodes));
+
+    // Figures: time from command to the first terminal, and the harness's overhead per iteration.
+    const agentMs = timeFakeAgentAlone(expected, pristine);
+    const perIteration = ms / runs.length;
+    const terminalPhase = median(runs.map((x) => x.durationMs));
+    const gaps = runs.slice(1).map((x, i) => Date.parse(x.start) - Date.parse(runs[i].end));
+    log(`      loop of ${runs.length}: ${Math.round(ms)} ms; command → first terminal ${Math.round(opened[0].atMs)} ms`);
+    log(`      per iteration: wall ${Math.round(perIteration)} ms (terminal phase median ${Math.round(terminalPhase)} ms, between iterations median ${Math.round(median(gaps))} ms); fake agent alone median ${Math.round(agentMs)} ms`);
+    const shellReady = opened.filter((o) => integrated.has(o.terminal)).map((o) => (integrated.get(o.terminal) ?? 0) - t0 - o.atMs);
+    log(`      terminal open → shell integration ready: median ${Math.round(median(shellReady))} ms (${shellReady.length}/${opened.length} terminals)`);
+    log(`      harness overhead per iteration ≈ ${Math.round(perIteration - agentMs)} ms (wall − agent alone)`);
+  });
+
+  test('an agent that claims COMPLETE too early does not stop the loop: false completions are recorded and the loop goes on', async () => {
+    await useCustomPrd(
+      {
+        projectName: 'Tiny',
+        branchName: 'ralph/tiny',
+        description: 'Three stories',
+        userStories: [
+          { id: 'T-1', title: 'First', priority: 1, passes: false, description: 'one', acceptanceCriteria: ['a'] },
+          { id: 'T-2', title: 'Second', priority: 2, passes: false, description: 'two', acceptanceCriteria: ['b'], blockedBy: ['T-1'] },
+          { id: 'T-3', title: 'Third', priority: 3, passes: false, description: 'three', acceptanceCriteria: ['c'] },
+        ],
+      },
+      3,
+    );
+    await useFakeAgent({ mode: 'early-complete' });
+    const r = await runCommand('ralph.startLoop', 10);
+    assert.equal(r.stop.reason, 'all-pass', r.stop.message);
+    assert.deepEqual(r.iterations.map((i) => i.outcome), ['false-complete', 'false-complete', 'passed']);
+    assert.deepEqual(r.iterations.map((i) => i.falseComplete), [true, true, false]);
+    assert.ok(r.iterations[0].notes.some((n) => /^False completion: .*1\/3 pass.*the loop goes on/.test(n)), JSON.stringify(r.iterations[0].notes));
+    const runs = runsJsonl();
+    assert.deepEqual(runs.map((x) => x.storyId), ['T-1', 'T-2', 'T-3']);
+    assert.deepEqual(runs.map((x) => x.outcome), ['false-complete', 'false-complete', 'passed']);
+    assert.deepEqual(runs.map((x) => x.complete), [true, true, true]);
+    assert.deepEqual(runs.map((x) => x.passingAfter), [1, 2, 3]);
+    assert.equal(git('rev-parse', '--abbrev-ref', 'HEAD'), 'ralph/tiny');
+  });
+
+  test('the no-progress breaker stops a stuck loop after 2 iterations', async () => {
+    await useFakeAgent({ mode: 'no-progress' });
+    const r = await runCommand('ralph.startLoop', 10);
+    assert.equal(r.stop.reason, 'no-progress', r.stop.message);
+    assert.match(r.stop.message, /no story turned to passing in 2 consecutive iterations/);
+    assert.equal(r.iterations.length, 2);
+    const runs = runsJsonl();
+    assert.deepEqual(runs.map((x) => [x.storyId, x.outcome, x.exitCode, x.passingBefore, x.passingAfter, x.commit]), [
+      ['US-006', 'no-progress', 0, 4, 4, null],
+      ['US-006', 'no-progress', 0, 4, 4, null],
+    ]);
+    assert.equal(fs.readFileSync(ws('prd.json'), 'utf8'), pristine.prd, 'prd.json unchanged');
+    assert.equal(git('rev-parse', 'HEAD'), pristine.baseSha, 'no commit');
+  });
+
+  test('the failures breaker stops after 2 consecutive non-zero exits', async () => {
+    await useFakeAgent({ mode: 'fail' });
+    const r = await runCommand('ralph.startLoop', 10);
+    assert.equal(r.stop.reason, 'failures', r.stop.message);
+    assert.match(r.stop.message, /exited with an error in 2 consecutive iterations \(last: exit code 3 on US-006\)/);
+    assert.deepEqual(r.iterations.map((i) => i.outcome), ['failed', 'failed']);
+    assert.deepEqual(runsJsonl().map((x) => [x.storyId, x.outcome, x.exitCode]), [
+      ['US-006', 'failed', 3],
+      ['US-006', 'failed', 3],
+    ]);
+    assert.equal(fs.readFileSync(ws('prd.json'), 'utf8'), pristine.prd, 'prd.json unchanged');
+  });
+
+  test('"Stop after this iteration" lets the running iteration finish and starts no other', async () => {
+    await useFakeAgent({ mode: 'pass', delayMs: 3000 });
+    const a = await api();
+    const loop = runCommand('ralph.startLoop', 20);
+    await waitFor('the first iteration to be running', () => a.runnerState().running && a.runnerState().terminalName !== undefined, 20_000);
+    const t0 = performance.now();
+    assert.equal(await vscode.commands.executeCommand('ralph.stopAfterIteration'), true);
+    assert.equal(a.runnerState().running, true, 'the iteration goes on after the request');
+    const r = await loop;
+    log(`      stop requested → loop ended ${Math.round(performance.now() - t0)} ms later (agent delay 3000 ms)`);
+    assert.equal(r.stop.reason, 'stop-requested', r.stop.message);
+    assert.match(r.stop.message, /stop after the current iteration; 1 iteration ran/);
+    assert.equal(r.iterations.length, 1);
+    assert.equal(r.iterations[0].outcome, 'passed', 'the running iteration finished normally');
+    const runs = runsJsonl();
+    assert.deepEqual(runs.map((x) => [x.storyId, x.outcome, x.exitCode]), [['US-006', 'passed', 0]]);
+    assert.equal(prdStories().find((s) => s.id === 'US-005')?.passes, false, 'no second iteration ran');
+    assert.equal(a.runnerState().running, false);
+    assert.equal(ralphTerminals().length, 1);
+  });
+
+  test('"Stop now" ends an agent that never exits; the run is recorded as stopped', async () => {
+    await useFakeAgent({ mode: 'hang' });
+    const a = await api();
+    const loop = runCommand('ralph.startLoop', 5);
+    await waitFor('the first iteration to be running', () => a.runnerState().running && a.runnerState().terminalName !== undefined, 20_000);
+    // Wait until the agent process itself runs (the prompt file is on its command line).
+    const promptDir = ws('.ralph', 'prompts');
+    await waitFor('the hanging fake agent process to start', () => fakeAgentProcesses(promptDir).length > 0, 20_000);
+    await sleep(300);
+    const t0 = performance.now();
+    assert.equal(await vscode.commands.executeCommand('ralph.stopNow'), true);
+    const r = await loop;
+    log(`      "Stop now" → loop ended ${Math.round(performance.now() - t0)} ms later`);
+    assert.equal(r.stop.reason, 'stop-requested', r.stop.message);
+    assert.match(r.stop.message, /you stopped the loop/);
+    assert.deepEqual(r.iterations.map((i) => i.outcome), ['stopped']);
+    const runs = runsJsonl();
+    assert.deepEqual(runs.map((x) => [x.storyId, x.outcome, x.exitCode, x.storyPasses]), [['US-006', 'stopped', null, false]]);
+    await waitFor('no fake agent process left', () => fakeAgentProcesses(promptDir).length === 0, 10_000, () => fakeAgentProcesses(promptDir));
+    assert.equal(fs.readFileSync(ws('prd.json'), 'utf8'), pristine.prd, 'prd.json unchanged');
+    assert.equal(a.runnerState().running, false);
+  });
+
+  test('a branch change archives the previous run and starts a fresh progress.txt', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    fs.mkdirSync(ws('.ralph'), { recursive: true });
+    fs.writeFileSync(ws('.ralph', 'last-branch'), 'ralph/old-feature\n');
+    const r = await runCommand('ralph.runNext');
+    assert.equal(r.iterations.length, 1, r.stop.message);
+    assert.equal(r.iterations[0].outcome, 'passed');
+
+    const archive = ws('archive', `${today()}-old-feature`);
+    assert.ok(fs.existsSync(archive), `${archive} should exist; archive/ has ${fs.existsSync(ws('archive')) ? fs.readdirSync(ws('archive')).join(', ') : 'nothing'}`);
+    assert.deepEqual(fs.readdirSync(archive).sort(), ['prd.json', 'progress.txt']);
+    assert.equal(fs.readFileSync(path.join(archive, 'prd.json'), 'utf8'), pristine.prd, 'the archived prd.json is the one before the run');
+    assert.equal(fs.readFileSync(path.join(archive, 'progress.txt'), 'utf8'), pristine.progress, 'the archived progress.txt is the previous one');
+
+    const progress = fs.readFileSync(ws('progress.txt'), 'utf8');
+    assert.match(progress, /^# Ralph Progress Log\nStarted: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n---\n/, 'a fresh progress.txt');
+    assert.ok(!progress.includes('## Codebase Patterns'), 'the previous feature\'s entries are not in the fresh progress.txt');
+    assert.match(progress, /## \d{4}-\d\d-\d\d \d\d:\d\d - US-006\n/, 'the new iteration appended its entry');
+    assert.equal(git('rev-parse', '--abbrev-ref', 'HEAD'), 'ralph/task-priority');
+    assert.equal(fs.readFileSync(ws('.ralph', 'last-branch'), 'utf8').trim(), 'ralph/task-priority');
+    assert.equal(git('log', '-1', '--format=%s'), 'feat: US-006 - Sort tasks by priority');
+    const runs = runsJsonl();
+    assert.equal(runs.length, 1);
+    assert.equal(runs[0].commit?.subject, 'feat: US-006 - Sort tasks by priority');
+
+    // The Runs view lists the archive.
+    const snap = await (await api()).runsSnapshot();
+    const archives = snap.find((n) => n.contextValue === 'archives');
+    assert.ok(archives, `no Archives node: ${JSON.stringify(snap)}`);
+    assert.equal(archives.description, '1 previous feature');
+  });
+
+  test('a dirty working tree stops the run before the agent starts, and archives nothing', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    fs.mkdirSync(ws('.ralph'), { recursive: true });
+    fs.writeFileSync(ws('.ralph', 'last-branch'), 'ralph/old-feature\n');
+    fs.appendFileSync(ws('README.md'), '\nlocal edit\n');
+    const { value: r, opened } = await watchTerminals(() => vscode.commands.executeCommand<unknown>('ralph.runNext'));
+    assert.equal(r, undefined, 'the run should end with an error message (uncommitted changes), not a result');
+    assert.deepEqual(opened, [], 'no agent terminal');
+    assert.equal(git('rev-parse', '--abbrev-ref', 'HEAD'), 'main', 'no checkout');
+    assert.equal(fs.existsSync(ws('archive')), false, 'nothing archived while the run could not start');
+    assert.equal(fs.readFileSync(ws('progress.txt'), 'utf8'), pristine.progress, 'progress.txt untouched');
+    assert.equal(fs.readFileSync(ws('.ralph', 'last-branch'), 'utf8'), 'ralph/old-feature\n', 'the last branch is still the old one');
+    assert.deepEqual(runsJsonl(), []);
+    assert.equal((await api()).runnerState().running, false);
+  });
+
+  test('an invalid prd.json: no agent runs, the result says invalid-prd', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    fs.writeFileSync(ws('prd.json'), '{\n  "branchName": "ralph/task-priority",\n  "userStories": [\n    { "id": "US-1", "title": \n');
+    await waitForTree('the tree to show the problems of prd.json', (n) => /problems? in prd\.json/.test(n[0]?.label ?? ''));
+    const { value: r, opened } = await watchTerminals(() => runCommand('ralph.runNext'));
+    assert.equal(r.stop.reason, 'invalid-prd', r.stop.message);
+    assert.match(r.stop.message, /no agent was run/);
+    assert.ok(r.stop.details.length > 0 && r.stop.details.every((d) => /^prd\.json:\d+:\d+: /.test(d)), JSON.stringify(r.stop.details));
+    assert.equal(r.iterations.length, 0);
+    assert.deepEqual(opened.map((o) => o.name), [], 'no terminal');
+    assert.deepEqual(runsJsonl(), []);
+    assert.equal(fs.existsSync(ws('.ralph', 'prompts')), false, 'no prompt written');
+    assert.equal(git('rev-parse', '--abbrev-ref', 'HEAD'), 'main', 'no branch switch');
+  });
+
+  test('no prd.json: "Start loop" stops with prd-missing and runs nothing', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    fs.rmSync(ws('prd.json'));
+    await waitForTree('the tree to empty', (n) => n.length === 0);
+    const { value: r, opened } = await watchTerminals(() => runCommand('ralph.startLoop', 3, workspaceFolder().uri));
+    assert.equal(r.stop.reason, 'prd-missing', r.stop.message);
+    assert.equal(r.iterations.length, 0);
+    assert.deepEqual(opened, []);
+    assert.deepEqual(runsJsonl(), []);
+  });
+
+  test('an agent that deletes prd.json: the iteration is recorded as an error and the loop stops with prd-missing', async () => {
+    await useFakeAgent({ mode: 'delete-prd' });
+    const r = await runCommand('ralph.startLoop', 5);
+    assert.equal(r.stop.reason, 'prd-missing', r.stop.message);
+    assert.match(r.stop.message, /does not exist any more/);
+    assert.deepEqual(r.iterations.map((i) => i.outcome), ['error']);
+    assert.deepEqual(runsJsonl().map((x) => [x.storyId, x.outcome, x.exitCode, x.passingBefore]), [['US-006', 'error', 0, 4]]);
+  });
+
+  test('without a git repository runs still work; git steps are skipped and no commit is recorded', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    movedGit = path.join(path.dirname(ws()), `git-backup-${process.pid}`);
+    fs.renameSync(ws('.git'), movedGit);
+    const r = await runCommand('ralph.runNext');
+    assert.deepEqual(r.iterations.map((i) => i.outcome), ['passed'], r.stop.message);
+    assert.ok(r.iterations[0].notes.every((n) => !/no "feat: US-006/.test(n)), `git was not checked, so a missing commit is no finding: ${JSON.stringify(r.iterations[0].notes)}`);
+    const runs = runsJsonl();
+    assert.deepEqual(runs.map((x) => [x.storyId, x.outcome, x.exitCode, x.commit]), [['US-006', 'passed', 0, null]]);
+    assert.equal(prdStories().find((s) => s.id === 'US-006')?.passes, true);
+    assert.equal(fs.existsSync(ws('.git')), false, 'no repository was created');
+  });
+
+  test('story ids with shell metacharacters and slashes run safely (nothing executed, file names sanitised)', async () => {
+    const ids = ['US-1;touch PWNED', 'a/b$(touch PWNED2)', "q'`touch PWNED3`"];
+    await useCustomPrd(
+      {
+        projectName: 'Hostile',
+        branchName: 'ralph/hostile',
+        description: 'ids that a shell would love to run',
+        userStories: ids.map((id, i) => ({ id, title: `Title $(touch PWNED4) & ${i}`, priority: i + 1, passes: false, description: 'x; rm -rf /tmp/nothing', acceptanceCriteria: ['ok'] })),
+      },
+      3,
+    );
+    await useFakeAgent({ mode: 'pass', storyArg: true });
+    const { value: r, opened } = await watchTerminals(() => runCommand('ralph.startLoop', 5));
+    assert.equal(r.stop.reason, 'all-pass', r.stop.message);
+    const runs = runsJsonl();
+    assert.deepEqual(runs.map((x) => [x.storyId, x.outcome, x.exitCode]), ids.map((id) => [id, 'passed', 0]));
+    assert.deepEqual(runs.map((x) => x.commit?.subject), ids.map((id, i) => `feat: ${id} - Title $(touch PWNED4) & ${i}`));
+    assert.deepEqual(opened.map((o) => o.name), ids.map((id, i) => `Ralph: ${id} — Title $(touch PWNED4) & ${i}`.slice(0, 80)));
+    for (const x of runs) {
+      assert.match(x.promptFile, /^\.ralph\/prompts\/\d{8}-\d{6}-[A-Za-z0-9._-]+\.md$/, 'a sanitised prompt file name');
+      assert.ok(fs.existsSync(ws(x.promptFile)));
+    }
+    const pwned = (dir: string): string[] => fs.readdirSync(dir).filter((f) => f.startsWith('PWNED'));
+    assert.deepEqual(pwned(ws()), [], 'nothing ran in the workspace');
+    assert.deepEqual(pwned(path.dirname(ws())), []);
+    assert.deepEqual(pwned(os.homedir()), []);
+  });
+
+  test('"Preview prompt" returns the prompt of a story without running or writing anything', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    const us006 = prdStories().find((s) => s.id === 'US-006');
+    assert.ok(us006);
+    const { value: text, opened } = await watchTerminals(() => vscode.commands.executeCommand<string | undefined>('ralph.previewPrompt', 'US-006'));
+    assert.ok(typeof text === 'string', 'ralph.previewPrompt should return the prompt text');
+    assert.match(text, /^Story ID: US-006$/m);
+    for (const c of us006.acceptanceCriteria) {
+      assert.ok(text.includes(c), `the prompt lacks the acceptance criterion "${c}"`);
+    }
+    assert.ok(text.includes('feat: US-006 - Sort tasks by priority'), 'the prompt names the commit message');
+    const editor = vscode.window.activeTextEditor;
+    assert.equal(editor?.document.getText(), text, 'the prompt is shown in an editor');
+    assert.equal(editor?.document.languageId, 'markdown');
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+
+    // Without an argument: the next ready story.
+    const next = await vscode.commands.executeCommand<string | undefined>('ralph.previewPrompt');
+    assert.match(next ?? '', /^Story ID: US-006$/m);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+
+    assert.deepEqual(opened, [], 'no terminal');
+    assert.equal(fs.existsSync(ws('.ralph', 'prompts')), false, 'no prompt file written');
+    assert.deepEqual(runsJsonl(), []);
+  });
+});
+
+/**
+ * Runs the fake agent directly (no VS Code, no terminal) on a scratch git copy of the demo, once
+ * per story in `order`, and returns the median run time: the agent's own share of an iteration.
+ */
+function timeFakeAgentAlone(order: readonly string[], files: Pristine): number {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-agent-alone-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'prd.json'), files.prd);
+    fs.writeFileSync(path.join(dir, 'progress.txt'), files.progress);
+    const g = (...args: string[]): void => void execFileSync('git', [...GIT_IDENTITY, ...args], { cwd: dir, stdio: 'ignore' });
+    g('init', '-q', '-b', 'main');
+    g('add', '-A');
+    g('commit', '-q', '-m', 'fixture');
+    const times: number[] = [];
+    for (const id of order) {
+      const prompt = path.join(dir, `prompt-${times.length}.md`);
+      fs.writeFileSync(prompt, `## Story\n\nStory ID: ${id}\n`);
+      const t0 = performance.now();
+      execFileSync('node', [fakeAgentPath(), prompt], { cwd: dir, env: { ...process.env, FAKE_AGENT_MODE: 'pass' }, stdio: 'ignore' });
+      times.push(performance.now() - t0);
+    }
+    return median(times);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
