@@ -561,6 +561,16 @@ function normName(s: string): string {
     .toLowerCase();
 }
 
+function globRegExp(glob: string): RegExp {
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*\*/g, '\u0000')
+    .replace(/\*/g, '[^/]*')
+    .replace(/\?/g, '[^/]')
+    .replace(/\u0000/g, '.*');
+  return new RegExp(`^${body}(?:/.*)?$`);
+}
+
 /** Whether a Files entry covers a path: the same file, or a folder (`src/api/`, `src/api`) holding it. */
 function covers(entry: string, path: string): boolean {
   const e = entry.replace(/^\.\//, '').replace(/\/+$/, '');
@@ -568,10 +578,45 @@ function covers(entry: string, path: string): boolean {
     return true;
   }
   if (/[*?]/.test(e)) {
-    const re = new RegExp(`^${e.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '.*')}(?:/.*)?$`);
-    return re.test(path);
+    return globRegExp(e).test(path);
   }
   return path === e || path.startsWith(`${e}/`);
+}
+
+/** A fast "is this path listed?" test for many Files entries: exact files, folders and globs. */
+function coverage(entries: readonly string[]): (path: string) => boolean {
+  const exact = new Set<string>();
+  const folders = new Set<string>();
+  const globs: RegExp[] = [];
+  let all = false;
+  for (const raw of entries) {
+    const e = raw.replace(/^\.\//, '');
+    const bare = e.replace(/\/+$/, '');
+    if (bare === '' || bare === '.') {
+      all = true;
+    } else if (/[*?]/.test(bare)) {
+      globs.push(globRegExp(bare));
+    } else {
+      exact.add(bare);
+      // Anything without a file extension, or written with a trailing slash, may be a folder.
+      if (e.endsWith('/') || !/\.[A-Za-z0-9]+$/.test(baseOf(bare))) {
+        folders.add(bare);
+      }
+    }
+  }
+  return (p: string) => {
+    if (all || exact.has(p)) {
+      return true;
+    }
+    if (folders.size > 0) {
+      for (let d = dirOf(p); d !== ''; d = dirOf(d)) {
+        if (folders.has(d)) {
+          return true;
+        }
+      }
+    }
+    return globs.length > 0 && globs.some((g) => g.test(p));
+  };
 }
 
 /**
@@ -596,10 +641,7 @@ export function generatePin(
       byName.set(normName(m.name), m);
     }
   }
-  const listedEntries = doc.modules.flatMap((m) => m.files.map(cleanPath));
-  const listedExact = new Set(listedEntries.map((e) => e.replace(/^\.\//, '')));
-  const folderEntries = listedEntries.filter((e) => e.endsWith('/') || /[*?]/.test(e) || !/\.[A-Za-z0-9]+$/.test(baseOf(e)));
-  const isCovered = (p: string) => listedExact.has(p) || folderEntries.some((e) => covers(e, p));
+  const isCovered = coverage(doc.modules.flatMap((m) => m.files.map(cleanPath)));
   for (const g of generated) {
     const match = byName.get(normName(g.name));
     if (match) {
@@ -633,14 +675,18 @@ export function generatePin(
 export function stalePinFiles(doc: PinDoc, files: readonly string[]): { module: string; file: string }[] {
   const paths = files.map((f) => f.replace(/\\/g, '/').replace(/^\.\//, ''));
   const set = new Set(paths);
+  const dirs = new Set<string>();
+  for (const p of paths) {
+    for (let d = dirOf(p); d !== '' && !dirs.has(d); d = dirOf(d)) {
+      dirs.add(d);
+    }
+  }
   const out: { module: string; file: string }[] = [];
   for (const m of doc.modules) {
     for (const raw of m.files) {
       const f = cleanPath(raw).replace(/^\.\//, '');
-      if (f === '' || f === '.' || f === './' || set.has(f) || /[*?]/.test(f)) {
-        continue;
-      }
-      if (paths.some((p) => covers(f, p))) {
+      const bare = f.replace(/\/+$/, '');
+      if (bare === '' || bare === '.' || set.has(f) || dirs.has(bare) || /[*?]/.test(f)) {
         continue;
       }
       out.push({ module: m.name, file: f });
