@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { TextEdit } from '../core/prd/edits';
 import { editsToWorkspaceEdit } from '../util/edits';
-import { appendText } from './workspaceFiles';
+import { appendText, readText } from './workspaceFiles';
 
 export interface FileEditOptions {
   /** The same change as text to append at the end, when it is exactly an append (else undefined). */
@@ -32,6 +32,9 @@ export async function editTextFile(uri: vscode.Uri, compute: (text: string) => T
       return 'appended';
     }
   }
+  if (open) {
+    await untilCurrent(open);
+  }
   const doc = open ?? (await vscode.workspace.openTextDocument(uri));
   const wasDirty = doc.isDirty;
   // An agent may rewrite the file while we compute: the edit is then refused for a stale version.
@@ -54,4 +57,23 @@ export async function editTextFile(uri: vscode.Uri, compute: (text: string) => T
     throw new Error(`${vscode.workspace.asRelativePath(uri)} could not be saved (did it change on disk meanwhile?). The change is in the editor, unsaved.`);
   }
   return 'edited';
+}
+
+/**
+ * A loaded document without unsaved changes whose file changed on disk (an agent appended to it)
+ * is reloaded by VS Code a moment later. Until then its text is stale, and an edit computed on it
+ * could not be saved ("changed on disk meanwhile"), so wait for the reload (up to `timeoutMs`).
+ */
+async function untilCurrent(doc: vscode.TextDocument, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (doc.isDirty || doc.isClosed) {
+      return;
+    }
+    const disk = await readText(doc.uri).catch(() => undefined);
+    if (disk === undefined || disk.replace(/^\uFEFF/, '') === doc.getText() || Date.now() > deadline) {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
