@@ -5,27 +5,13 @@
  * Reads go through CliIo.readFile where they can (so tests can run them in memory); writes use
  * node:fs directly and are atomic (temp file in the same folder, then rename).
  */
-import { spawnSync } from 'node:child_process';
-import {
-  appendFileSync,
-  chmodSync,
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import ignore, { type Ignore } from 'ignore';
-import { type PinDoc, type PinModule, parsePin, writePin } from '../core/pin/format';
-import { SKIPPED_FOLDERS, generatePin, stalePinFiles } from '../core/pin/generate';
+import type { PinModule } from '../core/pin/format';
 import { DEFAULT_KEEP_RECENT_LINES, DEFAULT_THRESHOLD, planCompaction, type CompactionPlan } from '../core/progress/compact';
+import { writeFileAtomicallySync } from '../node/atomicWrite';
+import { applyCompaction } from '../node/compaction';
+import { generateRepoPin } from '../node/pinRepo';
 import { decodeText, looksBinary, splitLines } from '../core/progress/parse';
 
 export interface MemoryIo {
@@ -133,10 +119,6 @@ function intOption(args: MemoryArgs, name: string, fallback: number): number | s
   return Number(v);
 }
 
-function fileStamp(d: Date): string {
-  return d.toISOString().replace(/:/g, '-').replace(/\./g, '-');
-}
-
 function compact(args: MemoryArgs, io: MemoryIo): number {
   const cwd = io.cwd ?? process.cwd();
   const threshold = intOption(args, '--threshold', DEFAULT_THRESHOLD);
@@ -185,43 +167,17 @@ function compact(args: MemoryArgs, io: MemoryIo): number {
     }
     return 0;
   }
-  // Save the original, write the new text beside it, check nobody appended meanwhile, rename.
+  // Save the original, then replace the file atomically unless an agent appended meanwhile.
+  let done;
+  try {
+    done = applyCompaction(abs, bytes, plan, now, path.relative(cwd, abs) || file);
+  } catch (e) {
+    io.stderr(`ralph-workbench compact: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const relArchive = path.relative(cwd, done.archive) || done.archive;
   const dir = path.dirname(abs);
   const ralph = path.join(dir, '.ralph');
-  const archiveDir = path.join(ralph, 'archive');
-  mkdirSync(archiveDir, { recursive: true });
-  let archive = path.join(archiveDir, `progress-${fileStamp(now)}.txt`);
-  for (let k = 1; existsSync(archive); k++) {
-    archive = path.join(archiveDir, `progress-${fileStamp(now)}-${k}.txt`);
-  }
-  writeFileSync(archive, bytes, { flag: 'wx' });
-  if (!Buffer.from(readFileSync(archive)).equals(Buffer.from(bytes))) {
-    unlinkSync(archive);
-    io.stderr(`ralph-workbench compact: the saved copy ${archive} does not match ${file}; nothing changed.\n`);
-    return 1;
-  }
-  const tmp = path.join(dir, `.${path.basename(abs)}.${process.pid}.${Date.now()}.tmp`);
-  writeFileSync(tmp, plan.text);
-  try {
-    chmodSync(tmp, statSync(abs).mode & 0o7777);
-  } catch {
-    // Keep the default mode.
-  }
-  const current = readFileSync(abs);
-  if (!current.equals(Buffer.from(bytes))) {
-    unlinkSync(tmp);
-    unlinkSync(archive);
-    io.stderr(`ralph-workbench compact: ${file} changed while it was being compacted (an agent writing?); nothing changed. Run it again.\n`);
-    return 1;
-  }
-  renameSync(tmp, abs);
-  const relArchive = path.relative(cwd, archive) || archive;
-  const stories = plan.stories.length > 0 ? ` (${plan.stories.join(', ')})` : '';
-  appendFileSync(
-    path.join(ralph, 'compaction.log'),
-    `${now.toISOString()} ${path.relative(cwd, abs) || file}: ${plan.linesBefore} → ${plan.linesAfter} lines, ` +
-      `${plan.entriesSummarised} entries summarised${stories}, original saved to ${path.relative(dir, archive)}\n`,
-  );
   if (json) {
     io.stdout(`${JSON.stringify(planJson(plan, file, false, relArchive))}\n`);
   } else {
@@ -297,94 +253,8 @@ export function diffSummary(oldText: string, plan: CompactionPlan, file: string,
 // ---------------------------------------------------------------------------------------------
 // pin
 
-/** Repository files: `git ls-files` (tracked and untracked-but-not-ignored), or undefined when DIR is not in a git repository. */
-export function gitFiles(root: string): string[] | undefined {
-  const r = spawnSync('git', ['-C', root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-    encoding: 'buffer',
-    maxBuffer: 512 * 1024 * 1024,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  if (r.error || r.status !== 0) {
-    return undefined;
-  }
-  const out = r.stdout.toString('utf8');
-  return out.split('\0').filter((f) => f !== '');
-}
-
-/** A walk of DIR that honours .gitignore files (at every level) and skips vendored folders. */
-export function walkFiles(root: string): string[] {
-  const out: string[] = [];
-  const stack: { rel: string; rules: { base: string; ig: Ignore }[] }[] = [{ rel: '', rules: [] }];
-  while (stack.length > 0) {
-    const { rel, rules } = stack.pop()!;
-    const abs = rel === '' ? root : path.join(root, rel);
-    let entries;
-    try {
-      entries = readdirSync(abs, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    let here = rules;
-    if (entries.some((e) => e.name === '.gitignore' && e.isFile())) {
-      try {
-        here = [...rules, { base: rel, ig: ignore().add(readFileSync(path.join(abs, '.gitignore'), 'utf8')) }];
-      } catch {
-        // Unreadable .gitignore: ignore it.
-      }
-    }
-    const ignored = (p: string, dir: boolean) =>
-      here.some(({ base, ig }) => {
-        const r = base === '' ? p : p.slice(base.length + 1);
-        return r !== '' && ig.ignores(dir ? `${r}/` : r);
-      });
-    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      const p = rel === '' ? e.name : `${rel}/${e.name}`;
-      if (e.isDirectory()) {
-        if (SKIPPED_FOLDERS.has(e.name) || e.name.startsWith('.') || ignored(p, true)) {
-          continue;
-        }
-        stack.push({ rel: p, rules: here });
-      } else if (e.isFile() && !ignored(p, false)) {
-        out.push(p);
-      }
-    }
-  }
-  return out.sort();
-}
-
-/** One read buffer for every file (a fresh 32 KB buffer per file is 600 MB of garbage for 20,000 files). */
-let headBuffer: Buffer | undefined;
-
-function readHead(file: string, max: number): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
-    if (!headBuffer || headBuffer.length < max) {
-      headBuffer = Buffer.allocUnsafe(max);
-    }
-    const buf = headBuffer;
-    const n = readSync(fd, buf, 0, max, 0);
-    return buf.toString('utf8', 0, n);
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) {
-      closeSync(fd);
-    }
-  }
-}
-
 function moduleJson(m: PinModule): object {
   return { name: m.name, description: m.description.join('\n'), keywords: m.keywords, files: m.files, spec: m.spec ?? null, line: m.line ?? null };
-}
-
-function sameModule(m: PinModule): boolean {
-  const s = m.source;
-  if (!s) {
-    return false;
-  }
-  const eq = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
-  return m.name === s.name && eq(m.description, s.description) && eq(m.keywords, s.keywords) && eq(m.files, s.files) && m.spec === s.spec;
 }
 
 function pin(args: MemoryArgs, io: MemoryIo): number {
@@ -401,25 +271,10 @@ function pin(args: MemoryArgs, io: MemoryIo): number {
   }
   const pinRel = args.options.get('--pin') ?? 'specs/INDEX.md';
   const pinAbs = path.resolve(root, pinRel);
-  let files = gitFiles(root);
-  let source: 'git' | 'walk' = 'git';
-  if (files === undefined) {
-    source = 'walk';
+  const { doc, text, existingText, source, files, added, updated, stale } = generateRepoPin(root, pinAbs);
+  if (source === 'walk') {
     io.stderr(`ralph-workbench pin: ${root} is not a git repository (or git is not installed); listing files with a folder walk that honours .gitignore.\n`);
-    files = walkFiles(root);
   }
-  let existingText: string | undefined;
-  try {
-    existingText = decodeText(io.readFile(pinAbs));
-  } catch {
-    existingText = undefined;
-  }
-  const existing: PinDoc | undefined = existingText !== undefined ? parsePin(existingText) : undefined;
-  const doc = generatePin(files, (p) => readHead(path.join(root, p), 32768), existing);
-  const text = writePin(doc);
-  const added = doc.modules.filter((m) => !m.source).length;
-  const updated = doc.modules.filter((m) => m.source && !sameModule(m)).length;
-  const stale = stalePinFiles(doc, files);
   const shownPin = path.relative(cwd, pinAbs) || pinRel;
   if (args.flags.has('--json')) {
     io.stdout(
@@ -437,9 +292,7 @@ function pin(args: MemoryArgs, io: MemoryIo): number {
       return 0;
     }
     mkdirSync(path.dirname(pinAbs), { recursive: true });
-    const tmp = path.join(path.dirname(pinAbs), `.${path.basename(pinAbs)}.${process.pid}.${Date.now()}.tmp`);
-    writeFileSync(tmp, text);
-    renameSync(tmp, pinAbs);
+    writeFileAtomicallySync(pinAbs, text);
     io.stdout(`Wrote ${shownPin}: ${doc.modules.length} modules (${added} added, ${updated} updated), ${files.length} files from ${source === 'git' ? 'git ls-files' : 'a folder walk'}.\n`);
   } else if (!args.flags.has('--json')) {
     io.stderr(`ralph-workbench pin: ${doc.modules.length} modules (${added} new, ${updated} updated) from ${files.length} files; --write saves it to ${shownPin}.\n`);

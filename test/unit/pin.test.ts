@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { runCli } from '../../src/cli/main';
-import { walkFiles } from '../../src/cli/memory';
+import { walkFiles } from '../../src/node/pinRepo';
 import { keywordsOf, matchPin, parsePin, splitWords, stem, writePin } from '../../src/core/pin/format';
 import { generatePin, normaliseRepoPath, packageOfSpecifier, planModules, scanSource, stalePinFiles } from '../../src/core/pin/generate';
 
