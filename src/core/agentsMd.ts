@@ -2,7 +2,8 @@
  * AGENTS.md helpers: the skeleton, the headings of a file, inserting a note under a heading, and
  * finding the nearest AGENTS.md up from a file. Pure: file-system access comes in as callbacks.
  */
-import type { TextEdit } from './prd/edits';
+import { splitLines } from './progress/parse';
+import type { TextEdit } from './textEdit';
 
 export const AGENTS_MD_SECTIONS = ['Overview', 'Patterns', 'Gotchas', 'Dependencies', 'Testing'] as const;
 
@@ -35,30 +36,6 @@ export interface MdHeading {
 
 const HEADING = /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
 const FENCE = /^[ \t]{0,3}(```|~~~)/;
-
-function splitLines(text: string): { lines: string[]; starts: number[]; finalEol: boolean } {
-  const lines: string[] = [];
-  const starts: number[] = [];
-  let start = 0;
-  let i = 0;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || c === 13) {
-      lines.push(text.slice(start, i));
-      starts.push(start);
-      i += c === 13 && text.charCodeAt(i + 1) === 10 ? 2 : 1;
-      start = i;
-    } else {
-      i++;
-    }
-  }
-  const finalEol = text.length > 0 && start === text.length;
-  if (!finalEol && text.length > 0) {
-    lines.push(text.slice(start));
-    starts.push(start);
-  }
-  return { lines, starts, finalEol };
-}
 
 /** ATX headings outside code fences, with the extent of their sections. */
 export function listHeadings(text: string): MdHeading[] {

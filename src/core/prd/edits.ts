@@ -2,13 +2,10 @@
  * Minimal text edits to prd.json (jsonc-parser `modify`): only the touched value changes, so
  * formatting, key order and unknown fields are kept. The host applies them as a WorkspaceEdit.
  */
-import { type EditResult, findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
+import { findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
+import type { TextEdit } from '../textEdit';
 
-export interface TextEdit {
-  readonly offset: number;
-  readonly length: number;
-  readonly content: string;
-}
+export { applyEdits, type TextEdit } from '../textEdit';
 
 export function setPassesEdits(text: string, storyIndex: number, passes: boolean): TextEdit[] {
   return modify(text, ['userStories', storyIndex, 'passes'], passes, { formattingOptions: formattingOf(text) });
@@ -40,14 +37,6 @@ export function removeBlockedByEdits(text: string, storyIndex: number, elementIn
   const prev = items[elementIndex - 1];
   const start = prev.offset + prev.length;
   return [{ offset: start, length: target.offset + target.length - start, content: '' }];
-}
-
-export function applyEdits(text: string, edits: EditResult): string {
-  let out = text;
-  for (const e of [...edits].sort((a, b) => b.offset - a.offset)) {
-    out = out.slice(0, e.offset) + e.content + out.slice(e.offset + e.length);
-  }
-  return out;
 }
 
 /** Indentation and line ending as the file already uses them. */

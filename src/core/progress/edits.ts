@@ -7,7 +7,7 @@
  * New lines follow the file's own style: its line ends, heading level, date format, bullet
  * marker, learnings heading and `---` separators. Edits on a binary file are empty.
  */
-import type { TextEdit } from '../prd/edits';
+import type { TextEdit } from '../textEdit';
 import { type Eol, type ProgressDoc, type ProgressEntry, newestEntryOf, parseProgress, splitLines, type SplitText } from './parse';
 
 export type { TextEdit };
@@ -24,14 +24,7 @@ export interface NewEntryOptions {
   readonly filesChanged?: readonly string[];
 }
 
-/** Applies edits (any order, non-overlapping) to a text. */
-export function applyTextEdits(text: string, edits: readonly TextEdit[]): string {
-  let out = text;
-  for (const e of [...edits].sort((a, b) => b.offset - a.offset)) {
-    out = out.slice(0, e.offset) + e.content + out.slice(e.offset + e.length);
-  }
-  return out;
-}
+export { applyEdits as applyTextEdits } from '../textEdit';
 
 /** The text to append when `edits` is a single insertion at the end of `text`; else undefined. */
 export function appendOnly(text: string, edits: readonly TextEdit[]): string | undefined {
