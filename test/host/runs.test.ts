@@ -167,11 +167,18 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
 
     // When shell integration becomes available in each agent terminal (the command is sent then).
     const integrated = new Map<vscode.Terminal, number>();
-    const sub = vscode.window.onDidChangeTerminalShellIntegration((e) => {
-      if (!integrated.has(e.terminal)) {
-        integrated.set(e.terminal, performance.now());
-      }
-    });
+    const execStart = new Map<vscode.Terminal, number>();
+    const execEnd = new Map<vscode.Terminal, number>();
+    const subs = [
+      vscode.window.onDidChangeTerminalShellIntegration((e) => {
+        if (!integrated.has(e.terminal)) {
+          integrated.set(e.terminal, performance.now());
+        }
+      }),
+      vscode.window.onDidStartTerminalShellExecution((e) => void execStart.set(e.terminal, performance.now())),
+      vscode.window.onDidEndTerminalShellExecution((e) => void execEnd.set(e.terminal, performance.now())),
+    ];
+    const sub = { dispose: () => subs.forEach((d) => d.dispose()) };
     const t0 = performance.now();
     const { value: r, opened, ms } = await watchTerminals(() => runCommand('ralph.startLoop', 20)).finally(() => sub.dispose());
     assert.equal(r.stop.reason, 'all-pass', r.stop.message);
@@ -224,7 +231,10 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     log(`      loop of ${runs.length}: ${Math.round(ms)} ms; command → first terminal ${Math.round(opened[0].atMs)} ms`);
     log(`      per iteration: wall ${Math.round(perIteration)} ms (terminal phase median ${Math.round(terminalPhase)} ms, between iterations median ${Math.round(median(gaps))} ms); fake agent alone median ${Math.round(agentMs)} ms`);
     const shellReady = opened.filter((o) => integrated.has(o.terminal)).map((o) => (integrated.get(o.terminal) ?? 0) - t0 - o.atMs);
+    const phase = (from: Map<vscode.Terminal, number> | undefined, to: Map<vscode.Terminal, number>): number =>
+      median(opened.filter((o) => to.has(o.terminal) && (!from || from.has(o.terminal))).map((o) => (to.get(o.terminal) ?? 0) - (from ? from.get(o.terminal) ?? 0 : t0 + o.atMs)));
     log(`      terminal open → shell integration ready: median ${Math.round(median(shellReady))} ms (${shellReady.length}/${opened.length} terminals)`);
+    log(`      shell integration → command started ${Math.round(phase(integrated, execStart))} ms; command started → ended (agent in the terminal) ${Math.round(phase(execStart, execEnd))} ms`);
     log(`      harness overhead per iteration ≈ ${Math.round(perIteration - agentMs)} ms (wall − agent alone)`);
   });
 
