@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the test tiers and prints one summary line "N passed, M failed".
-//   node scripts/test.mjs            unit, build, extension host, UI (in that order)
+//   node scripts/test.mjs            static checks, unit, build, extension host, UI (in that order)
+//   node scripts/test.mjs static     type check (tsc --noEmit, strict) and lint (eslint); each counts as one test
 //   node scripts/test.mjs unit       unit tests only (npm run test:unit)
 //   node scripts/test.mjs host       build + extension-host tests in a real VS Code
 //   node scripts/test.mjs ui         build + UI tests (Chromium driving the VS Code workbench)
@@ -16,7 +17,7 @@ import path from 'node:path';
 import { buildHostTests, hostTestsIndex } from './build-tests.mjs';
 import { cleanupAll, copyFixture, ensureTestHost, isNoise, openWorkbench, repoRoot } from './vscode-host.mjs';
 
-const TIERS = ['unit', 'build', 'host', 'ui'];
+const TIERS = ['static', 'unit', 'build', 'host', 'ui'];
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const c = (code, s) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
 const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
@@ -79,6 +80,22 @@ async function unitTier() {
   // A crash before mocha's epilogue still has to count as a failure.
   const failures = r.code !== 0 && counts.failures === 0 ? 1 : counts.failures;
   return { ...counts, failures, ok: r.code === 0, note: r.code !== 0 && counts.failures === 0 ? `exit code ${r.code}` : undefined };
+}
+
+/** Type check and lint: each is one check that passes or fails. */
+async function staticTier() {
+  const checks = [
+    ['type check', ['run', 'typecheck']],
+    ['lint', ['run', 'lint']],
+  ];
+  let passes = 0;
+  const failed = [];
+  for (const [name, args] of checks) {
+    const r = await run('npm', args);
+    if (r.code === 0) passes++;
+    else failed.push(name);
+  }
+  return { passes, failures: failed.length, ok: failed.length === 0, note: failed.length ? `${failed.join(' and ')} failed` : undefined };
 }
 
 async function buildTier() {
@@ -189,7 +206,7 @@ async function uiTier() {
   return { ...counts, failures, ok: r.code === 0, note: r.code !== 0 && counts.failures === 0 ? `exit code ${r.code}` : undefined };
 }
 
-const runners = { unit: unitTier, build: buildTier, host: hostTier, ui: uiTier };
+const runners = { static: staticTier, unit: unitTier, build: buildTier, host: hostTier, ui: uiTier };
 
 async function main() {
   const arg = process.argv[2];
