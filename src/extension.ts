@@ -6,7 +6,6 @@ import { registerMemoryCommands } from './commands/memoryCommands';
 import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
 import { Views } from './constants';
-import { learningsByStory } from './core/progress/parse';
 import { MemoryWorkspace } from './services/memoryWorkspace';
 import { PrdWorkspace } from './services/prdWorkspace';
 import { Runner } from './services/runner';
@@ -15,7 +14,7 @@ import { MemoryTreeProvider } from './views/memoryTree';
 import { PROPOSED_SCHEME, ProposedContentProvider } from './views/proposedContent';
 import { ARCHIVE_SCHEME, ArchiveContentProvider, RunsTreeProvider } from './views/runsTree';
 import { RalphStatusBar } from './views/statusBar';
-import { StoriesTreeProvider } from './views/storiesTree';
+import { bindStoriesViewDescription, StoriesTreeProvider } from './views/storiesTree';
 
 export function activate(context: vscode.ExtensionContext): RalphApi {
   const started = Date.now();
@@ -24,15 +23,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
 
   const prds = new PrdWorkspace(log);
   const memory = new MemoryWorkspace(log);
-  const tree = new StoriesTreeProvider(
-    prds,
-    (folder, storyId) => {
-      const progress = memory.forFolder(folder)?.progress;
-      const group = progress ? learningsByStory(progress.doc).find((g) => g.storyId === storyId) : undefined;
-      return (group?.learnings ?? []).map((l) => ({ text: l.text, uri: progress!.uri, line: l.line, date: l.date }));
-    },
-    memory.onDidChange,
-  );
+  const tree = new StoriesTreeProvider(prds, (folder, storyId) => memory.learningsFor(folder, storyId), memory.onDidChange);
   const treeView = vscode.window.createTreeView(Views.stories, { treeDataProvider: tree, showCollapseAll: true });
   const memoryTree = new MemoryTreeProvider(memory);
   context.subscriptions.push(prds, memory, tree, treeView, new PrdDiagnostics(prds), memoryTree);
@@ -42,7 +33,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
       providedCodeActionKinds: PrdCodeActions.kinds,
     }),
   );
-  context.subscriptions.push(prds.onDidChange(() => updateViewDescription(treeView, prds)));
+  context.subscriptions.push(bindStoriesViewDescription(treeView, prds));
 
   const runner = new Runner(prds, log);
   const runs = new RunsTreeProvider(prds, runner);
@@ -75,17 +66,6 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
       return { running: s.running, storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, terminalName: s.terminal?.name };
     },
   };
-}
-
-function updateViewDescription(view: vscode.TreeView<unknown>, prds: PrdWorkspace): void {
-  const entries = prds.list();
-  if (entries.length !== 1) {
-    view.description = undefined;
-    return;
-  }
-  const a = entries[0].analysis;
-  const c = a.readiness.counts;
-  view.description = a.readable ? `${c.done}/${c.total} passing` : `${a.problems.length} problem${a.problems.length === 1 ? '' : 's'}`;
 }
 
 export function deactivate(): void {

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { type MdHeading, listHeadings } from '../core/agentsMd';
 import { type PinDoc, parsePin } from '../core/pin/format';
-import { type ProgressDoc, decodeText, parseProgress } from '../core/progress/parse';
+import { type ProgressDoc, decodeText, learningsByStory, parseProgress, type StoryLearnings } from '../core/progress/parse';
 import { Disposable } from '../util/disposable';
 import { KeyedDebouncer } from '../util/debounce';
 import { readSettings } from './settings';
@@ -29,6 +29,14 @@ export interface AgentsFile {
   readonly headings: readonly MdHeading[];
 }
 
+/** A learning recorded for a story, with where it is. */
+export interface LearningRef {
+  readonly text: string;
+  readonly uri: vscode.Uri;
+  readonly line: number;
+  readonly date?: string;
+}
+
 export interface FolderMemory {
   readonly folder: vscode.WorkspaceFolder;
   readonly progressUri: vscode.Uri;
@@ -42,6 +50,7 @@ const AGENTS_EXCLUDE = '{**/node_modules/**,**/.git/**,**/dist/**,**/out/**,**/a
 
 export class MemoryWorkspace extends Disposable {
   private readonly memories = new Map<string, FolderMemory>();
+  private readonly learningGroups = new Map<string, Map<string, StoryLearnings>>();
   private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.onDidChangeEmitter.event;
   private readonly debouncer = new KeyedDebouncer<string>(200, (key) => this.reload(key));
@@ -75,6 +84,20 @@ export class MemoryWorkspace extends Disposable {
   forFolder(folder: vscode.WorkspaceFolder | vscode.Uri): FolderMemory | undefined {
     const uri = folder instanceof vscode.Uri ? folder : folder.uri;
     return this.memories.get(uri.toString());
+  }
+
+  /** The learnings progress.txt records for a story, newest first. */
+  learningsFor(folder: vscode.Uri, storyId: string): LearningRef[] {
+    const progress = this.memories.get(folder.toString())?.progress;
+    if (!progress) {
+      return [];
+    }
+    let groups = this.learningGroups.get(folder.toString());
+    if (!groups) {
+      groups = new Map(learningsByStory(progress.doc).map((g) => [g.storyId, g]));
+      this.learningGroups.set(folder.toString(), groups);
+    }
+    return (groups.get(storyId)?.learnings ?? []).map((l) => ({ text: l.text, uri: progress.uri, line: l.line, date: l.date }));
   }
 
   async whenIdle(): Promise<void> {
@@ -130,6 +153,7 @@ export class MemoryWorkspace extends Disposable {
         this.textOf(pinUri),
         this.agentsFiles(folder),
       ]);
+      this.learningGroups.delete(key);
       this.memories.set(key, {
         folder,
         progressUri,

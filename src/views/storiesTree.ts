@@ -166,3 +166,19 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     return nodes;
   }
 }
+
+/** Keeps the Stories view's header description ("4/12 passing", "2 problems") current. */
+export function bindStoriesViewDescription(view: vscode.TreeView<unknown>, prds: PrdWorkspace): vscode.Disposable {
+  const update = (): void => {
+    const entries = prds.list();
+    if (entries.length !== 1) {
+      view.description = undefined;
+      return;
+    }
+    const a = entries[0].analysis;
+    const c = a.readiness.counts;
+    view.description = a.readable ? `${c.done}/${c.total} passing` : `${a.problems.length} problem${a.problems.length === 1 ? '' : 's'}`;
+  };
+  update();
+  return prds.onDidChange(update);
+}

@@ -4,17 +4,13 @@ import type { Problem } from '../core/prd/problems';
 import { type DisplayStatus, presentStory } from '../core/prd/present';
 import type { StoryState } from '../core/prd/readiness';
 import { Commands } from '../constants';
+import type { LearningRef } from '../services/memoryWorkspace';
 import type { PrdEntry } from '../services/prdWorkspace';
 
 export type StoryTreeNode = FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode;
 
 /** A learning recorded for a story in progress.txt. */
-export interface StoryLearningRef {
-  readonly text: string;
-  readonly uri: vscode.Uri;
-  readonly line: number;
-  readonly date?: string;
-}
+export type StoryLearningRef = LearningRef;
 
 const statusIcons: Record<DisplayStatus, [string, string]> = {
   next: ['play-circle', 'testing.iconQueued'],
