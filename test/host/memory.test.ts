@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../../src/api';
 import { agentsMdSkeleton } from '../../src/core/agentsMd';
-import { api, closeAllEditors, findStory, sleep, snapshot, waitFor, workspaceFolder } from './helpers';
+import { api, closeAllEditors, extension, findStory, sleep, snapshot, waitFor, workspaceFolder } from './helpers';
 import { log } from './log';
 
 // ---------------------------------------------------------------------------------------------
@@ -312,6 +312,19 @@ async function capturingErrors<T>(fn: () => Promise<T>): Promise<{ result: T; er
       win.showErrorMessage = original;
     }
   }
+}
+
+/** The snippets the extension contributes: name and body (joined). */
+function extensionSnippets(): { name: string; body: string }[] {
+  const ext = extension();
+  const out: { name: string; body: string }[] = [];
+  for (const c of ext.packageJSON.contributes.snippets as { language: string; path: string }[]) {
+    const json = JSON.parse(fs.readFileSync(path.join(ext.extensionUri.fsPath, c.path), 'utf8')) as Record<string, { body: string | string[] }>;
+    for (const [name, s] of Object.entries(json)) {
+      out.push({ name, body: Array.isArray(s.body) ? s.body.join('\n') : s.body });
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -682,6 +695,28 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
     assertSameText(read(rel), insertAfterLine(skeleton, hint, `- ${note}\n`), rel);
     const nodes = await waitForMemory(`${rel} in the Memory view`, (n) => labels(section(n, 'AGENTS.md').children).includes(rel));
     assert.deepEqual(labels(section(nodes, 'AGENTS.md').children).sort(), [rel, 'src/api/AGENTS.md', 'src/web/components/AGENTS.md']);
+  });
+
+  test('the AGENTS.md snippets are contributed for Markdown: the skeleton inserts the five sections', async () => {
+    write('src/shared/AGENTS.md', '');
+    const editor = await openEditor('src/shared/AGENTS.md');
+    assert.equal(editor.document.languageId, 'markdown');
+    await exec('editor.action.insertSnippet', { langId: 'markdown', name: 'AGENTS.md skeleton' });
+    await waitFor('the skeleton snippet in the editor', () => editor.document.getText().includes('## Testing'));
+    assert.deepEqual(
+      oracleHeadings(editor.document.getText()).map(([t, l]) => `${l} ${t}`),
+      ['1 shared', '2 Overview', '2 Patterns', '2 Gotchas', '2 Dependencies', '2 Testing'],
+      editor.document.getText(),
+    );
+    // One snippet per section too.
+    const snippets = extensionSnippets();
+    for (const s of ['Overview', 'Patterns', 'Gotchas', 'Dependencies', 'Testing']) {
+      assert.ok(snippets.some((x) => x.name === `AGENTS.md ${s} section` && x.body.startsWith(`## ${s}`)), `a snippet for the ${s} section`);
+    }
+    // "Add note to nearest AGENTS.md" is offered in the editor and explorer context menus.
+    const menus = extension().packageJSON.contributes.menus as Record<string, { command: string }[]>;
+    assert.ok(menus['editor/context'].some((m) => m.command === 'ralph.agents.addNote'));
+    assert.ok(menus['explorer/context'].some((m) => m.command === 'ralph.agents.addNote'));
   });
 
   // -------------------------------------------------------------------------------------------

@@ -40,6 +40,17 @@ async function notification(page: Page, text: string): Promise<Locator> {
   return item.first();
 }
 
+/** Runs a command from the palette that opens a quick pick of its own (which stays open). */
+async function runCommandKeepOpen(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 10_000 });
+  await input.press('Enter');
+  await eventually(`the quick pick of "${title}"`, async () => !(await input.inputValue()).startsWith('>'));
+}
+
 /** Visible rows of a view: label, then description after " | ". */
 async function rows(p: Locator): Promise<string[]> {
   return p.locator('.monaco-list-row').evaluateAll((els) =>
@@ -164,6 +175,24 @@ describe('Memory view, learnings under stories and the compaction preview in the
     await page.mouse.move(900, 500);
     await page.waitForTimeout(300);
     await shot(page, '21-story-learnings');
+  });
+
+  it('"Search the Pin" ranks modules for a word and opens the chosen file', async () => {
+    await ensureRalphOpen(page);
+    await runCommandKeepOpen(page, 'Ralph: Search the Pin');
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('urgency');
+    const rowsOf = () => page.locator('.quick-input-widget .monaco-list-row').evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()));
+    await eventually('"Priority Model" first for "urgency"', async () => /^Priority Model/.test((await rowsOf())[0] ?? ''), 10_000, rowsOf);
+    assert.match((await rowsOf())[0], /matches urgency/);
+    await shot(page, '23-search-the-pin');
+    await input.press('Enter');
+    // Priority Model lists four files and a spec: pick the spec.
+    await eventually('the files of Priority Model', async () => (await rowsOf()).some((r) => r.startsWith('specs/priority-model.md')), 10_000, rowsOf);
+    await input.fill('specs/priority-model.md');
+    await input.press('Enter');
+    await page.locator('.tabs-container .tab', { hasText: 'priority-model.md' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await runCommand(page, 'View: Close All Editors');
   });
 
   it('"Ralph: Compact progress.txt…" previews the compaction in a diff editor; Cancel leaves the file alone', async () => {
