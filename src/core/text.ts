@@ -64,3 +64,34 @@ export class LineIndex {
     return { offset, length, start: this.positionAt(offset), end: this.positionAt(offset + length) };
   }
 }
+
+/** Splits `a, b (c, d), e` on top-level commas and semicolons. */
+export function splitList(s: string): string[] {
+  if (!/[(`[]/.test(s)) {
+    return s
+      .split(/[,;]/)
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0);
+  }
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  let tick = false;
+  for (const ch of s) {
+    if (ch === '`') {
+      tick = !tick;
+    } else if (!tick && (ch === '(' || ch === '[')) {
+      depth++;
+    } else if (!tick && (ch === ')' || ch === ']') && depth > 0) {
+      depth--;
+    }
+    if (!tick && depth === 0 && (ch === ',' || ch === ';')) {
+      out.push(cur);
+      cur = '';
+    } else {
+      cur += ch;
+    }
+  }
+  out.push(cur);
+  return out.map((x) => x.trim()).filter((x) => x.length > 0);
+}

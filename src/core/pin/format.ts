@@ -18,6 +18,7 @@
  * so writing a parsed file back gives the same bytes, and changing one field rewrites only that
  * field's lines, in the file's own style.
  */
+import { splitList } from '../text';
 
 export interface PinModule {
   name: string;
@@ -124,29 +125,6 @@ function cleanKeyword(raw: string): string {
     .trim();
 }
 
-function splitValues(s: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let tick = false;
-  let cur = '';
-  for (const ch of s) {
-    if (ch === '`') {
-      tick = !tick;
-    } else if (!tick && (ch === '(' || ch === '[')) {
-      depth++;
-    } else if (!tick && (ch === ')' || ch === ']') && depth > 0) {
-      depth--;
-    }
-    if (!tick && depth === 0 && (ch === ',' || ch === ';')) {
-      out.push(cur);
-      cur = '';
-    } else {
-      cur += ch;
-    }
-  }
-  out.push(cur);
-  return out.map((x) => x.trim()).filter((x) => x.length > 0);
-}
 
 function splitLinesKeep(text: string): { lines: string[]; finalEol: boolean } {
   const lines = text.split(/\r\n|\n|\r/);
@@ -231,7 +209,7 @@ function parseModule(lines: readonly string[], start: number, end: number, level
       let bulletPrefix = '- ';
       let ticks = /`/.test(f.rest);
       const take = (s: string) => {
-        for (const v of splitValues(s)) {
+        for (const v of splitList(s)) {
           vals.push(v);
         }
       };

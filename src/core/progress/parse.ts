@@ -24,6 +24,7 @@
  * Every element carries 0-based line numbers ([line, endLine) ranges, endLine exclusive).
  * The parser never throws; empty or binary input gives an empty model with a problem.
  */
+import { splitList } from '../text';
 
 export type Eol = '\n' | '\r\n' | '\r';
 
@@ -363,36 +364,7 @@ export function cleanFile(raw: string): string {
   return s.replace(/[.,;:]+$/, '').trim();
 }
 
-/** Splits `a, b (c, d), e` on top-level commas and semicolons. */
-export function splitList(s: string): string[] {
-  if (!/[(`[]/.test(s)) {
-    return s
-      .split(/[,;]/)
-      .map((x) => x.trim())
-      .filter((x) => x.length > 0);
-  }
-  const out: string[] = [];
-  let depth = 0;
-  let cur = '';
-  let tick = false;
-  for (const ch of s) {
-    if (ch === '`') {
-      tick = !tick;
-    } else if (!tick && (ch === '(' || ch === '[')) {
-      depth++;
-    } else if (!tick && (ch === ')' || ch === ']') && depth > 0) {
-      depth--;
-    }
-    if (!tick && depth === 0 && (ch === ',' || ch === ';')) {
-      out.push(cur);
-      cur = '';
-    } else {
-      cur += ch;
-    }
-  }
-  out.push(cur);
-  return out.map((x) => x.trim()).filter((x) => x.length > 0);
-}
+export { splitList };
 
 function indentOf(line: string): number {
   let i = 0;
