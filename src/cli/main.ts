@@ -8,7 +8,7 @@
  *   pin      [--root DIR] [--write] [--json]   generate / merge specs/INDEX.md (memory.ts)
  */
 import { readFileSync } from 'node:fs';
-import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
+import { analyzePrd, analyzePrdQuick, type PrdAnalysis } from '../core/prd/index';
 import { isContextCommand, runContext } from './context';
 import { isMemoryCommand, runMemory } from './memory';
 import type { Problem } from '../core/prd/problems';
@@ -108,7 +108,8 @@ export function runCli(argv: readonly string[], io: CliIo): number {
     io.stderr(`ralph-workbench: ${message}\n`);
     return 1;
   }
-  const analysis = analyzePrd(bytes);
+  // validate needs positions for its report; next and ready only when something is wrong.
+  const analysis = args.command === 'validate' ? analyzePrd(bytes) : analyzePrdQuick(bytes);
   switch (args.command) {
     case 'validate':
       return validate(analysis, args, io);

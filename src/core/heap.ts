@@ -17,7 +17,9 @@ export class MinHeap<T> {
       if (this.compare(a[i], a[p]) >= 0) {
         break;
       }
-      [a[i], a[p]] = [a[p], a[i]];
+      const t = a[i];
+      a[i] = a[p];
+      a[p] = t;
       i = p;
     }
   }
@@ -45,7 +47,9 @@ export class MinHeap<T> {
         if (m === i) {
           break;
         }
-        [a[i], a[m]] = [a[m], a[i]];
+        const t = a[i];
+        a[i] = a[m];
+        a[m] = t;
         i = m;
       }
     }

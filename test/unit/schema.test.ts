@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { prdJsonSchema } from '../../src/core/prd/jsonSchema';
-import { prdSchema } from '../../src/core/prd/schema';
+import { analyzePrd as analyzePrdFull, analyzePrdQuick } from '../../src/core/prd/index';
+import { isValidPrdData, prdSchema } from '../../src/core/prd/schema';
 import { prdTemplate } from '../../src/core/prd/template';
 import { analyze } from './helpers';
 
@@ -145,5 +146,80 @@ describe('prd.json template', () => {
 
   it('falls back to a generic branch name when the project name has no letters or digits', () => {
     assert.equal(analyze(prdTemplate('!!!')).doc.branchName, 'ralph/my-feature');
+  });
+});
+
+describe('isValidPrdData (the hand-written mirror of the zod schema used on hot paths)', () => {
+  const value = fc.oneof(
+    fc.string({ maxLength: 4 }),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.array(fc.oneof(fc.string({ maxLength: 3 }), fc.integer()), { maxLength: 2 }),
+    fc.dictionary(fc.string({ maxLength: 2 }), fc.string({ maxLength: 2 }), { maxKeys: 1 }),
+  );
+  const storyArb = fc.oneof(
+    fc.record(
+      {
+        id: fc.oneof(fc.constantFrom('US-1', '', ' x', 'x ', 'a b', 'a\nb', '\t'), value),
+        title: fc.oneof(fc.string({ maxLength: 3 }), value),
+        priority: fc.oneof(fc.integer(), fc.double(), value),
+        passes: fc.oneof(fc.boolean(), value),
+        description: fc.oneof(fc.string({ maxLength: 3 }), value),
+        acceptanceCriteria: fc.oneof(fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }), value),
+        blockedBy: fc.oneof(fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }), value),
+        notes: value,
+        extra: value,
+      },
+      { requiredKeys: [] },
+    ),
+    value,
+  );
+  const prdArb = fc.oneof(
+    fc.record(
+      {
+        projectName: value,
+        branchName: value,
+        description: value,
+        userStories: fc.oneof(fc.array(storyArb, { maxLength: 3 }), value),
+      },
+      { requiredKeys: [] },
+    ),
+    value,
+  );
+
+  it('accepts exactly what prdSchema accepts', () => {
+    fc.assert(
+      fc.property(prdArb, (prd) => {
+        assert.equal(isValidPrdData(prd), prdSchema.safeParse(prd).success, JSON.stringify(prd));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('accepts the demo prd.json and its template', () => {
+    const demo = JSON.parse(readFileSync(path.join(__dirname, '../../examples/demo/prd.json'), 'utf8'));
+    assert.ok(isValidPrdData(demo));
+    assert.ok(isValidPrdData(JSON.parse(prdTemplate('X'))));
+  });
+});
+
+describe('analyzePrdQuick (no positions on the happy path)', () => {
+  it('gives the same readiness as analyzePrd on a valid file, and falls back with located problems otherwise', () => {
+    const demo = readFileSync(path.join(__dirname, '../../examples/demo/prd.json'));
+    const quick = analyzePrdQuick(demo);
+    const full = analyzePrdFull(demo);
+    assert.equal(quick.readable, true);
+    assert.deepEqual(
+      quick.readiness.order.map((s) => [s.story.id, s.status, s.isNext, s.waitingOn]),
+      full.readiness.order.map((s) => [s.story.id, s.status, s.isNext, s.waitingOn]),
+    );
+    const broken = Buffer.from(demo.toString('utf8').replace('"blockedBy": [\n        "US-001"\n      ]', '"blockedBy": [\n        "US-404"\n      ]'));
+    const fallback = analyzePrdQuick(broken);
+    assert.equal(fallback.problems.length, 1);
+    assert.equal(fallback.problems[0].code, 'unknown-blocked-by');
+    assert.ok(fallback.problems[0].range.start.line > 0, 'the fallback problem has its real line');
   });
 });

@@ -21,14 +21,14 @@ export function buildStoryGraph(stories: readonly Story[]): StoryGraph {
   const adj: number[][] = stories.map(() => []);
   const dependents: number[][] = stories.map(() => []);
   stories.forEach((s, i) => {
-    const seen = new Set<number>();
+    const out = adj[i];
     for (const ref of s.blockedBy) {
       const j = byId.get(ref.id);
-      if (j === undefined || j === i || seen.has(j)) {
+      // blockedBy lists are short: a linear duplicate check beats a Set per story.
+      if (j === undefined || j === i || out.includes(j)) {
         continue;
       }
-      seen.add(j);
-      adj[i].push(j);
+      out.push(j);
       dependents[j].push(i);
     }
   });

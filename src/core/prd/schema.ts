@@ -41,3 +41,58 @@ export const prdSchema = z.looseObject({
 
 export type UserStoryData = z.infer<typeof userStorySchema>;
 export type PrdData = z.infer<typeof prdSchema>;
+
+/**
+ * Whether `data` passes `prdSchema`, checked by hand: an exact mirror of the zod schema above for
+ * hot paths (the CLI on 10,000-story files), where running zod costs more than the rest of the
+ * check. It only answers yes or no; for the located messages the caller runs zod. A property test
+ * (test/unit/schema.test.ts) holds the two equal on random input.
+ */
+export function isValidPrdData(data: unknown): data is PrdData {
+  if (!isRecord(data) || !optionalString(data.projectName) || !optionalString(data.branchName) || !optionalString(data.description)) {
+    return false;
+  }
+  const stories = data.userStories;
+  if (!Array.isArray(stories)) {
+    return false;
+  }
+  for (const s of stories) {
+    if (
+      !isRecord(s) ||
+      typeof s.id !== 'string' ||
+      s.id.length === 0 ||
+      !storyIdPattern.test(s.id) ||
+      typeof s.title !== 'string' ||
+      typeof s.priority !== 'number' ||
+      !Number.isFinite(s.priority) ||
+      typeof s.passes !== 'boolean' ||
+      typeof s.description !== 'string' ||
+      !isStringArray(s.acceptanceCriteria) ||
+      (s.blockedBy !== undefined && !isStringArray(s.blockedBy)) ||
+      !optionalString(s.notes)
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function optionalString(v: unknown): boolean {
+  return v === undefined || typeof v === 'string';
+}
+
+function isStringArray(v: unknown): v is string[] {
+  if (!Array.isArray(v)) {
+    return false;
+  }
+  for (const x of v) {
+    if (typeof x !== 'string') {
+      return false;
+    }
+  }
+  return true;
+}
