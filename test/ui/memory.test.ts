@@ -2,22 +2,9 @@ import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { eventually, host, openDemo, openRalphContainer, runCommand, screenshotDir, shot, storiesPane, storyRow, widenSideBar, type Workbench } from './workbench';
+import { eventually, host, openDemo, openRalphContainer, pane, rows, runCommand, screenshotDir, screenshotOnFailure, setExpanded, shot, storiesPane, storyRow, widenSideBar, type Workbench } from './workbench';
 
-/** The pane of a view in the Ralph container, by its title. */
-function pane(page: Page, title: string): Locator {
-  return page.locator('.pane').filter({ has: page.locator(`.pane-header[aria-label^="${title}"]`) });
-}
 
-/** Expands or collapses a view's pane by clicking its header. */
-async function setExpanded(page: Page, title: string, expanded: boolean): Promise<void> {
-  const header = pane(page, title).locator('.pane-header').first();
-  await header.waitFor({ state: 'visible', timeout: 10_000 });
-  if (((await header.getAttribute('aria-expanded')) === 'true') !== expanded) {
-    await header.click();
-  }
-  await eventually(`the ${title} view to be ${expanded ? 'expanded' : 'collapsed'}`, async () => ((await header.getAttribute('aria-expanded')) === 'true') === expanded);
-}
 
 /** Opens the Ralph container unless its views are showing already (each test can run alone). */
 async function ensureRalphOpen(page: Page): Promise<void> {
@@ -51,16 +38,6 @@ async function runCommandKeepOpen(page: Page, title: string): Promise<void> {
   await eventually(`the quick pick of "${title}"`, async () => !(await input.inputValue()).startsWith('>'));
 }
 
-/** Visible rows of a view: label, then description after " | ". */
-async function rows(p: Locator): Promise<string[]> {
-  return p.locator('.monaco-list-row').evaluateAll((els) =>
-    els.map((e) => {
-      const label = e.querySelector('.label-name')?.textContent ?? '';
-      const description = e.querySelector('.label-description')?.textContent ?? '';
-      return description ? `${label} | ${description}` : label;
-    }),
-  );
-}
 
 /** The demo's progress.txt followed by `n` generated entries, far over the 400-line threshold. */
 function longProgress(demo: string, n = 45): string {
@@ -101,11 +78,7 @@ describe('Memory view, learnings under stories and the compaction preview in the
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) {
-      const name = `failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
-      const file = await shot(page, name).catch(() => undefined);
-      if (file) {console.log(`      screenshot of the failure: ${path.relative(process.cwd(), file)}`);}
-    }
+    await screenshotOnFailure(page, this.currentTest);
   });
 
   it('shows the Memory view: Codebase Patterns, Learnings, AGENTS.md files and the Pin', async () => {

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { eventually, host, openRalphContainer, repoRoot, rowLabels, shot, storiesPane, widenSideBar, type Workbench } from './workbench';
+import { eventually, host, openRalphContainer, repoRoot, rowLabels, screenshotOnFailure, shot, storiesPane, widenSideBar, type Workbench } from './workbench';
 
 /** The pane of the Runs view. */
 function runsPane(page: Page): Locator {
@@ -46,11 +46,7 @@ describe('Running an agent from the VS Code UI (demo workspace, fake agent)', fu
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) {
-      const name = `failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
-      const file = await shot(page, name).catch(() => undefined);
-      if (file) {console.log(`      screenshot of the failure: ${path.relative(process.cwd(), file)}`);}
-    }
+    await screenshotOnFailure(page, this.currentTest);
   });
 
   it('clicking "Run Next Ready Story" in the Stories view title runs US-006 in a terminal named after it', async () => {

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { eventually, host, openDemo, openRalphContainer, rowLabels, runCommand, shot, storiesPane, storyRow, widenSideBar, type Workbench } from './workbench';
+import { eventually, host, openDemo, openRalphContainer, rowLabels, runCommand, screenshotOnFailure, setExpanded, shot, storiesPane, storyRow, widenSideBar, type Workbench } from './workbench';
 
 describe('Ralph Workbench in the VS Code UI (demo workspace)', function () {
   let wb: Workbench;
@@ -21,16 +21,15 @@ describe('Ralph Workbench in the VS Code UI (demo workspace)', function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) {
-      const name = `failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
-      const file = await shot(page, name).catch(() => undefined);
-      if (file) {console.log(`      screenshot of the failure: ${path.relative(process.cwd(), file)}`);}
-    }
+    await screenshotOnFailure(page, this.currentTest);
   });
 
   it('shows the Stories tree when the Ralph activity-bar item is clicked', async () => {
     await openRalphContainer(page);
     await widenSideBar(page);
+    // Give the Stories view the whole side bar, so every row is drawn.
+    await setExpanded(page, 'Runs', false);
+    await setExpanded(page, 'Memory', false);
     const labels = await rowLabels(page);
     assert.ok(labels[0]?.startsWith('US-006: Sort tasks by priority'), `first row: ${labels[0]}`);
     assert.match(labels[0], /\bnext\b/);

@@ -40,9 +40,47 @@ export async function shot(page: Page, name: string): Promise<string> {
   return file;
 }
 
+/** The pane of a view in the Ralph container, by its title ("Stories", "Runs", "Memory"). */
+export function pane(page: Page, title: string): Locator {
+  return page.locator('.pane').filter({ has: page.locator(`.pane-header[aria-label^="${title}"]`) });
+}
+
 /** The pane of the Stories view. */
 export function storiesPane(page: Page): Locator {
-  return page.locator('.pane').filter({ has: page.locator('.pane-header[aria-label^="Stories"]') });
+  return pane(page, 'Stories');
+}
+
+/** Expands or collapses a view's pane by clicking its header. */
+export async function setExpanded(page: Page, title: string, expanded: boolean): Promise<void> {
+  const header = pane(page, title).locator('.pane-header').first();
+  await header.waitFor({ state: 'visible', timeout: 10_000 });
+  if (((await header.getAttribute('aria-expanded')) === 'true') !== expanded) {
+    await header.click();
+  }
+  await eventually(`the ${title} view to be ${expanded ? 'expanded' : 'collapsed'}`, async () => ((await header.getAttribute('aria-expanded')) === 'true') === expanded);
+}
+
+/** Visible rows of a list or tree: label, then description after " | ". */
+export async function rows(list: Locator): Promise<string[]> {
+  return list.locator('.monaco-list-row').evaluateAll((els) =>
+    els.map((e) => {
+      const label = e.querySelector('.label-name')?.textContent ?? '';
+      const description = e.querySelector('.label-description')?.textContent ?? '';
+      return description ? `${label} | ${description}` : label;
+    }),
+  );
+}
+
+/** An afterEach hook body: a screenshot named after the failed test, for a person to look at. */
+export async function screenshotOnFailure(page: Page | undefined, test: Mocha.Test | undefined): Promise<void> {
+  if (test?.state !== 'failed' || !page) {
+    return;
+  }
+  const name = `failed-${(test.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
+  const file = await shot(page, name).catch(() => undefined);
+  if (file) {
+    console.log(`      screenshot of the failure: ${path.relative(process.cwd(), file)}`);
+  }
 }
 
 /** Tree rows of the Stories view whose accessible label starts with `prefix`. */
@@ -50,17 +88,9 @@ export function storyRow(page: Page, prefix: string): Locator {
   return storiesPane(page).locator(`.monaco-list-row[aria-label^="${prefix.replace(/"/g, '\\"')}"]`);
 }
 
-/** Visible text of each row: label, then description after " | ". */
+/** Visible text of each row of the Stories view: label, then description after " | ". */
 export async function rowLabels(page: Page): Promise<string[]> {
-  return storiesPane(page)
-    .locator('.monaco-list-row')
-    .evaluateAll((els) =>
-      els.map((e) => {
-        const label = e.querySelector('.label-name')?.textContent ?? '';
-        const description = e.querySelector('.label-description')?.textContent ?? '';
-        return description ? `${label} | ${description}` : label;
-      }),
-    );
+  return rows(storiesPane(page));
 }
 
 /** Clicks the "Ralph" item of the activity bar and waits for the Stories tree to show rows. */
