@@ -100,10 +100,11 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
     if (arg instanceof StoryNode) {
       return { id: arg.id, title: arg.state.story.title };
     }
-    if (typeof arg === 'string' && arg.trim() !== '') {
-      return { id: arg.trim() };
-    }
     const entry = prds.forFolder(m.folder.uri);
+    if (typeof arg === 'string' && arg.trim() !== '') {
+      const id = arg.trim();
+      return { id, title: entry?.analysis.doc.stories.find((s) => s.id === id)?.title };
+    }
     const stories = entry?.analysis.doc.stories.filter((s) => s.id !== '') ?? [];
     const runs = parseRuns((await readText(joinRelative(m.folder.uri, RUNS_FILE))) ?? '').runs;
     const lastRun = runs.length > 0 ? runs[runs.length - 1].storyId : undefined;

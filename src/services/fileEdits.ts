@@ -54,7 +54,9 @@ export async function editTextFile(uri: vscode.Uri, compute: (text: string) => T
     await new Promise((r) => setTimeout(r, 250));
   }
   if (!wasDirty && !(await doc.save())) {
-    throw new Error(`${vscode.workspace.asRelativePath(uri)} could not be saved (did it change on disk meanwhile?). The change is in the editor, unsaved.`);
+    // Show the unsaved change rather than leave it in a document no editor shows.
+    await vscode.window.showTextDocument(doc, { preview: false });
+    throw new Error(`${vscode.workspace.asRelativePath(uri)} could not be saved (did it change on disk meanwhile?). The change is in the editor, unsaved: compare and save, or revert.`);
   }
   return 'edited';
 }
