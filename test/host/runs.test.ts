@@ -434,6 +434,34 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     assert.equal(fs.existsSync(ws('.git')), false, 'no repository was created');
   });
 
+  test('with ralph.progress.autoCompact, a long progress.txt is compacted (original saved, action logged) before the iteration', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    const original = fs.readFileSync(ws('progress.txt'), 'utf8');
+    let long = original;
+    for (let i = 0; i < 60; i++) {
+      long += `\n## 2026-11-1${i % 9} 10:${String(i % 60).padStart(2, '0')} - US-00${1 + (i % 4)}\n- Iteration ${i}\n- Files changed: src/gen/f${i}.ts\n- **Learnings for future iterations:**\n  - Auto learning ${i}\n---\n`;
+    }
+    fs.writeFileSync(ws('progress.txt'), long);
+    git('add', 'progress.txt');
+    git(...GIT_IDENTITY, 'commit', '-q', '-m', 'long progress.txt');
+    await vscode.workspace.getConfiguration('ralph', workspaceFolder().uri).update('progress.autoCompact', true, vscode.ConfigurationTarget.Workspace);
+
+    const r = await runCommand('ralph.runNext');
+    assert.deepEqual(r.iterations.map((i) => i.outcome), ['passed'], r.stop.message);
+    const log = fs.readFileSync(ws('.ralph/compaction.log'), 'utf8').trim().split('\n');
+    assert.equal(log.length, 1, `one compaction logged: ${JSON.stringify(log)}`);
+    const saved = fs.readdirSync(ws('.ralph/archive')).filter((f) => f.startsWith('progress-'));
+    assert.equal(saved.length, 1);
+    assert.equal(fs.readFileSync(ws('.ralph/archive', saved[0]), 'utf8'), long, 'the saved original is byte-identical');
+    const after = fs.readFileSync(ws('progress.txt'), 'utf8');
+    assert.match(after, /^## Compacted history/m);
+    assert.ok(after.split('\n').length < long.split('\n').length, 'progress.txt is shorter');
+    for (let i = 0; i < 60; i++) {
+      assert.ok(after.includes(`Auto learning ${i}`), `learning ${i} kept`);
+    }
+    assert.match(after.trimEnd().split('\n---').slice(-2).join('\n'), /US-006/, "the agent's own entry follows the compaction");
+  });
+
   test('story ids with shell metacharacters and slashes run safely (nothing executed, file names sanitised)', async () => {
     const ids = ['US-1;touch PWNED', 'a/b$(touch PWNED2)', "q'`touch PWNED3`"];
     await useCustomPrd(
