@@ -66,15 +66,31 @@ function storyAt(s: PrdData['userStories'][number], at: StoryLayout, index: numb
   if (at.id < 0 || at.passes < 0 || at.blockedBy.length !== 2 * ids.length || at.criteria.length !== 2 * s.acceptanceCriteria.length) {
     return undefined;
   }
-  const blockedBy: BlockedByRef[] = [];
-  for (let k = 0; k < ids.length; k++) {
-    blockedBy.push({ id: ids[k].trim(), elementIndex: k, range: lines.range(at.blockedBy[2 * k], at.blockedBy[2 * k + 1]) });
-  }
   const criteriaRanges: TextRange[] = [];
   for (let k = 0; k < at.criteria.length; k += 2) {
     criteriaRanges.push(lines.range(at.criteria[k], at.criteria[k + 1]));
   }
-  // The same shape, in the same key order, as readStory in document.ts.
+  return storyFromData(s, index, {
+    range: lines.range(at.start, at.end - at.start),
+    idRange: lines.range(at.id, at.idLength),
+    passesRange: lines.range(at.passes, at.passesLength),
+    criteriaRanges,
+    blockedByRange: (k) => lines.range(at.blockedBy[2 * k], at.blockedBy[2 * k + 1]),
+  });
+}
+
+/** Where a story's parts are in the text (or empty ranges when nobody needs them). */
+export interface StoryRanges {
+  readonly range: TextRange;
+  readonly idRange: TextRange;
+  readonly passesRange?: TextRange;
+  readonly criteriaRanges: readonly TextRange[];
+  readonly blockedByRange: (elementIndex: number) => TextRange;
+}
+
+/** A Story from one schema-valid userStories element: the same shape, in the same key order, as readStory in document.ts. */
+export function storyFromData(s: PrdData['userStories'][number], index: number, at: StoryRanges): Story {
+  const blockedBy: BlockedByRef[] = (s.blockedBy ?? []).map((id, elementIndex) => ({ id: id.trim(), elementIndex, range: at.blockedByRange(elementIndex) }));
   return {
     index,
     id: s.id.trim(),
@@ -85,10 +101,10 @@ function storyAt(s: PrdData['userStories'][number], at: StoryLayout, index: numb
     acceptanceCriteria: s.acceptanceCriteria,
     blockedBy,
     notes: s.notes,
-    range: lines.range(at.start, at.end - at.start),
-    idRange: lines.range(at.id, at.idLength),
-    passesRange: lines.range(at.passes, at.passesLength),
-    criteriaRanges,
+    range: at.range,
+    idRange: at.idRange,
+    passesRange: at.passesRange,
+    criteriaRanges: at.criteriaRanges,
   };
 }
 

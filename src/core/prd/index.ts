@@ -1,6 +1,7 @@
 /** One call for callers that want everything: parse, validate, compute readiness. */
 import { LineIndex } from '../text';
-import { parsePrd, parsePrdBytes, type PrdDocument, type Story } from './document';
+import { parsePrd, parsePrdBytes, type PrdDocument } from './document';
+import { storyFromData } from './fastParse';
 import { graphProblemCodes, type Problem } from './problems';
 import { computeReadiness, type Readiness } from './readiness';
 import { isValidPrdData } from './schema';
@@ -48,21 +49,8 @@ export function analyzePrdQuick(bytes: Uint8Array): PrdAnalysis {
   if (!isValidPrdData(data) || text.includes('"__proto__"')) {
     return analyzePrd(bytes);
   }
-  const stories: Story[] = data.userStories.map((s, index) => ({
-    index,
-    id: s.id.trim(),
-    title: s.title,
-    priority: s.priority,
-    passes: s.passes,
-    description: s.description,
-    acceptanceCriteria: s.acceptanceCriteria,
-    blockedBy: (s.blockedBy ?? []).map((id, elementIndex) => ({ id: id.trim(), elementIndex, range: NO_POSITION })),
-    notes: s.notes,
-    range: NO_POSITION,
-    idRange: NO_POSITION,
-    passesRange: NO_POSITION,
-    criteriaRanges: [],
-  }));
+  const none = { range: NO_POSITION, idRange: NO_POSITION, passesRange: NO_POSITION, criteriaRanges: [], blockedByRange: () => NO_POSITION };
+  const stories = data.userStories.map((s, index) => storyFromData(s, index, none));
   const doc: PrdDocument = {
     text,
     lines: new LineIndex(''),

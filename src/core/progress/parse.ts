@@ -366,10 +366,11 @@ export function cleanFile(raw: string): string {
 
 export { splitList };
 
-function indentOf(line: string): number {
+/** Leading blanks of a line, up to `maxCols` columns (tabs to the next multiple of 4): how many columns and characters. */
+function leadingBlanks(line: string, maxCols = Number.POSITIVE_INFINITY): { cols: number; chars: number } {
   let i = 0;
   let col = 0;
-  while (i < line.length) {
+  while (i < line.length && col < maxCols) {
     const c = line.charCodeAt(i);
     if (c === 32) {
       col++;
@@ -380,24 +381,15 @@ function indentOf(line: string): number {
     }
     i++;
   }
-  return col;
+  return { cols: col, chars: i };
+}
+
+function indentOf(line: string): number {
+  return leadingBlanks(line).cols;
 }
 
 function stripIndent(line: string, cols: number): string {
-  let i = 0;
-  let col = 0;
-  while (i < line.length && col < cols) {
-    const c = line.charCodeAt(i);
-    if (c === 32) {
-      col++;
-    } else if (c === 9) {
-      col += 4 - (col % 4);
-    } else {
-      break;
-    }
-    i++;
-  }
-  return line.slice(i);
+  return line.slice(leadingBlanks(line, cols).chars);
 }
 
 interface MutableBody {
