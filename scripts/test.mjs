@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the test tiers and prints one summary line "N passed, M failed".
-//   node scripts/test.mjs            static checks, unit, build, extension host, UI (in that order)
+//   node scripts/test.mjs            static checks, build, unit, extension host, UI (in that order)
 //   node scripts/test.mjs static     type check (tsc --noEmit, strict) and lint (eslint); each counts as one test
 //   node scripts/test.mjs unit       unit tests only (npm run test:unit)
 //   node scripts/test.mjs host       build + extension-host tests in a real VS Code
@@ -17,7 +17,8 @@ import path from 'node:path';
 import { buildHostTests, hostTestsIndex } from './build-tests.mjs';
 import { cleanupAll, copyFixture, ensureTestHost, isNoise, openWorkbench, repoRoot } from './vscode-host.mjs';
 
-const TIERS = ['static', 'unit', 'build', 'host', 'ui'];
+// build before unit: the unit tier also runs dist/cli.js as whole processes.
+const TIERS = ['static', 'build', 'unit', 'host', 'ui'];
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const c = (code, s) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
 const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
