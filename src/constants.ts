@@ -1,51 +1,54 @@
-/** Every id the extension shares with package.json: commands, views, context keys, settings. */
+/**
+ * Every id the extension shares with package.json: commands, views, context keys, settings.
+ * (Written in double quotes, as in package.json, so a search for "ralph.x" finds both.)
+ */
 export const EXTENSION_ID = 'ralph-workbench.ralph-workbench';
 
 export const Commands = {
-  refresh: 'ralph.refresh',
-  createPrd: 'ralph.createPrd',
-  openPrd: 'ralph.openPrd',
-  showNextStory: 'ralph.showNextStory',
-  storyOpen: 'ralph.story.open',
-  storyReveal: 'ralph.story.reveal',
-  markPassing: 'ralph.story.markPassing',
-  markNotPassing: 'ralph.story.markNotPassing',
-  removeBlockedBy: 'ralph.removeBlockedBy',
-  breakCycle: 'ralph.breakCycle',
-  openProblem: 'ralph.openProblem',
-  runNext: 'ralph.runNext',
-  runStory: 'ralph.story.run',
-  startLoop: 'ralph.startLoop',
-  stopAfterIteration: 'ralph.stopAfterIteration',
-  stopNow: 'ralph.stopNow',
-  previewPrompt: 'ralph.previewPrompt',
-  showRunTerminal: 'ralph.showRunTerminal',
-  openRunPrompt: 'ralph.openRunPrompt',
-  refreshRuns: 'ralph.refreshRuns',
-  openAt: 'ralph.openAt',
-  addPattern: 'ralph.memory.addPattern',
-  addLearning: 'ralph.memory.addLearning',
-  newProgressEntry: 'ralph.memory.newEntry',
-  compact: 'ralph.memory.compact',
-  undoCompaction: 'ralph.memory.undoCompaction',
-  refreshMemory: 'ralph.memory.refresh',
-  addAgentsNote: 'ralph.agents.addNote',
-  generatePin: 'ralph.pin.generate',
-  searchPin: 'ralph.pin.search',
+  refresh: "ralph.refresh",
+  createPrd: "ralph.createPrd",
+  openPrd: "ralph.openPrd",
+  showNextStory: "ralph.showNextStory",
+  storyOpen: "ralph.story.open",
+  storyReveal: "ralph.story.reveal",
+  markPassing: "ralph.story.markPassing",
+  markNotPassing: "ralph.story.markNotPassing",
+  removeBlockedBy: "ralph.removeBlockedBy",
+  breakCycle: "ralph.breakCycle",
+  openProblem: "ralph.openProblem",
+  runNext: "ralph.runNext",
+  runStory: "ralph.story.run",
+  startLoop: "ralph.startLoop",
+  stopAfterIteration: "ralph.stopAfterIteration",
+  stopNow: "ralph.stopNow",
+  previewPrompt: "ralph.previewPrompt",
+  showRunTerminal: "ralph.showRunTerminal",
+  openRunPrompt: "ralph.openRunPrompt",
+  refreshRuns: "ralph.refreshRuns",
+  openAt: "ralph.openAt",
+  addPattern: "ralph.memory.addPattern",
+  addLearning: "ralph.memory.addLearning",
+  newProgressEntry: "ralph.memory.newEntry",
+  compact: "ralph.memory.compact",
+  undoCompaction: "ralph.memory.undoCompaction",
+  refreshMemory: "ralph.memory.refresh",
+  addAgentsNote: "ralph.agents.addNote",
+  generatePin: "ralph.pin.generate",
+  searchPin: "ralph.pin.search",
 } as const;
 
 export const Views = {
   container: 'ralph',
-  stories: 'ralph.stories',
-  runs: 'ralph.runs',
-  memory: 'ralph.memory',
+  stories: "ralph.stories",
+  runs: "ralph.runs",
+  memory: "ralph.memory",
 } as const;
 
 export const ContextKeys = {
   /** 'noPrd' | 'ok' | 'problems' */
-  state: 'ralph.state',
-  hasCycles: 'ralph.hasCycles',
-  running: 'ralph.running',
+  state: "ralph.state",
+  hasCycles: "ralph.hasCycles",
+  running: "ralph.running",
 } as const;
 
 export const Settings = {
