@@ -14,6 +14,11 @@ STAMP="$HOST_DIR/.installed-code-server-$CODE_SERVER_VERSION"
 
 log() { printf '[setup-test-host] %s\n' "$*" >&2; }
 
+# When this runs under `npm test` / `npm start`, the outer npm's settings arrive as npm_* variables
+# (npm_config_user_agent names Node 20, which code-server's postinstall rejects). The installs
+# below are separate npm projects with their own Node: start them from a clean npm environment.
+while IFS= read -r var; do unset "$var"; done < <(compgen -e | grep -i '^npm_' || true)
+
 need_apt=()
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 if [ ! -f "$STAMP" ] && ! dpkg -s libkrb5-dev >/dev/null 2>&1; then need_apt+=(libkrb5-dev); fi
