@@ -96,15 +96,14 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
   });
 
   /** The story a learning is about: the argument, the selected story, or a pick (default: the one last run). */
-  const pickStory = async (m: FolderMemory, arg: unknown, title: string): Promise<{ id: string; title?: string } | undefined> => {
+  const pickStory = async (m: FolderMemory, arg: unknown, title: string): Promise<{ id: string } | undefined> => {
     if (arg instanceof StoryNode) {
-      return { id: arg.id, title: arg.state.story.title };
+      return { id: arg.id };
+    }
+    if (typeof arg === 'string' && arg.trim() !== '') {
+      return { id: arg.trim() };
     }
     const entry = prds.forFolder(m.folder.uri);
-    if (typeof arg === 'string' && arg.trim() !== '') {
-      const id = arg.trim();
-      return { id, title: entry?.analysis.doc.stories.find((s) => s.id === id)?.title };
-    }
     const stories = entry?.analysis.doc.stories.filter((s) => s.id !== '') ?? [];
     const runs = parseRuns((await readText(joinRelative(m.folder.uri, RUNS_FILE))) ?? '').runs;
     const lastRun = runs.length > 0 ? runs[runs.length - 1].storyId : undefined;
@@ -114,7 +113,6 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
       label: s.id,
       description: s.title,
       detail: s.id === lastRun ? 'last run' : s.id === selected ? 'selected' : undefined,
-      title: s.title,
     }));
     items.sort((a, b) => Number(b.label === preferred) - Number(a.label === preferred));
     if (items.length === 0) {
@@ -122,7 +120,7 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
       return id ? { id: id.trim() } : undefined;
     }
     const pick = await vscode.window.showQuickPick(items, { title, placeHolder: 'Which story?' });
-    return pick ? { id: pick.label, title: pick.title } : undefined;
+    return pick ? { id: pick.label } : undefined;
   };
 
   reg(Commands.addLearning, async (storyArg?: unknown, textArg?: string, folderArg?: vscode.Uri) => {
@@ -168,7 +166,8 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
       return undefined;
     }
     const now = new Date();
-    const options = { title: story.title, summary: summary.trim() ? summary : undefined };
+    // The heading is `## <date time> - <story id>`, as SPEC and the original loop write it.
+    const options = { summary: summary.trim() ? summary : undefined };
     await editProgress(m, (t) => newProgressEntry(t, story.id, now, options), (t) => newProgressEntryAppend(t, story.id, now, options));
     if (typeof summaryArg !== 'string') {
       const doc = await vscode.workspace.openTextDocument(m.progressUri);
