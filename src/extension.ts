@@ -36,7 +36,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   context.subscriptions.push(bindStoriesViewDescription(treeView, prds));
 
   const runner = new Runner(prds, log);
-  const runs = new RunsTreeProvider(prds, runner);
+  const runs = new RunsTreeProvider(runner);
   context.subscriptions.push(
     runner,
     runs,

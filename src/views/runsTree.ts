@@ -6,7 +6,6 @@ import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../api';
 import { formatDuration, parseRuns, type RunOutcome, type RunRecord, summarizeRuns, summaryLine } from '../core/runs/runs';
 import { Commands } from '../constants';
-import type { PrdWorkspace } from '../services/prdWorkspace';
 import { RUNS_FILE, type Runner } from '../services/runner';
 import { joinRelative, readText } from '../services/workspaceFiles';
 import { Disposable } from '../util/disposable';
@@ -33,10 +32,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
   private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChangeTreeData = this.onDidChangeEmitter.event;
 
-  constructor(
-    private readonly prds: PrdWorkspace,
-    runner: Runner,
-  ) {
+  constructor(runner: Runner) {
     super();
     this.register(runner.onDidRecord(() => this.refresh()));
     const watcher = this.register(vscode.workspace.createFileSystemWatcher(`**/${RUNS_FILE}`));
@@ -112,8 +108,8 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       for (const folder of vscode.workspace.workspaceFolders ?? []) {
         const text = await readText(joinRelative(folder.uri, RUNS_FILE));
         const parsed = parseRuns(text ?? '');
-        const hasPrd = this.prds.forFolder(folder.uri) !== undefined;
-        if (parsed.runs.length > 0 || hasPrd) {
+        // With no runs the view shows its welcome content instead (how to start, or why agents cannot run here).
+        if (parsed.runs.length > 0) {
           out.push({ kind: 'summary', folder, text: summaryLine(summarizeRuns(parsed.runs)), bad: parsed.errors.length });
         }
         const runs = parsed.runs.map((run, index) => ({ kind: 'run' as const, folder, run, index })).reverse();
