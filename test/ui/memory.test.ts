@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { eventually, host, openDemo, openRalphContainer, pane, rows, runCommand, screenshotDir, screenshotOnFailure, setExpanded, shot, storiesPane, storyRow, widenSideBar, type Workbench } from './workbench';
+import { eventually, openRalphContainer, pane, rows, runCommand, screenshotDir, setExpanded, shot, storiesPane, storyRow, useWorkbench, widenSideBar } from './workbench';
 
 
 
@@ -62,33 +62,16 @@ function longProgress(demo: string, n = 45): string {
 }
 
 describe('Memory view, learnings under stories and the compaction preview in the VS Code UI (demo workspace)', function () {
-  let wb: Workbench;
-  let page: Page;
-  let folder: string;
-
-  before(async function () {
-    this.timeout(120_000);
-    ({ wb, folder } = await openDemo());
-    page = wb.page;
-  });
-
-  after(async () => {
-    await wb?.close();
-    await (await host()).cleanupAll();
-  });
-
-  afterEach(async function () {
-    await screenshotOnFailure(page, this.currentTest);
-  });
+  const ui = useWorkbench();
 
   it('shows the Memory view: Codebase Patterns, Learnings, AGENTS.md files and the Pin', async () => {
-    await openRalphContainer(page);
-    await widenSideBar(page, 640);
+    await openRalphContainer(ui.page);
+    await widenSideBar(ui.page, 640);
     // Give the Memory view the whole side bar.
-    await setExpanded(page, 'Stories', false);
-    await setExpanded(page, 'Runs', false);
-    await setExpanded(page, 'Memory', true);
-    const memory = pane(page, 'Memory');
+    await setExpanded(ui.page, 'Stories', false);
+    await setExpanded(ui.page, 'Runs', false);
+    await setExpanded(ui.page, 'Memory', true);
+    const memory = pane(ui.page, 'Memory');
     await eventually('the four sections of the Memory view', async () => {
       const r = await rows(memory);
       return ['Codebase Patterns | 6', 'Learnings | 17 in 5 entries', 'AGENTS.md | 3 files', 'The Pin | 7 modules'].every((s) => r.includes(s));
@@ -106,98 +89,98 @@ describe('Memory view, learnings under stories and the compaction preview in the
     assert.ok(r.some((x) => x.startsWith('Priority Model | priority, priorities')), JSON.stringify(r));
 
     // Expand the newest story's learnings for the picture.
-    const us004 = memory.locator('.monaco-list-row[aria-level="2"]', { has: page.locator('.label-name', { hasText: /^US-004$/ }) });
+    const us004 = memory.locator('.monaco-list-row[aria-level="2"]', { has: ui.page.locator('.label-name', { hasText: /^US-004$/ }) });
     await us004.locator('.monaco-tl-twistie').click();
     await eventually('the learnings of US-004', async () => (await rows(memory)).some((x) => x.startsWith('Invalidate by key prefix')), 10_000, () => rows(memory));
-    await page.mouse.move(900, 500);
-    await page.waitForTimeout(300);
-    await shot(page, '20-memory-view');
+    await ui.page.mouse.move(900, 500);
+    await ui.page.waitForTimeout(300);
+    await shot(ui.page, '20-memory-view');
 
     // Selecting a pattern opens progress.txt at its line.
-    const demo = readFileSync(path.join(folder, 'progress.txt'), 'utf8').split('\n');
+    const demo = readFileSync(path.join(ui.folder, 'progress.txt'), 'utf8').split('\n');
     const tailwindLine = demo.findIndex((l) => l.startsWith('- Tailwind classes must be complete')) + 1;
-    await memory.locator('.monaco-list-row', { has: page.locator('.label-name', { hasText: /^Tailwind classes must be complete/ }) }).click();
-    const tab = page.locator('.tabs-container .tab', { hasText: 'progress.txt' });
+    await memory.locator('.monaco-list-row', { has: ui.page.locator('.label-name', { hasText: /^Tailwind classes must be complete/ }) }).click();
+    const tab = ui.page.locator('.tabs-container .tab', { hasText: 'progress.txt' });
     await tab.waitFor({ state: 'visible', timeout: 10_000 });
-    const cursor = page.locator('.statusbar-item[id="status.editor.selection"]');
+    const cursor = ui.page.locator('.statusbar-item[id="status.editor.selection"]');
     await eventually(`the cursor on line ${tailwindLine} of progress.txt`, async () => new RegExp(`Ln ${tailwindLine},`).test(await cursor.innerText()), 10_000, () => cursor.innerText());
-    await page.mouse.move(900, 700);
-    await page.waitForTimeout(300);
-    await shot(page, '20-memory-view-pattern-opened');
+    await ui.page.mouse.move(900, 700);
+    await ui.page.waitForTimeout(300);
+    await shot(ui.page, '20-memory-view-pattern-opened');
     // For the README (docs/images/memory-view.png, kept under 300 KB): the view and the opened file.
-    await page.screenshot({ path: path.join(screenshotDir, '20-memory-view-readme.png'), clip: { x: 0, y: 0, width: 1160, height: 860 } });
-    await runCommand(page, 'View: Close All Editors');
+    await ui.page.screenshot({ path: path.join(screenshotDir, '20-memory-view-readme.png'), clip: { x: 0, y: 0, width: 1160, height: 860 } });
+    await runCommand(ui.page, 'View: Close All Editors');
   });
 
   it('a story in the Stories view shows its learnings as children', async () => {
-    await ensureRalphOpen(page);
-    await setExpanded(page, 'Memory', false);
-    await setExpanded(page, 'Stories', true);
-    const us002 = storyRow(page, 'US-002:');
+    await ensureRalphOpen(ui.page);
+    await setExpanded(ui.page, 'Memory', false);
+    await setExpanded(ui.page, 'Stories', true);
+    const us002 = storyRow(ui.page, 'US-002:');
     await us002.waitFor({ state: 'visible', timeout: 10_000 });
     await us002.scrollIntoViewIfNeeded();
     if ((await us002.getAttribute('aria-expanded')) !== 'true') {
       await us002.locator('.monaco-tl-twistie').click();
     }
     await eventually('US-002 to expand', async () => (await us002.getAttribute('aria-expanded')) === 'true');
-    const learnings = storiesPane(page).locator('.monaco-list-row[aria-level="2"]', { has: page.locator('.label-description', { hasText: /^learning · 2026-11-18 14:37$/ }) });
-    await eventually('the four learnings of US-002', async () => (await learnings.count()) === 4, 10_000, () => rows(storiesPane(page)));
+    const learnings = storiesPane(ui.page).locator('.monaco-list-row[aria-level="2"]', { has: ui.page.locator('.label-description', { hasText: /^learning · 2026-11-18 14:37$/ }) });
+    await eventually('the four learnings of US-002', async () => (await learnings.count()) === 4, 10_000, () => rows(storiesPane(ui.page)));
     const texts = await learnings.locator('.label-name').allInnerTexts();
     assert.ok(texts[0].startsWith('`z.enum(PRIORITIES)` needs'), JSON.stringify(texts));
     await learnings.last().scrollIntoViewIfNeeded();
-    await page.mouse.move(900, 500);
-    await page.waitForTimeout(300);
-    await shot(page, '21-story-learnings');
+    await ui.page.mouse.move(900, 500);
+    await ui.page.waitForTimeout(300);
+    await shot(ui.page, '21-story-learnings');
   });
 
   it('"Search the Pin" ranks modules for a word and opens the chosen file', async () => {
-    await ensureRalphOpen(page);
-    await runCommandKeepOpen(page, 'Ralph: Search the Pin');
-    const input = page.locator('.quick-input-widget input');
+    await ensureRalphOpen(ui.page);
+    await runCommandKeepOpen(ui.page, 'Ralph: Search the Pin');
+    const input = ui.page.locator('.quick-input-widget input');
     await input.fill('urgency');
-    const rowsOf = () => page.locator('.quick-input-widget .monaco-list-row').evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()));
+    const rowsOf = () => ui.page.locator('.quick-input-widget .monaco-list-row').evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()));
     // VS Code's own filter answers first; then the extension's ranked matches replace the items.
     await eventually('"Priority Model" ranked first for "urgency"', async () => /^Priority Model\s*matches urgency/.test((await rowsOf())[0] ?? ''), 10_000, rowsOf);
-    await shot(page, '23-search-the-pin');
+    await shot(ui.page, '23-search-the-pin');
     await input.press('Enter');
     // Priority Model lists four files and a spec: pick the spec.
     await eventually('the files of Priority Model', async () => (await rowsOf()).some((r) => r.startsWith('specs/priority-model.md')), 10_000, rowsOf);
     await input.fill('specs/priority-model.md');
     await input.press('Enter');
-    await page.locator('.tabs-container .tab', { hasText: 'priority-model.md' }).waitFor({ state: 'visible', timeout: 10_000 });
-    await runCommand(page, 'View: Close All Editors');
+    await ui.page.locator('.tabs-container .tab', { hasText: 'priority-model.md' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await runCommand(ui.page, 'View: Close All Editors');
   });
 
   it('"Ralph: Compact progress.txt…" previews the compaction in a diff editor; Cancel leaves the file alone', async () => {
-    const file = path.join(folder, 'progress.txt');
+    const file = path.join(ui.folder, 'progress.txt');
     const long = longProgress(readFileSync(file, 'utf8'));
     writeFileSync(file, long);
-    await ensureRalphOpen(page);
-    await setExpanded(page, 'Stories', false);
-    await setExpanded(page, 'Memory', true);
-    const memory = pane(page, 'Memory');
+    await ensureRalphOpen(ui.page);
+    await setExpanded(ui.page, 'Stories', false);
+    await setExpanded(ui.page, 'Memory', true);
+    const memory = pane(ui.page, 'Memory');
     await eventually('the Memory view to read the long progress.txt', async () => (await rows(memory)).some((x) => /^Learnings \| 107 in 50 entries$/.test(x)), 15_000, () => rows(memory));
 
-    await runCommand(page, 'Ralph: Compact progress.txt…');
-    const diff = page.locator('.editor-instance .monaco-diff-editor');
+    await runCommand(ui.page, 'Ralph: Compact progress.txt…');
+    const diff = ui.page.locator('.editor-instance .monaco-diff-editor');
     await diff.first().waitFor({ state: 'visible', timeout: 15_000 });
-    const tab = page.locator('.tabs-container .tab', { hasText: 'compacted (preview)' });
+    const tab = ui.page.locator('.tabs-container .tab', { hasText: 'compacted (preview)' });
     await tab.waitFor({ state: 'visible', timeout: 10_000 });
     // The question is a notification with Apply and Cancel. The workbench shows no toasts when the
     // smoke-test driver is enabled (the tests need it), so open the notification center.
-    const toast = await notification(page, 'Compact progress.txt?');
+    const toast = await notification(ui.page, 'Compact progress.txt?');
     const message = await toast.locator('.notification-list-item-message').innerText();
     assert.match(message, /Compact progress\.txt\? \d+ → \d+ lines; 30 older entries summarised per story/);
     // The right-hand side shows the Compacted history.
     await eventually('the proposed side to show "Compacted history"', async () => (await diff.first().innerText()).replace(/\u00a0/g, ' ').includes('## Compacted history'), 10_000);
-    await page.mouse.move(900, 500);
-    await page.waitForTimeout(500);
-    await shot(page, '22-compaction-preview');
+    await ui.page.mouse.move(900, 500);
+    await ui.page.waitForTimeout(500);
+    await shot(ui.page, '22-compaction-preview');
 
     await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
     await tab.waitFor({ state: 'hidden', timeout: 10_000 });
     await toast.waitFor({ state: 'hidden', timeout: 10_000 });
-    await page.keyboard.press('Escape');
+    await ui.page.keyboard.press('Escape');
     assert.equal(readFileSync(file, 'utf8'), long, 'Cancel leaves progress.txt unchanged');
   });
 });

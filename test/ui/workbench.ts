@@ -26,11 +26,39 @@ export const screenshotDir = path.join(repoRoot, 'test-results', 'ui');
  * Copies examples/demo to a temp dir, starts the VS Code server with this repo as the extension
  * under development, and opens the workbench on the copy.
  */
-export async function openDemo(): Promise<{ wb: Workbench; folder: string }> {
+export async function openDemo(settings?: Record<string, unknown>): Promise<{ wb: Workbench; folder: string }> {
   const h = await host();
   const folder = h.copyFixture('examples/demo');
-  const wb = await h.openWorkbench({ folder, viewport: { width: 1400, height: 860 } });
+  const wb = await h.openWorkbench({ folder, viewport: { width: 1400, height: 860 }, settings });
   return { wb, folder };
+}
+
+/** The workbench of a describe block: its page and the workspace folder it opened. */
+export interface UiSession {
+  wb: Workbench;
+  page: Page;
+  folder: string;
+}
+
+/**
+ * Registers the hooks of a describe block: opens a workbench before its tests (the demo by
+ * default), screenshots each failed test, and closes everything after.
+ */
+export function useWorkbench(open: () => Promise<{ wb: Workbench; folder: string }> = () => openDemo()): UiSession {
+  const ui = {} as UiSession;
+  before(async function () {
+    this.timeout(120_000);
+    const { wb, folder } = await open();
+    Object.assign(ui, { wb, folder, page: wb.page });
+  });
+  after(async () => {
+    await ui.wb?.close();
+    await (await host()).cleanupAll();
+  });
+  afterEach(async function () {
+    await screenshotOnFailure(ui.page, this.currentTest);
+  });
+  return ui;
 }
 
 export async function shot(page: Page, name: string): Promise<string> {
