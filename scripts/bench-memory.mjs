@@ -8,12 +8,11 @@
 // a private copy of the CLI bundle (others may rebuild dist meanwhile). Only prints: a missed target
 // never fails.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { benchCli } from './bench-cli.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const runsArg = args.indexOf('--runs');
 const RUNS = runsArg >= 0 ? Math.max(1, Number(args[runsArg + 1]) || 5) : 5;
@@ -64,39 +63,7 @@ try {
 
   // -------------------------------------------------------------------------------------------
   // The CLI bundle.
-  function newestMtime(dir) {
-    let newest = 0;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, entry.name);
-      newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-    }
-    return newest;
-  }
-  const distCli = path.join(root, 'dist/cli.js');
-  const sourcesMtime = Math.max(...['src/core', 'src/cli'].map((d) => newestMtime(path.join(root, d))));
-  if (!existsSync(distCli) || statSync(distCli).mtimeMs < sourcesMtime) {
-    console.log(`dist/cli.js is ${existsSync(distCli) ? 'older than src/core or src/cli' : 'missing'}: running npm run build…`);
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    spawnSync(npm, ['run', '--silent', 'build'], { cwd: root, stdio: 'ignore', shell: process.platform === 'win32' });
-  }
-  const cli = path.join(tmp, 'cli.js');
-  if (existsSync(distCli)) {
-    copyFileSync(distCli, cli);
-  } else {
-    console.log('npm run build did not produce dist/cli.js; bundling the CLI alone.');
-    const esbuild = await import('esbuild');
-    await esbuild.build({
-      entryPoints: [path.join(root, 'src/cli/main.ts')],
-      outfile: cli,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      mainFields: ['module', 'main'],
-      logLevel: 'warning',
-    });
-  }
-  console.log(`CLI: private copy of dist/cli.js (${(statSync(cli).size / 1024).toFixed(0)} KB)`);
+  const cli = await benchCli(tmp);
   const node = process.execPath;
   const startup = timeProcess(node, ['-e', '0']).ms;
   console.log(`node startup (node -e 0): ${startup.toFixed(1)} ms`);

@@ -7,12 +7,13 @@
 // --cli times another CLI bundle instead of dist/cli.js (the in-process figures stay those of src/).
 // It only prints: a missed target never fails the build.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { benchCli } from './bench-cli.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -35,54 +36,15 @@ const cpus = os.cpus();
 console.log(`node ${process.version} on ${process.platform}/${process.arch}, ${os.availableParallelism?.() ?? cpus.length} cores (${cpus[0]?.model?.trim() ?? 'unknown CPU'}), load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
 // ---------------------------------------------------------------------------------------------
-// The CLI bundle: rebuild when missing or older than the sources it is made of.
+// The CLI bundle: dist/cli.js (rebuilt when stale, timed from a copy), or the one --cli names.
 
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-const sources = ['src/core', 'src/cli'].map((d) => path.join(root, d));
-const sourcesMtime = Math.max(...sources.map(newestMtime), statSync(path.join(root, 'scripts/build.mjs')).mtimeMs);
-let cli = path.resolve(opt('--cli', path.join(root, 'dist/cli.js')));
+let cli;
 if (args.includes('--cli')) {
   // An explicit bundle (e.g. one built from an older commit, to compare): time it as it is.
-} else if (!existsSync(cli) || statSync(cli).mtimeMs < sourcesMtime) {
-  console.log(`dist/cli.js is ${existsSync(cli) ? 'older than src/core or src/cli' : 'missing'}: running npm run build…`);
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const build = spawnSync(npm, ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', shell: process.platform === 'win32' });
-  if (build.status !== 0 || !existsSync(cli)) {
-    // The rest of the extension may be mid-edit; the CLI alone is enough here.
-    console.log(`npm run build failed (${(build.stderr || '').trim().split('\n')[0] || `exit ${build.status}`}); bundling the CLI alone.`);
-    cli = path.join(tmp, 'cli.js');
-    await esbuild.build({
-      entryPoints: [path.join(root, 'src/cli/main.ts')],
-      outfile: cli,
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      mainFields: ['module', 'main'],
-      sourcemap: 'linked',
-      logLevel: 'warning',
-    });
-  }
-}
-if (cli.startsWith(path.join(root, 'dist'))) {
-  // Time a private copy: a concurrent `npm run build` empties dist/ while it works.
-  const copy = path.join(tmp, 'cli.js');
-  copyFileSync(cli, copy);
-  if (existsSync(`${cli}.map`)) {
-    copyFileSync(`${cli}.map`, `${copy}.map`);
-  }
-  console.log(`CLI: dist/cli.js (${(statSync(cli).size / 1024).toFixed(0)} KB, built ${new Date(statSync(cli).mtimeMs).toISOString()}), timed from a copy`);
-  cli = copy;
-} else {
+  cli = path.resolve(opt('--cli', ''));
   console.log(`CLI: ${cli} (${(statSync(cli).size / 1024).toFixed(0)} KB)`);
+} else {
+  cli = await benchCli(tmp);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,9 +7,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { runCli } from '../../src/cli/main';
 import { planCompaction } from '../../src/core/progress/compact';
 import { parseProgress, splitLines } from '../../src/core/progress/parse';
+import { cli, type CliRun } from './helpers';
 
 const demo = readFileSync(path.join(__dirname, '../../examples/demo/progress.txt'), 'utf8');
 const now = new Date(2026, 10, 19, 9, 5, 7);
@@ -316,20 +316,7 @@ describe('CLI compact', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function run(argv: string[]): { code: number; stdout: string; stderr: string } {
-    let stdout = '';
-    let stderr = '';
-    const code = runCli(argv, {
-      stdout: (s) => {
-        stdout += s;
-      },
-      stderr: (s) => {
-        stderr += s;
-      },
-      readFile: (p) => readFileSync(p),
-    });
-    return { code, stdout, stderr };
-  }
+  const run = (argv: string[]): CliRun => cli(argv, 'disk');
 
   it('saves the original byte-identical, writes the compacted file and logs the action', () => {
     const file = path.join(dir, 'progress.txt');

@@ -1,4 +1,5 @@
 /** Builders and small utilities shared by the unit tests. */
+import { readFileSync } from 'node:fs';
 import { runCli } from '../../src/cli/main';
 import { analyzePrd, type PrdAnalysis } from '../../src/core/prd/index';
 import type { Problem, ProblemCode } from '../../src/core/prd/problems';
@@ -88,8 +89,8 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** runCli against an in-memory file system. */
-export function cli(argv: string[], files: Record<string, string | Uint8Array> = {}): CliRun {
+/** runCli against an in-memory file system (`files`), or the real one when `files` is 'disk'. */
+export function cli(argv: string[], files: Record<string, string | Uint8Array> | 'disk' = {}): CliRun {
   let stdout = '';
   let stderr = '';
   const code = runCli(argv, {
@@ -100,6 +101,9 @@ export function cli(argv: string[], files: Record<string, string | Uint8Array> =
       stderr += s;
     },
     readFile: (path) => {
+      if (files === 'disk') {
+        return readFileSync(path);
+      }
       const f = files[path];
       if (f === undefined) {
         const e: NodeJS.ErrnoException = new Error(`ENOENT: no such file or directory, open '${path}'`);

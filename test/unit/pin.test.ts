@@ -9,10 +9,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { runCli } from '../../src/cli/main';
 import { walkFiles } from '../../src/node/pinRepo';
 import { keywordsOf, matchPin, parsePin, splitWords, stem, writePin } from '../../src/core/pin/format';
 import { generatePin, normaliseRepoPath, packageOfSpecifier, planModules, scanSource, stalePinFiles } from '../../src/core/pin/generate';
+import { cli, type CliRun } from './helpers';
 
 const demoPin = readFileSync(path.join(__dirname, '../../examples/demo/specs/INDEX.md'), 'utf8');
 
@@ -327,20 +327,7 @@ describe('CLI pin', () => {
   afterEach(() => {
     rmSync(root, { recursive: true, force: true });
   });
-  function run(argv: string[]) {
-    let stdout = '';
-    let stderr = '';
-    const code = runCli(argv, {
-      stdout: (s) => {
-        stdout += s;
-      },
-      stderr: (s) => {
-        stderr += s;
-      },
-      readFile: (p) => readFileSync(p),
-    });
-    return { code, stdout, stderr };
-  }
+  const run = (argv: string[]): CliRun => cli(argv, 'disk');
 
   it('says when the folder is not a git repository, walks it, and writes atomically with --write', () => {
     const r = run(['pin', '--root', root]);

@@ -1,0 +1,53 @@
+// The CLI bundle the benchmarks time: dist/cli.js, rebuilt with `npm run build` when it is missing
+// or older than the sources it is made of (the CLI alone is bundled when that build fails: the
+// rest of the extension may be mid-edit), then copied to a private folder, because a concurrent
+// `npm run build` empties dist/ while it works.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** A fresh copy of the CLI bundle (with its source map) in `tmp`; returns its path. */
+export async function benchCli(tmp) {
+  const distCli = path.join(root, 'dist/cli.js');
+  const sourcesMtime = Math.max(...['src/core', 'src/cli', 'src/node'].map((d) => newestMtime(path.join(root, d))), statSync(path.join(root, 'scripts/build.mjs')).mtimeMs);
+  const copy = path.join(tmp, 'cli.js');
+  if (!existsSync(distCli) || statSync(distCli).mtimeMs < sourcesMtime) {
+    console.log(`dist/cli.js is ${existsSync(distCli) ? 'older than its sources' : 'missing'}: running npm run build…`);
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const build = spawnSync(npm, ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', shell: process.platform === 'win32' });
+    if (build.status !== 0 || !existsSync(distCli)) {
+      console.log(`npm run build failed (${(build.stderr || '').trim().split('\n')[0] || `exit ${build.status}`}); bundling the CLI alone.`);
+      const esbuild = await import('esbuild');
+      await esbuild.build({
+        entryPoints: [path.join(root, 'src/cli/main.ts')],
+        outfile: copy,
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        target: 'node20',
+        mainFields: ['module', 'main'],
+        sourcemap: 'linked',
+        logLevel: 'warning',
+      });
+      return copy;
+    }
+  }
+  copyFileSync(distCli, copy);
+  if (existsSync(`${distCli}.map`)) {
+    copyFileSync(`${distCli}.map`, `${copy}.map`);
+  }
+  console.log(`CLI: dist/cli.js (${(statSync(distCli).size / 1024).toFixed(0)} KB, built ${new Date(statSync(distCli).mtimeMs).toISOString()}), timed from a private copy`);
+  return copy;
+}
