@@ -23,6 +23,11 @@ export interface RalphApi {
   runsSnapshot(): Promise<TreeSnapshotNode[]>;
   /** The Memory view, expanded to the given depth (default 2). */
   memorySnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
+  /** Errors thrown by Ralph's command handlers (shown to the user as "Ralph: …"), oldest first. */
+  commandErrors(): readonly { readonly command: string; readonly message: string }[];
+  clearCommandErrors(): void;
+  /** Test seam: command handlers behave as in Restricted Mode (an untrusted workspace) while on. */
+  simulateRestrictedMode(on: boolean): void;
   /** What the runner is doing now. */
   runnerState(): { running: boolean; storyId?: string; iteration?: number; maxIterations?: number; terminalName?: string };
 }

@@ -3,8 +3,10 @@ import * as vscode from 'vscode';
 import type { RalphApi } from './api';
 import { registerCompactionCommands } from './commands/compactionCommands';
 import { registerMemoryCommands } from './commands/memoryCommands';
+import { clearCommandErrors, commandErrors } from './commands/run';
 import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
+import { simulateRestrictedMode } from './commands/trust';
 import { Views } from './constants';
 import { MemoryWorkspace } from './services/memoryWorkspace';
 import { PrdWorkspace } from './services/prdWorkspace';
@@ -23,7 +25,8 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
 
   const prds = new PrdWorkspace(log);
   const memory = new MemoryWorkspace(log);
-  const tree = new StoriesTreeProvider(prds, (folder, storyId) => memory.learningsFor(folder, storyId), memory.onDidChange);
+  const runner = new Runner(prds, log);
+  const tree = new StoriesTreeProvider(prds, (folder, storyId) => memory.learningsFor(folder, storyId), memory.onDidChange, runner);
   const treeView = vscode.window.createTreeView(Views.stories, { treeDataProvider: tree, showCollapseAll: true });
   const memoryTree = new MemoryTreeProvider(memory);
   context.subscriptions.push(prds, memory, tree, treeView, new PrdDiagnostics(prds), memoryTree);
@@ -35,7 +38,6 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   );
   context.subscriptions.push(bindStoriesViewDescription(treeView, prds));
 
-  const runner = new Runner(prds, log);
   const runs = new RunsTreeProvider(runner);
   context.subscriptions.push(
     runner,
@@ -45,11 +47,11 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
     new RalphStatusBar(prds, runner),
   );
 
-  registerStoryCommands(context, { prds, tree, treeView, log });
-  registerRunCommands(context, { prds, runner, tree, log });
-  registerMemoryCommands(context, { prds, memory, storiesView: treeView, log });
   const proposed = new ProposedContentProvider();
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
+  registerStoryCommands(context, { prds, tree, treeView, log });
+  registerRunCommands(context, { prds, runner, tree, log, proposed });
+  registerMemoryCommands(context, { prds, memory, storiesView: treeView, log });
   registerCompactionCommands(context, { memory, proposed, log });
 
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
@@ -61,6 +63,9 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
     memorySnapshot: (depth) => memoryTree.snapshot(depth),
     storiesSnapshot: (depth) => tree.snapshot(depth),
     runsSnapshot: () => runs.snapshot(),
+    commandErrors,
+    clearCommandErrors,
+    simulateRestrictedMode,
     runnerState: () => {
       const s = runner.state;
       return { running: s.running, storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, terminalName: s.terminal?.name };

@@ -10,7 +10,10 @@ import { Commands } from '../constants';
 import type { FolderMemory, MemoryWorkspace } from '../services/memoryWorkspace';
 import { readBytes } from '../services/workspaceFiles';
 import { previewChange, type ProposedContentProvider } from '../views/proposedContent';
-import { registerSafeCommand } from './run';
+import { pickFolder } from '../util/folders';
+import { hasUnsavedChanges } from '../util/documents';
+import { commandRegistrar } from './run';
+import { requireTrust } from './trust';
 
 export interface CompactionCommandDeps {
   readonly memory: MemoryWorkspace;
@@ -26,22 +29,11 @@ interface AutoOptions {
 
 export function registerCompactionCommands(context: vscode.ExtensionContext, deps: CompactionCommandDeps): void {
   const { memory, proposed, log } = deps;
-  const reg = (id: string, fn: (...args: never[]) => unknown): void => {
-    context.subscriptions.push(registerSafeCommand(log, id, fn));
-  };
+  const reg = commandRegistrar(context, log);
 
-  const pick = async (hint?: vscode.Uri): Promise<FolderMemory | undefined> => {
+  const pick = async (hint?: unknown): Promise<FolderMemory | undefined> => {
     await memory.whenIdle();
-    const folder = hint ? vscode.workspace.getWorkspaceFolder(hint) : undefined;
-    if (folder) {
-      return memory.forFolder(folder);
-    }
-    const all = memory.list();
-    if (all.length <= 1) {
-      return all[0];
-    }
-    const picked = await vscode.window.showWorkspaceFolderPick();
-    return picked ? memory.forFolder(picked) : undefined;
+    return pickFolder({ hint, candidates: memory.list(), folderOf: (m) => m.folder });
   };
 
   const requireLocal = (uri: vscode.Uri): string => {
@@ -52,6 +44,7 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
   };
 
   reg(Commands.compact, async (options: AutoOptions = {}) => {
+    requireTrust('Compacting progress.txt');
     const m = await pick(options.folder);
     if (!m) {
       return undefined;
@@ -67,8 +60,7 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
     if (bytes.includes(0) || looksBinary(text)) {
       throw new Error(`${name} does not look like a text file (NUL bytes or invalid UTF-8); nothing changed.`);
     }
-    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === m.progressUri.toString());
-    if (open?.isDirty) {
+    if (hasUnsavedChanges(m.progressUri)) {
       throw new Error(`${name} has unsaved changes: save or revert them, then compact.`);
     }
     const settings = vscode.workspace.getConfiguration('ralph', m.folder.uri);
@@ -98,13 +90,13 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
   });
 
   reg(Commands.undoCompaction, async (options: AutoOptions = {}) => {
+    requireTrust('Undoing a compaction');
     const m = await pick(options.folder);
     if (!m) {
       return undefined;
     }
     const name = vscode.workspace.asRelativePath(m.progressUri, false);
-    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === m.progressUri.toString());
-    if (open?.isDirty) {
+    if (hasUnsavedChanges(m.progressUri)) {
       throw new Error(`${name} has unsaved changes: save or revert them first.`);
     }
     const restored = undoLastCompaction(requireLocal(m.progressUri), new Date(), name);
@@ -115,13 +107,14 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
   });
 
   reg(Commands.generatePin, async (options: AutoOptions = {}) => {
+    requireTrust('Generating the Pin');
     const m = await pick(options.folder);
     if (!m) {
       return undefined;
     }
     const root = requireLocal(m.folder.uri);
     const name = vscode.workspace.asRelativePath(m.pinUri, false);
-    if (vscode.workspace.textDocuments.find((d) => d.uri.toString() === m.pinUri.toString())?.isDirty) {
+    if (hasUnsavedChanges(m.pinUri)) {
       throw new Error(`${name} has unsaved changes: save or revert them, then generate.`);
     }
     const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Generating ${name}` }, async () =>

@@ -20,7 +20,9 @@ import type { PrdWorkspace } from '../services/prdWorkspace';
 import { RUNS_FILE } from '../services/runner';
 import { exists, joinRelative, readText, writeText } from '../services/workspaceFiles';
 import { StoryNode } from '../views/storyNodes';
-import { registerSafeCommand } from './run';
+import { pickFolder } from '../util/folders';
+import { commandRegistrar } from './run';
+import { requireTrust } from './trust';
 
 export interface MemoryCommandDeps {
   readonly prds: PrdWorkspace;
@@ -31,24 +33,13 @@ export interface MemoryCommandDeps {
 
 export function registerMemoryCommands(context: vscode.ExtensionContext, deps: MemoryCommandDeps): void {
   const { prds, memory, storiesView, log } = deps;
-  const reg = (id: string, fn: (...args: never[]) => unknown): void => {
-    context.subscriptions.push(registerSafeCommand(log, id, fn));
-  };
+  const reg = commandRegistrar(context, log);
 
-  const pickMemory = async (hint?: vscode.Uri): Promise<FolderMemory | undefined> => {
-    const folder = hint ? vscode.workspace.getWorkspaceFolder(hint) : undefined;
-    if (folder) {
-      return memory.forFolder(folder);
+  const pickMemory = async (hint?: unknown): Promise<FolderMemory | undefined> => {
+    if (memory.list().length === 0) {
+      throw new Error('Open a folder first: the agents\' memory lives in a workspace folder.');
     }
-    const all = memory.list();
-    if (all.length <= 1) {
-      if (all.length === 0) {
-        throw new Error('Open a folder first: the agents\' memory lives in a workspace folder.');
-      }
-      return all[0];
-    }
-    const picked = await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Which folder\'s memory?' });
-    return picked ? memory.forFolder(picked) : undefined;
+    return pickFolder({ hint, candidates: memory.list(), folderOf: (m) => m.folder, placeHolder: 'Which folder\'s memory?' });
   };
 
   /** Applies a progress.txt change (creating the file with the standard header when missing). */
@@ -74,6 +65,7 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
   reg(Commands.refreshMemory, () => memory.refreshAll());
 
   reg(Commands.addPattern, async (textArg?: string, folderArg?: vscode.Uri) => {
+    requireTrust('Adding a codebase pattern');
     const m = await pickMemory(folderArg);
     if (!m) {
       return undefined;
@@ -124,6 +116,7 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
   };
 
   reg(Commands.addLearning, async (storyArg?: unknown, textArg?: string, folderArg?: vscode.Uri) => {
+    requireTrust('Adding a learning');
     const m = await pickMemory(folderArg ?? (storyArg instanceof StoryNode ? storyArg.entry.folder.uri : undefined));
     if (!m) {
       return undefined;
@@ -150,6 +143,7 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
   });
 
   reg(Commands.newProgressEntry, async (storyArg?: unknown, summaryArg?: string, folderArg?: vscode.Uri) => {
+    requireTrust('Adding a progress entry');
     const m = await pickMemory(folderArg ?? (storyArg instanceof StoryNode ? storyArg.entry.folder.uri : undefined));
     if (!m) {
       return undefined;
@@ -179,6 +173,7 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
   });
 
   reg(Commands.addAgentsNote, async (target?: vscode.Uri, sectionArg?: string, noteArg?: string) => {
+    requireTrust('Adding a note to AGENTS.md');
     const uri = target instanceof vscode.Uri ? target : vscode.window.activeTextEditor?.document.uri;
     if (!uri || uri.scheme !== 'file') {
       throw new Error('Open a file (or pick one in the Explorer) to add a note to its nearest AGENTS.md.');

@@ -1,4 +1,34 @@
+/**
+ * How every command is registered: errors are logged with the command id (and the stack) and
+ * shown once, briefly, with "Show Log"; and recorded, so the extension-host tests can fail on a
+ * command error that a user would have seen (RalphApi.commandErrors()).
+ */
 import * as vscode from 'vscode';
+
+export interface CommandError {
+  readonly command: string;
+  readonly message: string;
+}
+
+const recorded: CommandError[] = [];
+
+/** The command errors since the last clearCommandErrors() (newest last). */
+export function commandErrors(): readonly CommandError[] {
+  return [...recorded];
+}
+
+export function clearCommandErrors(): void {
+  recorded.length = 0;
+}
+
+/** A message a person can read, also for errors thrown with an empty message. */
+export function errorMessage(e: unknown): string {
+  if (e instanceof Error) {
+    return e.message.trim() || `an unexpected ${e.name || 'error'} without a message (see the log)`;
+  }
+  const s = String(e).trim();
+  return s || 'an unexpected error without a message (see the log)';
+}
 
 /** Registers a command whose errors are logged with the component and shown once, briefly. */
 export function registerSafeCommand(
@@ -10,8 +40,10 @@ export function registerSafeCommand(
     try {
       return await (handler as (...a: unknown[]) => unknown)(...args);
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      log.error(`[${id}] ${message}`);
+      const message = errorMessage(e);
+      recorded.push({ command: id, message });
+      const stack = e instanceof Error && e.stack && !e.stack.includes(message) ? `\n${e.stack}` : '';
+      log.error(`[${id}] ${message}${stack}`);
       void vscode.window.showErrorMessage(`Ralph: ${message}`, 'Show Log').then((pick) => {
         if (pick) {
           log.show(true);
@@ -20,4 +52,11 @@ export function registerSafeCommand(
       return undefined;
     }
   });
+}
+
+/** The one registration helper of the command modules: `const reg = commandRegistrar(context, log)`. */
+export function commandRegistrar(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): (id: string, handler: (...args: never[]) => unknown) => void {
+  return (id, handler) => {
+    context.subscriptions.push(registerSafeCommand(log, id, handler));
+  };
 }

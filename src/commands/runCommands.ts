@@ -5,31 +5,31 @@ import type { PrdWorkspace } from '../services/prdWorkspace';
 import { type LoopOutcome, type Runner } from '../services/runner';
 import { readSettings } from '../services/settings';
 import { joinRelative } from '../services/workspaceFiles';
+import { pickFolder } from '../util/folders';
+import type { ProposedContentProvider } from '../views/proposedContent';
 import { StoryNode } from '../views/storyNodes';
 import type { StoriesTreeProvider } from '../views/storiesTree';
-import { registerSafeCommand } from './run';
+import { commandRegistrar } from './run';
+import { requireTrust } from './trust';
 
 export interface RunCommandDeps {
   readonly prds: PrdWorkspace;
   readonly runner: Runner;
   readonly tree: StoriesTreeProvider;
   readonly log: vscode.LogOutputChannel;
+  /** Serves Preview Prompt's read-only document. */
+  readonly proposed: ProposedContentProvider;
 }
 
 export function registerRunCommands(context: vscode.ExtensionContext, deps: RunCommandDeps): void {
-  const { prds, runner, tree, log } = deps;
-  const reg = (id: string, fn: (...args: never[]) => unknown): void => {
-    context.subscriptions.push(registerSafeCommand(log, id, fn));
-  };
+  const { prds, runner, tree, log, proposed } = deps;
+  const reg = commandRegistrar(context, log);
 
-  /** The folder to run in: the story's, the only one with a prd.json, or the user's pick. */
-  const pickFolder = async (hint?: vscode.Uri): Promise<vscode.WorkspaceFolder | undefined> => {
-    if (hint) {
-      const f = vscode.workspace.getWorkspaceFolder(hint);
-      if (f) {
-        return f;
-      }
-    }
+  /**
+   * The folder to run in: the one the argument names (a Uri, or the node a view passes when the
+   * command is clicked in its title or on a row), the only one with a prd.json, or the user's pick.
+   */
+  const prdFolder = async (hint?: unknown): Promise<vscode.WorkspaceFolder | undefined> => {
     const entries = prds.list();
     if (entries.length === 0) {
       const pick = await vscode.window.showWarningMessage('There is no prd.json in this workspace.', 'Create prd.json');
@@ -38,10 +38,7 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
       }
       return undefined;
     }
-    if (entries.length === 1) {
-      return entries[0].folder;
-    }
-    return vscode.window.showWorkspaceFolderPick({ placeHolder: 'Run in which folder?' });
+    return (await pickFolder({ hint, candidates: entries, folderOf: (e) => e.folder, placeHolder: 'Run in which folder?' }))?.folder;
   };
 
   /**
@@ -73,12 +70,15 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
     });
   };
 
-  reg(Commands.runNext, async (folderHint?: vscode.Uri) => {
-    const folder = await pickFolder(folderHint);
+  // View-title buttons pass the focused node of their view (a story, a run), not a folder.
+  reg(Commands.runNext, async (folderHint?: unknown) => {
+    requireTrust('Running an agent');
+    const folder = await prdFolder(folderHint);
     return folder ? launch(folder, 1) : undefined;
   });
 
-  reg(Commands.runStory, async (arg?: StoryNode | string) => {
+  reg(Commands.runStory, async (arg?: unknown) => {
+    requireTrust('Running an agent');
     const node = arg instanceof StoryNode ? arg : typeof arg === 'string' ? tree.findStory(arg) : undefined;
     if (!node) {
       throw new Error('Pick a story in the Stories view to run it.');
@@ -94,8 +94,9 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
     return launch(node.entry.folder, 1, node.id);
   });
 
-  reg(Commands.startLoop, async (maxArg?: number, folderHint?: vscode.Uri) => {
-    const folder = await pickFolder(folderHint);
+  reg(Commands.startLoop, async (maxArg?: unknown, folderHint?: unknown) => {
+    requireTrust('Running an agent loop');
+    const folder = await prdFolder(folderHint ?? maxArg);
     if (!folder) {
       return undefined;
     }
@@ -132,14 +133,16 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
     return true;
   });
 
-  reg(Commands.previewPrompt, async (arg?: StoryNode | string) => {
+  reg(Commands.previewPrompt, async (arg?: unknown) => {
     const node = arg instanceof StoryNode ? arg : typeof arg === 'string' ? tree.findStory(arg) : undefined;
-    const folder = node?.entry.folder ?? (await pickFolder());
+    const folder = node?.entry.folder ?? (await prdFolder(arg));
     if (!folder) {
       return undefined;
     }
     const { text } = await runner.previewPrompt(folder, node?.id);
-    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });
+    // A read-only document (a preview: nothing to save, closing it asks nothing).
+    const uri = proposed.propose(vscode.Uri.joinPath(folder.uri, `Prompt preview${node ? ` ${node.id}` : ''}.md`), text);
+    const doc = await vscode.languages.setTextDocumentLanguage(await vscode.workspace.openTextDocument(uri), 'markdown');
     await vscode.window.showTextDocument(doc, { preview: true });
     return text;
   });

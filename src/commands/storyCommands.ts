@@ -8,7 +8,10 @@ import type { PrdEntry, PrdWorkspace } from '../services/prdWorkspace';
 import { editTextFile } from '../services/fileEdits';
 import type { StoriesTreeProvider } from '../views/storiesTree';
 import { LinkNode, StoryNode, type StoryTreeNode } from '../views/storyNodes';
-import { registerSafeCommand } from './run';
+import { folderOf, pickFolder } from '../util/folders';
+import { toRange } from '../util/ranges';
+import { commandRegistrar } from './run';
+import { requireTrust } from './trust';
 
 export interface StoryCommandDeps {
   readonly prds: PrdWorkspace;
@@ -17,16 +20,18 @@ export interface StoryCommandDeps {
   readonly log: vscode.LogOutputChannel;
 }
 
-/** A story named by a tree node, or by id (and optionally the workspace folder). */
-type StoryArg = StoryNode | string | undefined;
+/**
+ * A story named by a tree node, or by id (and optionally the workspace folder). Anything else (a
+ * view passes its focused node and the selection to a title or row action) means "the selection".
+ */
+type StoryArg = unknown;
 
 export function registerStoryCommands(context: vscode.ExtensionContext, deps: StoryCommandDeps): void {
   const { prds, tree, treeView, log } = deps;
-  const reg = (id: string, fn: (...args: never[]) => unknown): void => {
-    context.subscriptions.push(registerSafeCommand(log, id, fn));
-  };
+  const reg = commandRegistrar(context, log);
 
-  const resolveStory = (arg: StoryArg, folder?: vscode.Uri | string): StoryNode => {
+  const resolveStory = (arg: StoryArg, folderArg?: unknown): StoryNode => {
+    const folder = typeof folderArg === 'string' ? folderArg : folderOf(folderArg)?.uri;
     if (arg instanceof StoryNode) {
       return arg;
     }
@@ -44,20 +49,20 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
 
   reg(Commands.refresh, () => prds.refreshAll());
 
-  reg(Commands.storyOpen, async (arg: StoryArg, folder?: vscode.Uri) => {
+  reg(Commands.storyOpen, async (arg: StoryArg, folder?: unknown) => {
     const node = resolveStory(arg, folder);
-    const r = node.state.story.idRange;
-    await showRange(node.entry.uri, new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character));
+    await showRange(node.entry.uri, toRange(node.state.story.idRange));
   });
 
-  reg(Commands.storyReveal, async (arg: StoryArg, folder?: vscode.Uri) => {
+  reg(Commands.storyReveal, async (arg: StoryArg, folder?: unknown) => {
     const node = resolveStory(arg, folder);
     await treeView.reveal(node, { select: true, focus: true, expand: false });
   });
 
   reg(Commands.openProblem, async (uri: vscode.Uri, range: vscode.Range) => showRange(uri, range));
 
-  const setPasses = async (arg: StoryArg, passes: boolean, folder?: vscode.Uri): Promise<boolean> => {
+  const setPasses = async (arg: StoryArg, passes: boolean, folder?: unknown): Promise<boolean> => {
+    requireTrust(passes ? 'Mark as Passing' : 'Mark as Not Passing');
     const node = resolveStory(arg, folder);
     const id = node.id;
     const done = await editPrd(node.entry, (text) => {
@@ -73,10 +78,11 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
     }
     return done;
   };
-  reg(Commands.markPassing, (arg: StoryArg, folder?: vscode.Uri) => setPasses(arg, true, folder));
-  reg(Commands.markNotPassing, (arg: StoryArg, folder?: vscode.Uri) => setPasses(arg, false, folder));
+  reg(Commands.markPassing, (arg: StoryArg, folder?: unknown) => setPasses(arg, true, folder));
+  reg(Commands.markNotPassing, (arg: StoryArg, folder?: unknown) => setPasses(arg, false, folder));
 
   reg(Commands.removeBlockedBy, async (link?: LinkNode) => {
+    requireTrust('Removing a blockedBy entry');
     const target = link ?? treeView.selection[0];
     if (!(target instanceof LinkNode) || target.relation !== 'blockedBy') {
       throw new Error('Select a "blocked by" entry of a story first.');
@@ -86,6 +92,7 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
   });
 
   reg(Commands.breakCycle, async () => {
+    requireTrust('Breaking a dependency cycle');
     type Pick = vscode.QuickPickItem & { entry?: PrdEntry; from?: string; to?: string };
     const items: Pick[] = [];
     for (const entry of prds.list()) {
@@ -116,17 +123,14 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
     return removeEdge(pick.entry, pick.from, pick.to);
   });
 
-  reg(Commands.createPrd, async (folderArg?: vscode.Uri) => {
-    const folders = vscode.workspace.workspaceFolders ?? [];
-    if (folders.length === 0) {
+  reg(Commands.createPrd, async (folderArg?: unknown) => {
+    requireTrust('Creating prd.json');
+    if ((vscode.workspace.workspaceFolders ?? []).length === 0) {
       throw new Error('Open a folder first: prd.json lives in a workspace folder.');
     }
-    let folder = folderArg ? vscode.workspace.getWorkspaceFolder(folderArg) : folders.length === 1 ? folders[0] : undefined;
+    const folder = await pickFolder({ hint: folderArg, placeHolder: 'Folder for the new prd.json' });
     if (!folder) {
-      folder = await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Folder for the new prd.json' });
-      if (!folder) {
-        return undefined;
-      }
+      return undefined;
     }
     const uri = prds.prdUri(folder);
     if (await exists(uri)) {
@@ -140,8 +144,8 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
     return uri;
   });
 
-  reg(Commands.openPrd, async () => {
-    const entry = await pickEntry(prds);
+  reg(Commands.openPrd, async (hint?: unknown) => {
+    const entry = await pickEntry(prds, hint);
     if (entry) {
       await vscode.window.showTextDocument(entry.uri);
     }
@@ -205,17 +209,11 @@ async function exists(uri: vscode.Uri): Promise<boolean> {
   }
 }
 
-async function pickEntry(prds: PrdWorkspace): Promise<PrdEntry | undefined> {
+async function pickEntry(prds: PrdWorkspace, hint?: unknown): Promise<PrdEntry | undefined> {
   const entries = prds.list();
-  if (entries.length <= 1) {
-    if (entries.length === 0) {
-      void vscode.window.showInformationMessage('There is no prd.json in this workspace yet.');
-    }
-    return entries[0];
+  if (entries.length === 0) {
+    void vscode.window.showInformationMessage('There is no prd.json in this workspace yet.');
+    return undefined;
   }
-  const pick = await vscode.window.showQuickPick(
-    entries.map((e) => ({ label: e.folder.name, description: vscode.workspace.asRelativePath(e.uri), entry: e })),
-    { placeHolder: 'Which prd.json?' },
-  );
-  return pick?.entry;
+  return pickFolder({ hint, candidates: entries, folderOf: (e) => e.folder, placeHolder: 'Which prd.json?' });
 }

@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { TextEdit } from '../core/prd/edits';
+import { openDocument } from '../util/documents';
 import { editsToWorkspaceEdit } from '../util/edits';
 import { appendText, readText } from './workspaceFiles';
 
@@ -20,7 +21,7 @@ export interface FileEditOptions {
 export type FileEditResult = 'edited' | 'appended' | 'unchanged';
 
 export async function editTextFile(uri: vscode.Uri, compute: (text: string) => TextEdit[], options: FileEditOptions = {}): Promise<FileEditResult> {
-  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  const open = openDocument(uri);
   if (!open && options.appendForm && options.readText) {
     const text = (await options.readText()) ?? '';
     const append = options.appendForm(text);

@@ -9,6 +9,7 @@ import { type PinDoc, parsePin } from '../core/pin/format';
 import { type ProgressDoc, decodeText, learningsByStory, parseProgress, type StoryLearnings } from '../core/progress/parse';
 import { Disposable } from '../util/disposable';
 import { KeyedDebouncer } from '../util/debounce';
+import { openDocument } from '../util/documents';
 import { readSettings } from './settings';
 import { joinRelative, readBytes } from './workspaceFiles';
 
@@ -170,7 +171,7 @@ export class MemoryWorkspace extends Disposable {
 
   /** The editor's text while it has unsaved changes, the file on disk otherwise. */
   private async textOf(uri: vscode.Uri): Promise<string | undefined> {
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+    const doc = openDocument(uri);
     if (doc?.isDirty) {
       return doc.getText();
     }

@@ -8,6 +8,7 @@ import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
 import { ContextKeys, Settings } from '../constants';
 import { Disposable } from '../util/disposable';
 import { KeyedDebouncer } from '../util/debounce';
+import { openDocument } from '../util/documents';
 
 export interface PrdEntry {
   readonly folder: vscode.WorkspaceFolder;
@@ -116,7 +117,7 @@ export class PrdWorkspace extends Disposable {
     const uri = this.prdUri(folder);
     const started = Date.now();
     try {
-      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      const doc = openDocument(uri);
       let entry: PrdEntry | undefined;
       if (doc && doc.isDirty) {
         entry = { folder, uri, analysis: analyzePrd(doc.getText()), documentVersion: doc.version };

@@ -29,6 +29,7 @@ import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
 import { archiveFolderName, freshProgressText, LAST_BRANCH_FILE, parseLastBranch, shouldArchive } from '../core/runs/archive';
 import { detectFeatCommit, type RunRecord, serializeRun } from '../core/runs/runs';
 import { Disposable } from '../util/disposable';
+import { hasUnsavedChanges } from '../util/documents';
 import { GitRepo } from './git';
 import type { PrdWorkspace } from './prdWorkspace';
 import { readSettings, type RalphSettings } from './settings';
@@ -406,7 +407,7 @@ export class Runner extends Disposable {
       return;
     }
     const bytes = await readBytes(uri);
-    if (!bytes || vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString() && d.isDirty)) {
+    if (!bytes || hasUnsavedChanges(uri)) {
       return;
     }
     const plan = planCompaction(decodeText(bytes), {

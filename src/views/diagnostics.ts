@@ -6,11 +6,10 @@ import { DIAGNOSTIC_SOURCE } from '../constants';
 import type { PrdWorkspace } from '../services/prdWorkspace';
 import { Disposable } from '../util/disposable';
 import { editsToWorkspaceEdit } from '../util/edits';
+import { toRange } from '../util/ranges';
 import { removeBlockedByEdits } from '../core/prd/edits';
 
-export function toRange(r: Problem['range']): vscode.Range {
-  return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
-}
+export { toRange };
 
 export class PrdDiagnostics extends Disposable {
   private readonly collection = this.register(vscode.languages.createDiagnosticCollection('ralph'));

@@ -10,6 +10,7 @@ import { Commands } from '../constants';
 import type { FolderMemory, MemoryWorkspace } from '../services/memoryWorkspace';
 import { joinRelative } from '../services/workspaceFiles';
 import { Disposable } from '../util/disposable';
+import { snapshotTree } from './treeSnapshot';
 
 export type MemoryNode =
   | { kind: 'folder'; memory: FolderMemory }
@@ -74,21 +75,8 @@ export class MemoryTreeProvider extends Disposable implements vscode.TreeDataPro
     }
   }
 
-  async snapshot(depth = 2): Promise<TreeSnapshotNode[]> {
-    const walk = (nodes: MemoryNode[], level: number): TreeSnapshotNode[] =>
-      nodes.map((n) => {
-        const item = this.getTreeItem(n);
-        const label = typeof item.label === 'string' ? item.label : item.label?.label ?? '';
-        const children = level < depth ? this.getChildren(n) : [];
-        return {
-          label,
-          description: typeof item.description === 'string' ? item.description : undefined,
-          icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
-          contextValue: item.contextValue,
-          children: children.length > 0 ? walk(children, level + 1) : undefined,
-        };
-      });
-    return walk(this.getChildren(), 1);
+  snapshot(depth = 2): Promise<TreeSnapshotNode[]> {
+    return snapshotTree(this, depth);
   }
 
   private sectionItem(section: 'patterns' | 'learnings' | 'agents' | 'pin', m: FolderMemory): vscode.TreeItem {

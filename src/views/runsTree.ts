@@ -9,6 +9,7 @@ import { Commands } from '../constants';
 import { RUNS_FILE, type Runner } from '../services/runner';
 import { joinRelative, readText } from '../services/workspaceFiles';
 import { Disposable } from '../util/disposable';
+import { snapshotTree } from './treeSnapshot';
 
 export const ARCHIVE_SCHEME = 'ralph-archive';
 
@@ -133,13 +134,8 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
     return [];
   }
 
-  async snapshot(): Promise<TreeSnapshotNode[]> {
-    const nodes = await this.getChildren();
-    return nodes.map((n) => {
-      const item = this.getTreeItem(n);
-      const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined;
-      return { label: typeof item.label === 'string' ? item.label : item.label?.label ?? '', description: typeof item.description === 'string' ? item.description : undefined, icon, contextValue: item.contextValue };
-    });
+  snapshot(): Promise<TreeSnapshotNode[]> {
+    return snapshotTree(this, 1);
   }
 }
 

@@ -1,14 +1,23 @@
 /**
  * The Stories tree: one group per workspace folder with a prd.json when there are several folders,
  * the stories directly otherwise. Problems come first, then an explanation when nothing can run,
- * then the stories in run order.
+ * then the stories in run order. While a prd.json cannot be read, its stories are never shown as
+ * current: a node says why (the first problem and its line), and the stories of the last good
+ * read follow, marked stale. The story an agent works on is marked while its iteration runs.
  */
 import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../api';
 import type { Problem } from '../core/prd/problems';
 import type { PrdEntry, PrdWorkspace } from '../services/prdWorkspace';
 import { Disposable } from '../util/disposable';
-import { FolderNode, InfoNode, ProblemNode, ProblemsNode, type StoryLearningRef, StoryNode, type StoryTreeNode } from './storyNodes';
+import { snapshotTree } from './treeSnapshot';
+import { FolderNode, InfoNode, ProblemNode, ProblemsNode, type RunningIteration, type StoryLearningRef, StoryNode, type StoryTreeNode } from './storyNodes';
+
+/** What the tree needs of the runner: which story runs now, and when that changes. */
+export interface RunningSource {
+  readonly state: { readonly running: boolean; readonly folder?: vscode.WorkspaceFolder; readonly storyId?: string; readonly iteration?: number; readonly maxIterations?: number };
+  readonly onDidChange: vscode.Event<unknown>;
+}
 
 interface EntryNodes {
   readonly stories: StoryNode[];
@@ -20,22 +29,69 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
   readonly onDidChangeTreeData = this.onDidChangeEmitter.event;
   private cache = new Map<string, EntryNodes>();
   private folderNodes = new Map<string, FolderNode>();
+  /** Per folder: the entry of the last read that could be read as a list of stories. */
+  private readonly lastGood = new Map<string, PrdEntry>();
+  private lastRunning = '';
 
   constructor(
     private readonly prds: PrdWorkspace,
     private readonly learningsOf: (folder: vscode.Uri, storyId: string) => readonly StoryLearningRef[] = () => [],
     onDidChangeLearnings?: vscode.Event<void>,
+    private readonly runner?: RunningSource,
   ) {
     super();
     const refresh = (): void => {
+      this.rememberGoodReads();
       this.cache.clear();
       this.folderNodes.clear();
       this.onDidChangeEmitter.fire(undefined);
     };
+    this.rememberGoodReads();
     this.register(prds.onDidChange(refresh));
     if (onDidChangeLearnings) {
       this.register(onDidChangeLearnings(refresh));
     }
+    if (runner) {
+      this.register(
+        runner.onDidChange(() => {
+          // The runner reports every second while it runs; redraw only when the marked story changes.
+          const key = this.runningKey();
+          if (key !== this.lastRunning) {
+            this.lastRunning = key;
+            this.onDidChangeEmitter.fire(undefined);
+          }
+        }),
+      );
+    }
+  }
+
+  private rememberGoodReads(): void {
+    const present = new Set<string>();
+    for (const e of this.prds.list()) {
+      const key = e.folder.uri.toString();
+      present.add(key);
+      if (e.analysis.readable) {
+        this.lastGood.set(key, e);
+      }
+    }
+    for (const key of [...this.lastGood.keys()]) {
+      if (!present.has(key)) {
+        this.lastGood.delete(key);
+      }
+    }
+  }
+
+  private runningKey(): string {
+    const r = this.running();
+    return r ? `${r.folder}|${r.storyId}|${r.iteration}/${r.maxIterations}` : '';
+  }
+
+  private running(): (RunningIteration & { folder: string }) | undefined {
+    const s = this.runner?.state;
+    if (!s?.running || !s.storyId || !s.folder) {
+      return undefined;
+    }
+    return { folder: s.folder.uri.toString(), storyId: s.storyId, iteration: s.iteration ?? 1, maxIterations: s.maxIterations ?? 1 };
   }
 
   getTreeItem(node: StoryTreeNode): vscode.TreeItem {
@@ -81,25 +137,8 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     return entry && next ? this.nodesFor(entry).byId.get(next.story.id) : undefined;
   }
 
-  async snapshot(depth = 1): Promise<TreeSnapshotNode[]> {
-    const walk = (nodes: StoryTreeNode[], level: number): TreeSnapshotNode[] =>
-      nodes.map((n) => {
-        const item = this.getTreeItem(n);
-        const ic = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath : undefined;
-        const label = typeof item.label === 'string' ? item.label : item.label?.label ?? '';
-        const tooltip = typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value;
-        const children = level < depth && item.collapsibleState !== vscode.TreeItemCollapsibleState.None ? walk(this.getChildren(n), level + 1) : undefined;
-        return {
-          label,
-          description: typeof item.description === 'string' ? item.description : undefined,
-          icon: ic?.id,
-          iconColor: (ic?.color as { id?: string } | undefined)?.id,
-          contextValue: item.contextValue,
-          tooltip,
-          children,
-        };
-      });
-    return walk(this.getChildren(), 1);
+  snapshot(depth = 1): Promise<TreeSnapshotNode[]> {
+    return snapshotTree(this, depth);
   }
 
   private folderNode(entry: PrdEntry): FolderNode {
@@ -115,6 +154,9 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
   private entryChildren(entry: PrdEntry, parent: FolderNode | undefined): StoryTreeNode[] {
     const a = entry.analysis;
     const out: StoryTreeNode[] = [];
+    if (!a.readable) {
+      return this.unreadableChildren(entry, parent);
+    }
     if (a.problems.length > 0) {
       out.push(new ProblemsNode(entry, parent));
     }
@@ -128,6 +170,25 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
       out.push(new InfoNode(entry, 'No stories yet: add one to "userStories"', [], parent, 'info'));
     }
     out.push(...this.nodesFor(entry, parent).stories);
+    return out;
+  }
+
+  /** A prd.json that cannot be read: why, its problems, then the last good read's stories marked stale. */
+  private unreadableChildren(entry: PrdEntry, parent: FolderNode | undefined): StoryTreeNode[] {
+    const a = entry.analysis;
+    const file = vscode.workspace.asRelativePath(entry.uri, false);
+    const first = a.problems.find((p) => p.severity === 'error') ?? a.problems[0];
+    const why = first ? `${first.message} (line ${first.range.start.line + 1})` : 'it has no "userStories" list';
+    const last = this.lastGood.get(entry.folder.uri.toString());
+    const details = last ? ['The stories below are from the last good read (stale) and may no longer match the file.'] : [];
+    const out: StoryTreeNode[] = [new InfoNode(entry, `${file} cannot be read: ${why}`, details, parent, 'error')];
+    if (a.problems.length > 0) {
+      out.push(new ProblemsNode(entry, parent));
+    }
+    if (last) {
+      const titles = new Map(last.analysis.doc.stories.map((st) => [st.id, st.title] as const));
+      out.push(...last.analysis.readiness.order.map((state) => new StoryNode(last, state, [], parent, (id) => titles.get(id), undefined, true)));
+    }
     return out;
   }
 
@@ -152,7 +213,10 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
       }
       const titleOf = (id: string): string | undefined => titles.get(id);
       const stories = entry.analysis.readiness.order.map(
-        (state) => new StoryNode(entry, state, problemsByStory.get(state.story.index) ?? [], folderParent, titleOf),
+        (state) => new StoryNode(entry, state, problemsByStory.get(state.story.index) ?? [], folderParent, titleOf, () => {
+          const r = this.running();
+          return r && r.folder === key ? r : undefined;
+        }),
       );
       const byId = new Map<string, StoryNode>();
       for (const n of [...stories].sort((x, y) => x.state.story.index - y.state.story.index)) {

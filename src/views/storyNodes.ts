@@ -6,6 +6,7 @@ import type { StoryState } from '../core/prd/readiness';
 import { Commands } from '../constants';
 import type { LearningRef } from '../services/memoryWorkspace';
 import type { PrdEntry } from '../services/prdWorkspace';
+import { toRange } from '../util/ranges';
 
 export type StoryTreeNode = FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode;
 
@@ -24,9 +25,6 @@ function icon(id: string, color?: string): vscode.ThemeIcon {
   return new vscode.ThemeIcon(id, color ? new vscode.ThemeColor(color) : undefined);
 }
 
-function rangeOf(p: { start: { line: number; character: number }; end: { line: number; character: number } }): vscode.Range {
-  return new vscode.Range(p.start.line, p.start.character, p.end.line, p.end.character);
-}
 
 export class FolderNode {
   readonly kind = 'folder';
@@ -85,7 +83,7 @@ export class ProblemNode {
     item.iconPath = icon(p.severity === 'error' ? 'error' : 'warning', p.severity === 'error' ? 'list.errorForeground' : 'list.warningForeground');
     item.contextValue = `problem ${p.code}${p.fixes && p.fixes.length > 0 ? ' fixable' : ''}`;
     item.tooltip = `${p.message}\n${vscode.workspace.asRelativePath(this.entry.uri, false)}:${p.range.start.line + 1}:${p.range.start.character + 1}`;
-    item.command = { command: Commands.openProblem, title: 'Go to Problem', arguments: [this.entry.uri, rangeOf(p.range)] };
+    item.command = { command: Commands.openProblem, title: 'Go to Problem', arguments: [this.entry.uri, toRange(p.range)] };
     return item;
   }
 }
@@ -135,6 +133,18 @@ export class InfoDetailNode {
   }
 }
 
+/** The iteration running a story now: the tree marks that story. */
+export interface RunningIteration {
+  readonly storyId: string;
+  readonly iteration: number;
+  readonly maxIterations: number;
+}
+
+/**
+ * A story row. Its state word comes right after the id, in the label, so it stays visible in a
+ * narrow side bar (the description is cut first): `US-007 · blocked · Bulk-change priority…`.
+ * A stale node is a story from the last good read of a prd.json that cannot be read now.
+ */
 export class StoryNode {
   readonly kind = 'story';
   constructor(
@@ -143,6 +153,8 @@ export class StoryNode {
     readonly problems: readonly Problem[],
     readonly parent: FolderNode | undefined,
     private readonly titleOf: (id: string) => string | undefined,
+    private readonly running: () => RunningIteration | undefined = () => undefined,
+    readonly stale = false,
   ) {}
 
   get id(): string {
@@ -151,18 +163,34 @@ export class StoryNode {
 
   treeItem(): vscode.TreeItem {
     const p = presentStory(this.state, this.problems, this.titleOf);
-    const hasChildren = this.state.story.acceptanceCriteria.length + this.state.story.blockedBy.length + this.state.blocks.length > 0;
-    const item = new vscode.TreeItem(p.label, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-    item.id = `story:${this.entry.uri.toString()}:${this.state.story.index}`;
-    item.description = p.description;
-    const [codicon, color] = statusIcons[p.status];
-    item.iconPath = icon(codicon, color);
-    item.contextValue = p.contextValue;
-    const tooltip = new vscode.MarkdownString(p.tooltip, true);
-    tooltip.supportHtml = false;
-    item.tooltip = tooltip;
-    item.command = { command: Commands.storyOpen, title: 'Open Story in prd.json', arguments: [this] };
-    item.accessibilityInformation = { label: `${p.label}, ${p.description}` };
+    const s = this.state.story;
+    const run = this.stale ? undefined : this.running();
+    const runningHere = run !== undefined && run.storyId === s.id && s.id !== '';
+    const word = this.stale ? 'stale' : runningHere ? 'running' : p.status;
+    const id = s.id || `Story #${s.index + 1}`;
+    const label = `${id} · ${word}${s.title ? ` · ${s.title}` : ''}`;
+    const hasChildren = !this.stale && s.acceptanceCriteria.length + s.blockedBy.length + this.state.blocks.length > 0;
+    const item = new vscode.TreeItem(label, hasChildren ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    item.id = `${this.stale ? 'stale-story' : 'story'}:${this.entry.uri.toString()}:${s.index}`;
+    if (this.stale) {
+      item.description = `(stale — last good read) ${p.description}`;
+      item.iconPath = icon('history', 'disabledForeground');
+      // Not "story": no action (run, mark) is offered on what may no longer be in the file.
+      item.contextValue = 'staleStory';
+      item.tooltip = `prd.json cannot be read right now; this is ${p.label} as it was at the last good read. Fix the problems above to see the stories again.`;
+      item.command = { command: Commands.openPrd, title: 'Open prd.json', arguments: [this.entry.uri] };
+    } else {
+      item.description = runningHere ? `running · ${run.iteration}/${run.maxIterations} · ${p.description}` : p.description;
+      const [codicon, color] = runningHere ? ['sync~spin', 'testing.iconQueued'] : statusIcons[p.status];
+      item.iconPath = icon(codicon, color);
+      item.contextValue = runningHere ? `${p.contextValue} running` : p.contextValue;
+      const tooltip = new vscode.MarkdownString(p.tooltip, true);
+      tooltip.supportHtml = false;
+      item.tooltip = tooltip;
+      item.command = { command: Commands.storyOpen, title: 'Open Story in prd.json', arguments: [this] };
+    }
+    // Screen readers (and the UI tests' row locators) read "US-007: title, state, details".
+    item.accessibilityInformation = { label: `${p.label}, ${word}, ${item.description as string}` };
     return item;
   }
 
@@ -201,7 +229,7 @@ export class CriterionNode {
     item.tooltip = this.text;
     const range = this.parent.state.story.criteriaRanges[this.index];
     if (range) {
-      item.command = { command: Commands.openProblem, title: 'Go to Criterion', arguments: [this.parent.entry.uri, rangeOf(range)] };
+      item.command = { command: Commands.openProblem, title: 'Go to Criterion', arguments: [this.parent.entry.uri, toRange(range)] };
     }
     return item;
   }

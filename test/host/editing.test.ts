@@ -5,11 +5,11 @@ import {
   demoText,
   prdUri,
   readPrdBytes,
-  sleep,
   storyId,
   storyLines,
   summarizeTree,
   tokens,
+  undoUntil,
   useDemoRestore,
   waitFor,
   waitForTree,
@@ -43,13 +43,6 @@ async function openPrdEditor(): Promise<vscode.TextEditor> {
   return vscode.window.showTextDocument(doc, { preview: false });
 }
 
-async function undoUntil(doc: vscode.TextDocument, text: string, maxUndos = 3): Promise<void> {
-  for (let i = 0; i < maxUndos && doc.getText() !== text; i++) {
-    await vscode.window.showTextDocument(doc, { preview: false });
-    await vscode.commands.executeCommand('undo');
-    await sleep(150);
-  }
-}
 
 suite('editing prd.json from the tree (mark passing / not passing, undo)', () => {
   useDemoRestore();
@@ -133,10 +126,15 @@ suite('navigation commands', () => {
     assert.ok(line >= start && line <= end, `cursor on line ${line + 1}, expected within US-007 (lines ${start + 1}-${end + 1})`);
   });
 
-  test('ralph.showNextStory and ralph.refresh run without errors', async () => {
-    await vscode.commands.executeCommand('ralph.showNextStory');
+  test('ralph.showNextStory names and reveals the next story; ralph.refresh re-reads prd.json', async () => {
+    // (A command error fails the test through the root afterEach hook in index.ts.)
+    assert.equal(await vscode.commands.executeCommand('ralph.showNextStory'), 'US-006');
+    // prd.json changed while the extension is not told (a refresh reads the file itself).
+    const changed = demoText.replace('"title": "Sort tasks by priority"', '"title": "Sort tasks by priority, refreshed"');
+    assert.notEqual(changed, demoText);
+    await vscode.workspace.fs.writeFile(prdUri(), new TextEncoder().encode(changed));
     await vscode.commands.executeCommand('ralph.refresh');
-    await waitForTree('the demo tree after refresh', (n) => storyId(n[0]) === 'US-006');
+    await waitForTree('the refreshed title of US-006', (n) => n[0]?.label === 'US-006 · next · Sort tasks by priority, refreshed');
   });
 
   test('deleting prd.json empties the tree; restoring it brings the stories back', async () => {

@@ -17,6 +17,53 @@ export async function api(): Promise<RalphApi> {
   return a;
 }
 
+/**
+ * The command errors recorded since the last call (a user saw each as a "Ralph: …" notification),
+ * cleared: a test that expects a command to fail takes its error, so the root afterEach hook
+ * (test/host/index.ts), which fails a test on any other command error, lets it pass.
+ */
+export async function takeCommandErrors(): Promise<{ command: string; message: string }[]> {
+  const a = await api();
+  const errors = [...a.commandErrors()];
+  a.clearCommandErrors();
+  return errors;
+}
+
+/** Runs `fn` and returns the one error of `command` it caused (fails when there is none). */
+export async function expectCommandError(command: string, fn: () => Thenable<unknown>): Promise<string> {
+  await takeCommandErrors();
+  const result = await fn();
+  const errors = await takeCommandErrors();
+  const mine = errors.filter((e) => e.command === command);
+  assert.equal(mine.length, 1, `expected one error from ${command}; result ${JSON.stringify(result)}, errors ${JSON.stringify(errors)}`);
+  return mine[0].message;
+}
+
+/**
+ * Undoes in `doc`'s editor until its text is `text` (at most `maxUndos` times), waiting after each
+ * undo for the document change it causes (deadline `timeoutMs`), never a fixed sleep.
+ */
+export async function undoUntil(doc: vscode.TextDocument, text: string, maxUndos = 3, timeoutMs = 5_000): Promise<void> {
+  for (let i = 0; i < maxUndos && doc.getText() !== text; i++) {
+    await vscode.window.showTextDocument(doc, { preview: false });
+    const changed = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        sub.dispose();
+        resolve(false);
+      }, timeoutMs);
+      const sub = vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document === doc) {
+          clearTimeout(timer);
+          sub.dispose();
+          resolve(true);
+        }
+      });
+    });
+    await vscode.commands.executeCommand('undo');
+    assert.ok(await changed, `undo did not change ${vscode.workspace.asRelativePath(doc.uri)} within ${timeoutMs} ms`);
+  }
+}
+
 export function workspaceFolder(): vscode.WorkspaceFolder {
   const f = vscode.workspace.workspaceFolders?.[0];
   assert.ok(f, 'the tests need a workspace folder (a copy of examples/demo)');
@@ -133,9 +180,14 @@ export async function waitForTree(what: string, predicate: (nodes: TreeSnapshotN
   );
 }
 
-/** "US-006" from "US-006: Sort tasks by priority". */
+/** "US-006" from the story row "US-006 · next · Sort tasks by priority". */
 export function storyId(node: TreeSnapshotNode): string | undefined {
-  return /^([^:]+):\s/.exec(node.label)?.[1];
+  return /^(.+?) · /.exec(node.label)?.[1];
+}
+
+/** The state word of a story row ("next", "ready", "blocked", "done", "invalid", "running", "stale"). */
+export function storyState(node: TreeSnapshotNode): string | undefined {
+  return /^.+? · (\w+)/.exec(node.label)?.[1];
 }
 
 export function tokens(contextValue: string | undefined): string[] {

@@ -12,9 +12,32 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type MochaType from 'mocha';
+import * as vscode from 'vscode';
+import type { RalphApi } from '../../src/api';
+import { EXTENSION_ID } from './helpers';
 import { log } from './log';
 
 export const SUMMARY_MARKER = '##ralph-test-summary ';
+
+/**
+ * Root hook: a test fails when one of Ralph's commands reported an error during it (a user would
+ * have seen "Ralph: …"), unless the test took that error itself (helpers.takeCommandErrors /
+ * expectCommandError). Command handlers catch their errors to show them, so without this a
+ * command that throws could never fail a test.
+ */
+export const rootHooks: MochaType.RootHookObject = {
+  afterEach(this: MochaType.Context) {
+    const ext = vscode.extensions.getExtension<RalphApi>(EXTENSION_ID);
+    if (!ext?.isActive) {
+      return;
+    }
+    const errors = ext.exports.commandErrors();
+    ext.exports.clearCommandErrors();
+    if (errors.length > 0 && this.currentTest?.state !== 'failed') {
+      throw new Error(`a Ralph command reported an error during "${this.currentTest?.fullTitle() ?? '?'}": ${errors.map((e) => `[${e.command}] ${e.message}`).join('; ')}`);
+    }
+  },
+};
 
 export async function run(): Promise<void> {
   // Loaded here, not at the top: nothing else needs mocha before run() is called.
@@ -31,6 +54,7 @@ export async function run(): Promise<void> {
     timeout: 30_000,
     slow: 2_000,
     grep: process.env.RALPH_TEST_GREP || undefined,
+    rootHooks,
   });
   const files = fs
     .readdirSync(__dirname)

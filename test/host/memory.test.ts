@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../../src/api';
 import { agentsMdSkeleton } from '../../src/core/agentsMd';
-import { api, closeAllEditors, extension, findStory, sleep, snapshot, waitFor, workspaceFolder } from './helpers';
+import { api, closeAllEditors, extension, findStory, sleep, snapshot, takeCommandErrors, waitFor, workspaceFolder } from './helpers';
 import { log } from './log';
 
 // ---------------------------------------------------------------------------------------------
@@ -291,27 +291,10 @@ function openDiffTabs(target: vscode.Uri): vscode.TabInputTextDiff[] {
  * intercepted (the messages are then not checked).
  */
 async function capturingErrors<T>(fn: () => Promise<T>): Promise<{ result: T; errors?: string[] }> {
-  const win = vscode.window as unknown as { showErrorMessage: (...args: unknown[]) => unknown };
-  const original = win.showErrorMessage;
-  const errors: string[] = [];
-  let patched = false;
-  try {
-    win.showErrorMessage = (...args: unknown[]) => {
-      errors.push(String(args[0]));
-      return (original as (...a: unknown[]) => unknown).apply(vscode.window, args);
-    };
-    patched = win.showErrorMessage !== original;
-  } catch {
-    patched = false;
-  }
-  try {
-    const result = await fn();
-    return { result, errors: patched ? errors : undefined };
-  } finally {
-    if (patched) {
-      win.showErrorMessage = original;
-    }
-  }
+  // The errors the commands reported (each shown as a "Ralph: …" notification), taken so the root hook lets them pass.
+  await takeCommandErrors();
+  const result = await fn();
+  return { result, errors: (await takeCommandErrors()).map((e) => e.message) };
 }
 
 /** The snippets the extension contributes: name and body (joined). */

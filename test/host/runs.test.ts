@@ -155,7 +155,7 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     assert.equal(fs.readFileSync(ws('.ralph', 'last-branch'), 'utf8').trim(), 'ralph/task-priority');
 
     // The Stories tree follows: US-005 is next.
-    await waitForTree('US-005 to be next after US-006 passed', (n) => /^US-005:/.test(n[0]?.label ?? ''));
+    await waitForTree('US-005 to be next after US-006 passed', (n) => /^US-005 · /.test(n[0]?.label ?? ''));
   });
 
   test('a loop completes the blocked chain in dependency order and stops because every story passes; the Runs view lists it newest first', async function () {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { TreeSnapshotNode } from '../../src/api';
-import { api, findStory, isStory, snapshot, storyId, summarizeTree, tokens } from './helpers';
+import { api, demoText, findStory, isStory, snapshot, storyId, storyState, summarizeTree, tokens, useDemoRestore, waitForTree, writePrd } from './helpers';
 
 /** Pending stories in projected run order (lowest priority number first as stories become ready). */
 const RUN_ORDER = ['US-006', 'US-005', 'US-007', 'US-008', 'US-009', 'US-010', 'US-011', 'US-012'];
@@ -27,8 +27,8 @@ suite('Stories tree on the demo prd.json', () => {
   test('top level: 12 stories labelled "<id>: <title>", no problems node', () => {
     assert.equal(top.length, 12, `expected 12 top-level nodes, got ${JSON.stringify(summarizeTree(top), null, 1)}`);
     assert.ok(top.every(isStory), `every top-level node should be a story: ${JSON.stringify(summarizeTree(top), null, 1)}`);
-    assert.equal(findStory(top, 'US-006').label, 'US-006: Sort tasks by priority');
-    assert.equal(findStory(top, 'US-012').label, 'US-012: Document priorities and add an onboarding tip');
+    assert.equal(findStory(top, 'US-006').label, 'US-006 · next · Sort tasks by priority');
+    assert.equal(findStory(top, 'US-012').label, 'US-012 · blocked · Document priorities and add an onboarding tip');
   });
 
   test('order: pending stories in projected run order, then the done ones', () => {
@@ -39,7 +39,7 @@ suite('Stories tree on the demo prd.json', () => {
 
   test('US-006 is next, with priority, and its context value says story/next/pending', () => {
     const n = top[0];
-    assert.equal(n.label, 'US-006: Sort tasks by priority');
+    assert.equal(n.label, 'US-006 · next · Sort tasks by priority');
     assert.equal(statusOf(n), 'next', `description: ${n.description}`);
     assert.match(n.description ?? '', /\bP5\b/);
     const t = tokens(n.contextValue);
@@ -66,6 +66,8 @@ suite('Stories tree on the demo prd.json', () => {
       const n = findStory(top, id);
       const t = tokens(n.contextValue);
       if (statusOf(n) !== status) {wrong.push(`${id}: description "${n.description}" should say "${status}"`);}
+      // The state is in the label, right after the id, so a narrow side bar still shows it.
+      if (storyState(n) !== status) {wrong.push(`${id}: label "${n.label}" should say "${status}" after the id`);}
       if (!new RegExp(`\\bP${prio}\\b`).test(n.description ?? '')) {wrong.push(`${id}: description "${n.description}" should contain P${prio}`);}
       if (!t.includes('story') || !t.includes(status)) {wrong.push(`${id}: contextValue "${n.contextValue}" should contain "story" and "${status}"`);}
       if (status === 'done' ? t.includes('pending') : !t.includes('pending')) {
@@ -102,5 +104,36 @@ suite('Stories tree on the demo prd.json', () => {
   test('story icons are codicon ids', () => {
     const missing = top.filter((n) => !n.icon).map((n) => n.label);
     assert.deepEqual(missing, [], 'stories without an icon');
+  });
+});
+
+suite('Stories tree while prd.json cannot be read', () => {
+  useDemoRestore();
+
+  test('a syntax error: a node says why (with the line), the last good stories are marked stale, none looks current', async () => {
+    // A missing comma between two stories, as happens mid-edit.
+    const broken = demoText.replace(/\},(\s*\{\s*"id": "US-007")/, '}$1');
+    assert.notEqual(broken, demoText);
+    await writePrd(broken);
+    const nodes = await waitForTree('the "cannot be read" node first', (n) => /^prd\.json cannot be read: /.test(n[0]?.label ?? ''));
+    assert.match(nodes[0].label, /\(line \d+\)$/, `first node: ${nodes[0].label}`);
+    const stories = nodes.filter((n) => n.contextValue === 'staleStory');
+    assert.equal(stories.length, 12, `stale stories: ${JSON.stringify(summarizeTree(nodes), null, 1)}`);
+    for (const s of stories) {
+      assert.equal(storyState(s), 'stale', s.label);
+      assert.match(s.description ?? '', /^\(stale — last good read\)/);
+      assert.equal(s.icon, 'history');
+    }
+    assert.deepEqual(nodes.filter(isStory).map((n) => n.label), [], 'no story is shown as current (no run or mark actions on them)');
+  });
+
+  test('a story blocked by an empty id (mid-edit) gets a message about the empty entry, not `blocked by ""`', async () => {
+    const edited = demoText.replace(/("id": "US-005"[\s\S]*?"blockedBy": \[\s*"US-003")/, '$1, ""');
+    assert.notEqual(edited, demoText);
+    await writePrd(edited);
+    const nodes = await waitForTree('a problems node', (n) => /problem/.test(n[0]?.label ?? '') || /cannot be read/.test(n[0]?.label ?? ''), 3);
+    const messages = JSON.stringify(nodes.map((n) => [n.label, (n.children ?? []).map((c) => c.label)]));
+    assert.doesNotMatch(messages, /blocked by ""/, messages);
+    assert.match(messages, /empty/, messages);
   });
 });

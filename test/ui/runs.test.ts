@@ -34,7 +34,7 @@ describe('Running an agent from the VS Code UI (demo workspace, fake agent)', fu
   it('clicking "Run Next Ready Story" in the Stories view title runs US-006 in a terminal named after it', async () => {
     await openRalphContainer(ui.page);
     await widenSideBar(ui.page, 560);
-    assert.ok(((await rowLabels(ui.page))[0] ?? '').startsWith('US-006: Sort tasks by priority'), 'US-006 is next');
+    assert.ok(((await rowLabels(ui.page))[0] ?? '').startsWith('US-006 · next · Sort tasks by priority'), 'US-006 is next');
 
     await storiesPane(ui.page).locator('.pane-header').hover();
     const run = headerAction(ui.page, 'Run Next Ready Story');
@@ -71,7 +71,7 @@ describe('Running an agent from the VS Code UI (demo workspace, fake agent)', fu
     assert.ok(rows.some((t) => /^1 iteration · 1 story completed · 100% success/.test(t)), `Runs rows: ${JSON.stringify(rows)}`);
 
     // The run is over: the Stories title offers running again, US-005 is next.
-    await eventually('the Stories view to show US-005 as next', async () => ((await rowLabels(ui.page))[0] ?? '').startsWith('US-005:'), 15_000, () => rowLabels(ui.page));
+    await eventually('the Stories view to show US-005 as next', async () => ((await rowLabels(ui.page))[0] ?? '').startsWith('US-005 · '), 15_000, () => rowLabels(ui.page));
     await eventually('the status bar to offer the next story', async () => (await ui.page.locator('.statusbar-item', { hasText: 'Ralph: US-005' }).count()) > 0, 10_000);
 
     const runs = readFileSync(path.join(ui.folder, '.ralph', 'runs.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);

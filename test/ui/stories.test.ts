@@ -13,7 +13,7 @@ describe('Ralph Workbench in the VS Code UI (demo workspace)', function () {
     await setExpanded(ui.page, 'Runs', false);
     await setExpanded(ui.page, 'Memory', false);
     const labels = await rowLabels(ui.page);
-    assert.ok(labels[0]?.startsWith('US-006: Sort tasks by priority'), `first row: ${labels[0]}`);
+    assert.ok(labels[0]?.startsWith('US-006 · next · Sort tasks by priority'), `first row: ${labels[0]}`);
     assert.match(labels[0], /\bnext\b/);
     assert.equal(labels.length, 12, `rows: ${JSON.stringify(labels)}`);
     await shot(ui.page, '01-stories-tree');
@@ -70,6 +70,6 @@ describe('Ralph Workbench in the VS Code UI (demo workspace)', function () {
     } finally {
       writeFileSync(prd, original);
     }
-    await eventually('the demo tree to come back after restoring prd.json', async () => ((await rowLabels(ui.page))[0] ?? '').startsWith('US-006:'), 15_000, () => rowLabels(ui.page));
+    await eventually('the demo tree to come back after restoring prd.json', async () => ((await rowLabels(ui.page))[0] ?? '').startsWith('US-006 · '), 15_000, () => rowLabels(ui.page));
   });
 });

@@ -22,7 +22,7 @@ describe('Ralph Workbench in Restricted Mode (untrusted demo workspace)', functi
     await widenSideBar(ui.page);
     await setExpanded(ui.page, 'Memory', false);
     const labels = await rowLabels(ui.page);
-    assert.ok(labels[0]?.startsWith('US-006: Sort tasks by priority'), `the stories are shown: ${JSON.stringify(labels)}`);
+    assert.ok(labels[0]?.startsWith('US-006 · next · Sort tasks by priority'), `the stories are shown: ${JSON.stringify(labels)}`);
 
     // The title action that runs an agent is not usable.
     await storiesPane(ui.page).hover();

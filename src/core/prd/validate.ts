@@ -44,10 +44,14 @@ export function validatePrd(doc: PrdDocument): Validation {
           fixes: [removeFix(s, ref.id, ref.elementIndex)],
         });
       } else if (!graph.byId.has(ref.id)) {
+        const who = `Story "${s.id || `#${s.index + 1}`}"`;
         problems.push({
           code: 'unknown-blocked-by',
           severity: 'error',
-          message: `Story "${s.id || `#${s.index + 1}`}" is blocked by "${ref.id}", which is not a story in this file${suggestion(ref.id, graph)}.`,
+          // An empty entry is what a user has while typing a new id: say so, not `blocked by ""`.
+          message: ref.id === ''
+            ? `${who} has an empty entry in its blockedBy list: write the id of the story it waits on, or remove the entry.`
+            : `${who} is blocked by "${ref.id}", which is not a story in this file${suggestion(ref.id, graph)}.`,
           range: ref.range,
           storyId: s.id || undefined,
           storyIndex: s.index,

@@ -1,0 +1,264 @@
+/**
+ * Every view-title and inline action of the Stories and Runs views, clicked like a user does, in
+ * the states users reach: nothing selected, a story selected, a run selected, and after a reload.
+ * Each test puts the demo's git working copy back to its first commit, so no test depends on
+ * another's runs. A click must have the effect a user notices and never show an error.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { eventually, openDemo, openRalphContainer, pane, repoRoot, rowLabels, shot, storiesPane, storyRow, useWorkbench, widenSideBar } from './workbench';
+
+const TITLES: Record<string, string> = {
+  'US-005': 'Filter the task list by priority',
+  'US-006': 'Sort tasks by priority',
+  'US-007': 'Bulk-change priority of selected tasks',
+};
+
+/** A view-title action of a pane (hovering the pane first: VS Code shows them on hover). */
+async function titleAction(page: Page, view: string, label: string): Promise<Locator> {
+  await pane(page, view).locator('.pane-header').hover();
+  const action = pane(page, view).locator(`.pane-header .actions a.action-label[aria-label="${label}"]`);
+  await action.first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {
+    throw new Error(`no "${label}" action in the ${view} view's title`);
+  });
+  return action.first();
+}
+
+/** Clicks an entry of a view title's "More Actions..." menu. */
+async function overflowAction(page: Page, view: string, label: string): Promise<void> {
+  await (await titleAction(page, view, 'More Actions...')).click();
+  const item = page.locator('.monaco-menu .action-item', { hasText: label }).first();
+  await item.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {
+    throw new Error(`no "${label}" in the ${view} view's "More Actions..." menu`);
+  });
+  await item.click();
+}
+
+/**
+ * Records the text of every error notification the workbench shows (toasts can be hidden again
+ * before a test looks): installed before any page script, so it survives reloads.
+ */
+// (A string: tsx would add helpers to a function that do not exist in the page.)
+const recordErrorNotifications = `(() => {
+  window.__ralphErrors = [];
+  const seen = new WeakSet();
+  const scan = () => {
+    for (const t of Array.from(document.querySelectorAll('.notification-toast, .notifications-center .notification-list-item'))) {
+      if (!seen.has(t) && t.querySelector('.codicon-error')) {
+        seen.add(t);
+        window.__ralphErrors.push((t.textContent || '').trim());
+      }
+    }
+  };
+  const start = () => new MutationObserver(scan).observe(document.body, { subtree: true, childList: true, attributes: true });
+  if (document.body) { start(); } else { document.addEventListener('DOMContentLoaded', start); }
+})()`;
+
+/** The error notifications shown since the last call. */
+async function errorToasts(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const w = window as unknown as { __ralphErrors?: string[] };
+    return (w.__ralphErrors ?? []).splice(0);
+  });
+}
+
+/** Opens the Ralph container unless it is open already (a second click would close the side bar). */
+async function showRalph(page: Page): Promise<void> {
+  if (!(await storiesPane(page).locator('.monaco-list-row').first().isVisible().catch(() => false))) {
+    await openRalphContainer(page);
+  }
+}
+
+async function assertNoError(page: Page, after: string): Promise<void> {
+  // An error from a command handler arrives a moment after the click: give it the chance.
+  await page.waitForTimeout(300);
+  const errors = await errorToasts(page);
+  assert.deepEqual(errors, [], `an error notification appeared after ${after}`);
+}
+
+async function clearNotifications(page: Page): Promise<void> {
+  await page.keyboard.press('Escape');
+  const toasts = page.locator('.notifications-toasts .notification-toast');
+  for (let i = 0; i < 10 && (await toasts.count()) > 0; i++) {
+    await toasts.first().hover();
+    const close = toasts.first().locator('.codicon-notifications-clear, .codicon-close').first();
+    if ((await close.count()) === 0) {
+      break;
+    }
+    await close.click().catch(() => undefined);
+  }
+}
+
+function terminalTab(page: Page, storyId: string): Locator {
+  return page.locator('.part.panel').getByText(`Ralph: ${storyId} — ${TITLES[storyId]}`, { exact: true }).first();
+}
+
+/** Waits for the agent's terminal of `storyId`, then for the iteration to end with the story passing. */
+async function expectRun(page: Page, storyId: string, what: string): Promise<void> {
+  await terminalTab(page, storyId).waitFor({ state: 'visible', timeout: 20_000 }).catch(async () => {
+    throw new Error(`${what}: no terminal "Ralph: ${storyId} — …" appeared within 20 s; errors shown: ${JSON.stringify(await errorToasts(page))}`);
+  });
+  await eventually(`${storyId} to be shown as done after ${what}`, async () => /\bdone\b/.test((await storyRow(page, `${storyId}:`).first().getAttribute('aria-label')) ?? ''), 30_000, () => rowLabels(page));
+  await eventually('the iteration to end (Run Next offered again)', async () => (await pane(page, 'Stories').locator('.pane-header .actions a.action-label[aria-label="Run Next Ready Story"]').count()) > 0, 30_000);
+  await assertNoError(page, what);
+  await clearNotifications(page);
+}
+
+describe('View-title and inline actions of the Stories and Runs views (demo workspace, fake agent)', function () {
+  const agent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent.mjs');
+  const ui = useWorkbench(() =>
+    openDemo({
+      'ralph.agent.preset': 'custom',
+      'ralph.agent.command': `FAKE_AGENT_MODE=pass FAKE_AGENT_DELAY_MS=200 node "${agent}" \${promptFile}`,
+    }),
+  );
+  let initialCommit = '';
+  before(async () => {
+    await ui.wb.context.addInitScript({ content: recordErrorNotifications });
+    await ui.page.evaluate(recordErrorNotifications);
+    initialCommit = git('rev-parse', 'HEAD');
+  });
+  const git = (...args: string[]): string =>
+    execFileSync('git', ['-c', 'user.name=Ralph Test', '-c', 'user.email=ralph-test@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: ui.folder, encoding: 'utf8' }).trim();
+
+  /** Puts the demo back to its first commit on main, with no runs: US-006 is next again. */
+  async function freshDemo(): Promise<void> {
+    await ui.page.keyboard.press('Escape');
+    git('checkout', '-q', '-f', 'main');
+    git('reset', '-q', '--hard', initialCommit);
+    git('clean', '-q', '-fdx');
+    if (git('branch', '--list', 'ralph/task-priority') !== '') {
+      git('branch', '-q', '-D', 'ralph/task-priority');
+    }
+    await showRalph(ui.page);
+    await eventually('US-006 to be the next story again', async () => /\bnext\b/.test((await storyRow(ui.page, 'US-006:').first().getAttribute('aria-label')) ?? ''), 15_000, () => rowLabels(ui.page));
+    await eventually('the Runs view to be empty again', async () => (await pane(ui.page, 'Runs').locator('.monaco-list-row').count()) === 0, 15_000);
+    await clearNotifications(ui.page);
+  }
+
+  async function clickStoryRow(id: string): Promise<void> {
+    const row = storyRow(ui.page, `${id}:`).first();
+    await row.click();
+    await eventually(`${id} to be selected`, async () => ((await row.getAttribute('aria-selected')) ?? '') === 'true');
+  }
+
+  /** The title actions that do not start an agent, each with the effect a user sees. */
+  async function clickQuietStoriesActions(state: string): Promise<void> {
+    await (await titleAction(ui.page, 'Stories', 'Refresh')).click();
+    await assertNoError(ui.page, `Refresh (${state})`);
+    assert.ok((await rowLabels(ui.page)).length >= 5, 'the stories are still listed after Refresh');
+
+    await (await titleAction(ui.page, 'Stories', 'Open prd.json')).click();
+    await ui.page.locator('.tabs-container .tab.active', { hasText: 'prd.json' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await assertNoError(ui.page, `Open prd.json (${state})`);
+
+    await overflowAction(ui.page, 'Stories', 'Preview Prompt');
+    await ui.page.locator('.editor-instance .view-lines', { hasText: 'prd.json' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await assertNoError(ui.page, `Preview Prompt (${state})`);
+
+    await overflowAction(ui.page, 'Stories', 'Create prd.json');
+    await ui.page.locator('.notifications-toasts', { hasText: 'already exists; opening it' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await assertNoError(ui.page, `Create prd.json (${state})`);
+    await clearNotifications(ui.page);
+
+    await overflowAction(ui.page, 'Stories', 'Start Loop…');
+    await ui.page.locator('.quick-input-widget', { hasText: 'How many iterations at most?' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await ui.page.keyboard.press('Escape');
+    await assertNoError(ui.page, `Start Loop… in the Stories title (${state})`);
+  }
+
+  it('nothing selected: every Stories and Runs title action works', async () => {
+    await freshDemo();
+    await widenSideBar(ui.page, 560);
+    await clickQuietStoriesActions('nothing selected');
+
+    await (await titleAction(ui.page, 'Runs', 'Start Loop…')).click();
+    await ui.page.locator('.quick-input-widget', { hasText: 'How many iterations at most?' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await ui.page.keyboard.press('Escape');
+    await assertNoError(ui.page, 'Start Loop… in the Runs title');
+
+    await (await titleAction(ui.page, 'Stories', 'Run Next Ready Story')).click();
+    await expectRun(ui.page, 'US-006', 'Run Next Ready Story in the Stories title');
+    await (await titleAction(ui.page, 'Runs', 'Run Next Ready Story')).click();
+    await expectRun(ui.page, 'US-005', 'Run Next Ready Story in the Runs title');
+
+    await (await titleAction(ui.page, 'Stories', 'Show Next Ready Story')).click();
+    const selected = storiesPane(ui.page).locator('.monaco-list-row.selected');
+    await eventually('the next story to be selected', async () => ((await selected.first().getAttribute('aria-label')) ?? '').startsWith('US-007:'), 10_000);
+    await assertNoError(ui.page, 'Show Next Ready Story');
+    await shot(ui.page, '40-title-actions-nothing-selected');
+  });
+
+  it('a story selected: the title actions and the inline actions of story rows work', async () => {
+    await freshDemo();
+    await clickStoryRow('US-007');
+    await clickQuietStoriesActions('a story selected');
+    await clickStoryRow('US-007');
+
+    await (await titleAction(ui.page, 'Stories', 'Run Next Ready Story')).click();
+    await expectRun(ui.page, 'US-006', 'Run Next Ready Story with US-007 selected');
+
+    // Inline: Mark as Passing / Mark as Not Passing / Run This Story on US-005.
+    const row = storyRow(ui.page, 'US-005:').first();
+    await row.hover();
+    await row.locator('.actions a.action-label[aria-label="Mark as Passing"]').click();
+    await eventually('US-005 to be marked done', async () => /\bdone\b/.test((await row.getAttribute('aria-label')) ?? ''), 10_000);
+    await assertNoError(ui.page, 'Mark as Passing');
+    await row.hover();
+    await row.locator('.actions a.action-label[aria-label="Mark as Not Passing"]').click();
+    await eventually('US-005 to be not passing again', async () => !/\bdone\b/.test((await row.getAttribute('aria-label')) ?? ''), 10_000);
+    await assertNoError(ui.page, 'Mark as Not Passing');
+    await row.hover();
+    await row.locator('.actions a.action-label[aria-label="Run This Story"]').click();
+    await expectRun(ui.page, 'US-005', 'Run This Story on US-005');
+    await shot(ui.page, '41-actions-story-selected');
+  });
+
+  it('a run selected: the Runs and Stories title actions work', async () => {
+    await freshDemo();
+    // A run of US-004 recorded earlier, with its prompt file (selecting the row opens it).
+    const prompt = '.ralph/prompts/20260101-120000-US-004.md';
+    mkdirSync(path.join(ui.folder, '.ralph', 'prompts'), { recursive: true });
+    writeFileSync(path.join(ui.folder, prompt), '# prompt of US-004\n');
+    const record = {
+      start: '2026-01-01T12:00:00.000Z', end: '2026-01-01T12:01:00.000Z', storyId: 'US-004', storyTitle: 'Priority selector in the task edit dialog',
+      agent: 'custom', exitCode: 0, durationMs: 60_000, passingBefore: 3, passingAfter: 4, storyPasses: true, commit: null, complete: false,
+      outcome: 'passed', promptFile: prompt, iteration: 1, loopId: 'earlier',
+    };
+    writeFileSync(path.join(ui.folder, '.ralph', 'runs.jsonl'), `${JSON.stringify(record)}\n`);
+    // Committed, as a project that keeps its run history does: the working tree stays clean.
+    git('add', '.ralph');
+    git('commit', '-q', '-m', 'earlier runs');
+    const runRow = pane(ui.page, 'Runs').locator('.monaco-list-row[aria-label^="US-004: Priority selector"]').first();
+    await runRow.waitFor({ state: 'visible', timeout: 15_000 });
+    await runRow.click();
+    await eventually('the run row to be selected', async () => ((await runRow.getAttribute('aria-selected')) ?? '') === 'true');
+    await assertNoError(ui.page, 'selecting a run');
+
+    await (await titleAction(ui.page, 'Runs', 'Start Loop…')).click();
+    await ui.page.locator('.quick-input-widget', { hasText: 'How many iterations at most?' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await ui.page.keyboard.press('Escape');
+    await assertNoError(ui.page, 'Start Loop… with a run selected');
+    await runRow.click();
+
+    await (await titleAction(ui.page, 'Runs', 'Run Next Ready Story')).click();
+    await expectRun(ui.page, 'US-006', 'Run Next Ready Story in the Runs title with a run selected');
+    await shot(ui.page, '42-actions-run-selected');
+  });
+
+  it('after a reload: the title actions work with and without a selection', async () => {
+    await freshDemo();
+    await ui.page.reload();
+    await ui.page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await showRalph(ui.page);
+    await (await titleAction(ui.page, 'Stories', 'Run Next Ready Story')).click();
+    await expectRun(ui.page, 'US-006', 'Run Next Ready Story after a reload');
+    await clickStoryRow('US-007');
+    await (await titleAction(ui.page, 'Stories', 'Run Next Ready Story')).click();
+    await expectRun(ui.page, 'US-005', 'Run Next Ready Story after a reload with a story selected');
+    await shot(ui.page, '43-actions-after-reload');
+  });
+});
