@@ -156,7 +156,12 @@ export function ensureTestHost({ quiet = false } = {}) {
 // ---------------------------------------------------------------------------------------------
 // Ports, temp dirs, workspaces
 
-/** A free TCP port on 127.0.0.1; `preferred` is used when it is free. */
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago; `preferred` is used when it is free. The
+ * port is released before the caller binds it, so another process may take it meanwhile: the
+ * VS Code server is therefore started on port 0 (or the preferred port) and reports the port it
+ * bound (startServer), and this is only for callers that can retry.
+ */
 export async function findFreePort(preferred) {
   const tryListen = (port) =>
     new Promise((resolve) => {
@@ -263,7 +268,10 @@ function groupAlive(pid) {
  */
 export async function startServer(options = {}) {
   ensureTestHost();
-  const port = options.port ?? (await findFreePort(options.preferredPort));
+  // Port 0: the server binds a free port itself and prints it (no window between choosing and
+  // binding). A preferred port is tried first when it looks free; if it is taken by the time the
+  // server binds it, the server exits and we retry on port 0.
+  const requested = options.port ?? (options.preferredPort && (await findFreePort(options.preferredPort)) === Number(options.preferredPort) ? Number(options.preferredPort) : 0);
   const dataDir = options.dataDir ?? makeTempDir('ralph-vscode-');
   const userDataDir = path.join(dataDir, 'user-data');
   const serverDataDir = path.join(dataDir, 'server-data');
@@ -280,7 +288,7 @@ export async function startServer(options = {}) {
   const args = [
     serverMain,
     '--host', '127.0.0.1',
-    '--port', String(port),
+    '--port', '0',
     '--without-connection-token',
     '--accept-server-license-terms',
     '--enable-smoke-test-driver',
@@ -298,14 +306,20 @@ export async function startServer(options = {}) {
   // The server must not inherit npm/Node settings meant for this repo's Node 20.
   delete env.NODE_OPTIONS;
   delete env.ELECTRON_RUN_AS_NODE;
+  const portArg = args.indexOf('--port') + 1;
+  args[portArg] = String(requested);
   const child = spawn(node24, args, { cwd: dataDir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = child.pid;
   if (!pid) throw new Error(`could not start ${node24}`);
   /** @type {string[]} */
   const lines = [];
   const echo = process.env.RALPH_SERVER_LOG === '1';
+  /** The port the server reports it listens on ("Extension host agent listening on <port>"). */
+  let boundPort = 0;
   const collect = (chunk) => {
     const text = chunk.toString();
+    const m = /Extension host agent listening on (\d+)/.exec(text);
+    if (m) boundPort = Number(m[1]);
     if (echo) process.stderr.write(text.replace(/^/gm, '[server] '));
     for (const line of text.split(/\r?\n/)) if (line) lines.push(line);
     if (lines.length > 400) lines.splice(0, lines.length - 400);
@@ -324,24 +338,32 @@ export async function startServer(options = {}) {
       if (groupAlive(pid)) killGroup(pid, 'SIGKILL');
     }
   };
-  const unregister = onCleanup({ name: `VS Code server (pid ${pid}, port ${port})`, sync: () => killGroup(pid, 'SIGKILL'), async: stop });
+  const unregister = onCleanup({ name: `VS Code server (pid ${pid}, port ${requested || 'chosen by the server'})`, sync: () => killGroup(pid, 'SIGKILL'), async: stop });
 
-  const origin = `http://127.0.0.1:${port}`;
   const timeoutMs = options.startTimeoutMs ?? 60_000;
   const started = Date.now();
   for (;;) {
     if (exited) {
       await stop();
-      throw new Error(`VS Code server exited (${exited.code ?? exited.signal}) before answering on port ${port}; its log:\n${lines.join('\n')}`);
+      if (requested !== 0 && options.port === undefined && lines.some((l) => l.includes('EADDRINUSE'))) {
+        // The preferred port was taken between the check and the bind: start again on port 0.
+        return startServer({ ...options, preferredPort: undefined, dataDir });
+      }
+      throw new Error(`VS Code server exited (${exited.code ?? exited.signal}) before answering on port ${requested || '(chosen by the server)'}; its log:\n${lines.join('\n')}`);
     }
-    const status = await httpStatus(`${origin}/version`);
-    if (status > 0 && status < 500) break;
+    // Only the port this server reports: never another process that happens to answer.
+    if (boundPort > 0) {
+      const status = await httpStatus(`http://127.0.0.1:${boundPort}/version`);
+      if (status > 0 && status < 500) break;
+    }
     if (Date.now() - started > timeoutMs) {
       await stop();
-      throw new Error(`VS Code server did not answer on port ${port} within ${Math.round(timeoutMs / 1000)} s; its log:\n${lines.join('\n')}`);
+      throw new Error(`VS Code server did not answer within ${Math.round(timeoutMs / 1000)} s (port ${boundPort || requested || 'not reported yet'}); its log:\n${lines.join('\n')}`);
     }
     await new Promise((r) => setTimeout(r, 150));
   }
+  const port = boundPort;
+  const origin = `http://127.0.0.1:${port}`;
   return {
     port,
     origin,

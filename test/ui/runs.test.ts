@@ -31,7 +31,7 @@ describe('Running an agent from the VS Code UI (demo workspace, fake agent)', fu
     assert.equal(execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: ui.folder, encoding: 'utf8' }).trim(), 'main', 'the demo copy is a git repository on main');
   });
 
-  it('clicking "Run Next Ready Story" in the Stories view title runs US-006 in a terminal named after it', async () => {
+  it('clicking "Run Next Ready Story" in the Stories view title runs US-006 in a terminal named after it; the Runs view then shows the run, and prd.json, runs.jsonl and git agree', async () => {
     await openRalphContainer(ui.page);
     await widenSideBar(ui.page, 560);
     assert.ok(((await rowLabels(ui.page))[0] ?? '').startsWith('US-006 · next · Sort tasks by priority'), 'US-006 is next');
@@ -58,9 +58,9 @@ describe('Running an agent from the VS Code UI (demo workspace, fake agent)', fu
     await eventually('the status bar to show at least 1 s elapsed', async () => /· [1-9]\d*s\b/.test(await status.first().innerText()), 10_000);
     await ui.page.mouse.move(900, 300);
     await shot(ui.page, '10-run-next-terminal');
-  });
 
-  it('the Runs view shows the finished run; prd.json, runs.jsonl and git agree', async () => {
+    // When it has finished (one test, so nothing depends on an earlier test's run):
+    // the Runs view shows the run; prd.json, runs.jsonl and git agree.
     const runRow = runsPane(ui.page).locator('.monaco-list-row[aria-label^="US-006: Sort tasks by priority"]');
     await runRow.first().waitFor({ state: 'visible', timeout: 30_000 }).catch(() => {
       throw new Error('the Runs view did not list the US-006 run within 30 s');

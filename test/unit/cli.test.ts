@@ -317,10 +317,9 @@ describe('CLI (whole process: node dist/cli.js)', function () {
   let cliPath = '';
 
   before(function () {
-    if (!existsSync(built)) {
-      process.stderr.write('      skipped: dist/cli.js is missing; run `npm run build` to include the whole-process CLI tests\n');
-      this.skip();
-    }
+    // Fail, never skip: a skipped whole-process tier would pass `npm test` without testing the CLI
+    // users run (npm test builds dist/ before the unit tier).
+    assert.ok(existsSync(built), 'dist/cli.js is missing: run `npm run build` first (npm test does) — the whole-process CLI tests need it');
     dir = mkdtempSync(path.join(tmpdir(), 'ralph-cli-'));
     // A private copy: a concurrent `npm run build` empties dist/ while it works.
     cliPath = path.join(dir, 'cli.js');
