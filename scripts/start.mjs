@@ -5,11 +5,12 @@
 //   PORT               port to listen on (default 8765; another free port if it is taken)
 //   RALPH_DEMO_DIR     the working copy (default ~/.cache/ralph-workbench/demo-workspace)
 //   RALPH_START_FOLDER open this folder instead of the demo working copy
+//   RALPH_TEST_HOST_DIR where the test host is installed (default ~/.cache/ralph-workbench/test-host)
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { copyFixture, ensureTestHost, isShuttingDown, repoRoot, startServer, workbenchUrl } from './vscode-host.mjs';
+import { copyFixture, demoSettings, ensureTestHost, isShuttingDown, repoRoot, startServer, workbenchUrl } from './vscode-host.mjs';
 
 const DEFAULT_PORT = 8765;
 
@@ -46,7 +47,8 @@ if (process.env.RALPH_START_FOLDER) {
 const preferred = Number(process.env.PORT || DEFAULT_PORT);
 let server;
 try {
-  server = await startServer({ preferredPort: preferred });
+  // The demo opens clean: no TypeScript errors for its node_modules-less sources (README).
+  server = await startServer({ preferredPort: preferred, settings: process.env.RALPH_START_FOLDER ? {} : demoSettings });
 } catch (err) {
   fail(err instanceof Error ? err.message : String(err));
 }

@@ -55,6 +55,16 @@ export const defaultSettings = Object.freeze({
   'files.simpleDialog.enable': true,
 });
 
+/**
+ * Settings for a session on the demo workspace: its sources have no node_modules (they are there
+ * for agents to read and change), so TypeScript/JavaScript validation would fill Problems with
+ * "Cannot find module" errors that say nothing about Ralph. Used by npm start and the UI tests.
+ */
+export const demoSettings = Object.freeze({
+  'typescript.validate.enable': false,
+  'javascript.validate.enable': false,
+});
+
 // ---------------------------------------------------------------------------------------------
 // Cleanup registry
 

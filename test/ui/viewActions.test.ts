@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { eventually, openDemo, openRalphContainer, pane, repoRoot, rowLabels, runCommand as runCommandByTitle, shot, storiesPane, storyRow, useWorkbench, widenSideBar } from './workbench';
@@ -127,6 +127,11 @@ describe('View-title and inline actions of the Stories and Runs views (demo work
     if (git('branch', '--list', 'ralph/task-priority') !== '') {
       git('branch', '-q', '-D', 'ralph/task-priority');
     }
+    // No terminal left from an earlier test: a terminal named after a story must be this test's.
+    if ((await ui.page.locator('.part.panel').getByText(/^Ralph: /).count()) > 0) {
+      await runCommandByTitle(ui.page, 'Terminal: Kill All Terminals');
+      await eventually('the agents\' terminals to be gone', async () => (await ui.page.locator('.part.panel').getByText(/^Ralph: US-/).count()) === 0);
+    }
     await showRalph(ui.page);
     await eventually('US-006 to be the next story again', async () => /\bnext\b/.test((await storyRow(ui.page, 'US-006:').first().getAttribute('aria-label')) ?? ''), 15_000, () => rowLabels(ui.page));
     await clearNotifications(ui.page);
@@ -214,20 +219,10 @@ describe('View-title and inline actions of the Stories and Runs views (demo work
 
   it('a run selected: the Runs and Stories title actions work', async () => {
     await freshDemo();
-    // A run of US-004 recorded earlier, with its prompt file (selecting the row opens it).
-    const prompt = '.ralph/prompts/20260101-120000-US-004.md';
-    mkdirSync(path.join(ui.folder, '.ralph', 'prompts'), { recursive: true });
-    writeFileSync(path.join(ui.folder, prompt), '# prompt of US-004\n');
-    const record = {
-      start: '2026-01-01T12:00:00.000Z', end: '2026-01-01T12:01:00.000Z', storyId: 'US-004', storyTitle: 'Priority selector in the task edit dialog',
-      agent: 'custom', exitCode: 0, durationMs: 60_000, passingBefore: 3, passingAfter: 4, storyPasses: true, commit: null, complete: false,
-      outcome: 'passed', promptFile: prompt, iteration: 1, loopId: 'earlier',
-    };
-    writeFileSync(path.join(ui.folder, '.ralph', 'runs.jsonl'), `${JSON.stringify(record)}\n`);
-    // Committed, as a project that keeps its run history does: the working tree stays clean.
-    git('add', '.ralph');
-    git('commit', '-q', '-m', 'earlier runs');
-    const runRow = pane(ui.page, 'Runs').locator('.monaco-list-row[aria-label^="US-004: Priority selector"]').first();
+    // A run of its own first (from the command palette), so the Runs view has a row to select.
+    await runCommandByTitle(ui.page, 'Ralph: Run Next Ready Story');
+    await expectRun(ui.page, 'US-006', 'Ralph: Run Next Ready Story from the command palette');
+    const runRow = pane(ui.page, 'Runs').locator('.monaco-list-row[aria-label^="US-006: Sort tasks by priority"]').first();
     await runRow.waitFor({ state: 'visible', timeout: 15_000 });
     await runRow.click();
     await eventually('the run row to be selected', async () => ((await runRow.getAttribute('aria-selected')) ?? '') === 'true');
@@ -240,7 +235,7 @@ describe('View-title and inline actions of the Stories and Runs views (demo work
     await runRow.click();
 
     await (await titleAction(ui.page, 'Runs', 'Run Next Ready Story')).click();
-    await expectRun(ui.page, 'US-006', 'Run Next Ready Story in the Runs title with a run selected');
+    await expectRun(ui.page, 'US-005', 'Run Next Ready Story in the Runs title with a run selected');
     await shot(ui.page, '42-actions-run-selected');
   });
 

@@ -29,7 +29,7 @@ export const screenshotDir = path.join(repoRoot, 'test-results', 'ui');
 export async function openDemo(settings?: Record<string, unknown>): Promise<{ wb: Workbench; folder: string }> {
   const h = await host();
   const folder = h.copyFixture('examples/demo');
-  const wb = await h.openWorkbench({ folder, viewport: { width: 1400, height: 860 }, settings });
+  const wb = await h.openWorkbench({ folder, viewport: { width: 1400, height: 860 }, settings: { ...h.demoSettings, ...settings } });
   return { wb, folder };
 }
 
