@@ -28,7 +28,7 @@ export const SUMMARY_MARKER = '##ralph-test-summary ';
 export const rootHooks: MochaType.RootHookObject = {
   afterEach(this: MochaType.Context) {
     const ext = vscode.extensions.getExtension<RalphApi>(EXTENSION_ID);
-    if (!ext?.isActive) {
+    if (!ext?.isActive || typeof ext.exports?.commandErrors !== 'function') {
       return;
     }
     const errors = ext.exports.commandErrors();
