@@ -8,6 +8,7 @@ import {
   lineOf,
   prdUri,
   rangeOf,
+  ralphDiagnostics,
   replaceInStory,
   storyId,
   storyLines,
@@ -63,8 +64,15 @@ async function currentText(): Promise<string> {
 suite('diagnostics and quick fixes for broken prd.json files', () => {
   useDemoRestore();
 
-  test('the demo has no ralph diagnostics', async () => {
+  test('the demo has no ralph diagnostics (checked once diagnostics are being published)', async () => {
+    // "None" must be the demo's answer, not "not published yet": first see one published for a
+    // broken file, then the demo's bytes again, and wait until that diagnostic is withdrawn.
+    await writePrd(replaceInStory(demoText, 'US-006', '"US-002"', '"US-099"'));
+    await waitForDiagnostic('unknown-blocked-by');
+    await writePrd(demoText);
     await waitForNoRalphDiagnostics();
+    await waitForTree('the demo tree from the same analysis', (n) => n.length === 12 && n.every((x) => tokens(x.contextValue).includes('story')));
+    assert.deepEqual(ralphDiagnostics(), []);
   });
 
   test('malformed JSON → "syntax" on the line of the stray comma', async () => {
