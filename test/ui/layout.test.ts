@@ -45,4 +45,30 @@ describe('Stories view at the default side-bar width (demo workspace)', function
     await ui.page.mouse.move(900, 300);
     await shot(ui.page, '05-stories-default-width');
   });
+
+  it('the demo opens clean: a TypeScript source without node_modules adds no problem once the TypeScript server has answered for it', async () => {
+    await ui.page.keyboard.press('Control+P');
+    const input = ui.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('src/api/tasks.ts');
+    await ui.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'tasks.ts' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await input.press('Enter');
+    await ui.page.locator('.tabs-container .tab.active', { hasText: 'tasks.ts' }).waitFor({ state: 'visible', timeout: 10_000 });
+    // The TypeScript server has loaded the file when it answers a hover on `SELECT_TASK`.
+    const word = ui.page.locator('.editor-instance .view-line span', { hasText: /^SELECT_TASK$/ }).first();
+    await word.waitFor({ state: 'visible', timeout: 10_000 });
+    const hover = ui.page.locator('.monaco-hover:not(.hidden)', { hasText: 'const SELECT_TASK' });
+    const deadline = Date.now() + 60_000;
+    while (!(await hover.isVisible().catch(() => false))) {
+      assert.ok(Date.now() < deadline, 'the TypeScript server did not answer a hover in src/api/tasks.ts within 60 s');
+      await ui.page.mouse.move(10, 10);
+      await word.hover();
+      await hover.waitFor({ state: 'visible', timeout: 3_000 }).catch(() => undefined);
+    }
+    // Without node_modules, `import { Router } from "express"` alone would be an error here.
+    const problems = ui.page.locator('.statusbar-item[id="status.problems"]');
+    const label = (await problems.getAttribute('aria-label')) ?? (await problems.innerText());
+    assert.match(label, /No Problems|^0 errors?, 0 warnings?/i, `the Problems indicator: ${label}`);
+    await shot(ui.page, '06-demo-opens-clean');
+  });
 });
