@@ -9,7 +9,7 @@ import { type PinDoc, parsePin } from '../core/pin/format';
 import { type ProgressDoc, decodeText, learningsByStory, parseProgress, type StoryLearnings } from '../core/progress/parse';
 import { Disposable } from '../util/disposable';
 import { KeyedDebouncer } from '../util/debounce';
-import { readSettings } from './settings';
+import { affects, readSettings } from './settings';
 import { joinRelative, readBytes } from './workspaceFiles';
 
 export interface ProgressState {
@@ -69,7 +69,7 @@ export class MemoryWorkspace extends Disposable {
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.reloadAll()));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('ralph.progressPath') || e.affectsConfiguration('ralph.pinPath')) {
+        if (affects(e, 'progressPath', 'pinPath')) {
           this.reloadAll();
         }
       }),

@@ -5,9 +5,10 @@
  */
 import * as vscode from 'vscode';
 import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
-import { ContextKeys, Settings } from '../constants';
+import { ContextKeys } from '../constants';
 import { Disposable } from '../util/disposable';
 import { KeyedDebouncer } from '../util/debounce';
+import { affects, readSetting } from './settings';
 
 export interface PrdEntry {
   readonly folder: vscode.WorkspaceFolder;
@@ -33,7 +34,7 @@ export class PrdWorkspace extends Disposable {
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.resetWatchers()));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${Settings.section}.${Settings.prdPath}`)) {
+        if (affects(e, 'prdPath')) {
           this.resetWatchers();
         }
       }),
@@ -149,7 +150,7 @@ export class PrdWorkspace extends Disposable {
 
 /** The PRD path setting of a folder, with forward slashes and no empty segments. */
 function prdRelativePath(folder: vscode.WorkspaceFolder): string {
-  const rel = vscode.workspace.getConfiguration(Settings.section, folder.uri).get<string>(Settings.prdPath, 'prd.json');
+  const rel = readSetting('prdPath', folder.uri);
   const parts = (rel || 'prd.json').split(/[\\/]+/).filter((p) => p !== '' && p !== '.');
   return parts.length > 0 ? parts.join('/') : 'prd.json';
 }

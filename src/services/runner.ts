@@ -400,9 +400,8 @@ export class Runner extends Disposable {
 
   /** With ralph.progress.autoCompact, compacts progress.txt before an iteration when it is over the threshold. */
   private async autoCompact(folder: vscode.WorkspaceFolder, settings: RalphSettings): Promise<void> {
-    const c = vscode.workspace.getConfiguration('ralph', folder.uri);
     const uri = joinRelative(folder.uri, settings.progressPath);
-    if (!c.get<boolean>('progress.autoCompact', false) || uri.scheme !== 'file') {
+    if (!settings.autoCompact || uri.scheme !== 'file') {
       return;
     }
     const bytes = await readBytes(uri);
@@ -410,8 +409,8 @@ export class Runner extends Disposable {
       return;
     }
     const plan = planCompaction(decodeText(bytes), {
-      threshold: c.get<number>('progress.compactThreshold', 400),
-      keepRecentLines: c.get<number>('progress.keepRecentLines', 200),
+      threshold: settings.compactThreshold,
+      keepRecentLines: settings.keepRecentLines,
       now: new Date(),
     });
     if (plan.changed) {
