@@ -24,5 +24,10 @@ export interface RalphApi {
   /** The Memory view, expanded to the given depth (default 2). */
   memorySnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
   /** What the runner is doing now. */
+  /**
+   * For tests: answer the question asked before a run on a working tree with uncommitted changes
+   * (the handler gets the paths; undefined restores the modal).
+   */
+  answerDirtyTree(handler: ((files: readonly string[]) => 'commit' | 'stash' | 'run' | 'cancel') | undefined): void;
   runnerState(): { running: boolean; storyId?: string; iteration?: number; maxIterations?: number; terminalName?: string };
 }

@@ -8,6 +8,7 @@ import { registerStoryCommands } from './commands/storyCommands';
 import { Views } from './constants';
 import { MemoryWorkspace } from './services/memoryWorkspace';
 import { PrdWorkspace } from './services/prdWorkspace';
+import { askDirtyTree } from './services/runMessages';
 import { Runner } from './services/runner';
 import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
 import { MemoryTreeProvider } from './views/memoryTree';
@@ -46,7 +47,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   );
 
   registerStoryCommands(context, { prds, tree, treeView, log });
-  registerRunCommands(context, { prds, runner, tree, log });
+  registerRunCommands(context, { prds, runner, tree, log, refreshRuns: () => runs.refresh() });
   registerMemoryCommands(context, { prds, memory, storiesView: treeView, log });
   const proposed = new ProposedContentProvider();
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
@@ -61,6 +62,9 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
     memorySnapshot: (depth) => memoryTree.snapshot(depth),
     storiesSnapshot: (depth) => tree.snapshot(depth),
     runsSnapshot: () => runs.snapshot(),
+    answerDirtyTree: (handler) => {
+      runner.answerDirtyTree = handler ? (_folder, files) => handler(files) : askDirtyTree;
+    },
     runnerState: () => {
       const s = runner.state;
       return { running: s.running, storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, terminalName: s.terminal?.name };

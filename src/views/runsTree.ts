@@ -4,9 +4,9 @@
  */
 import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../api';
-import { formatDuration, parseRuns, type RunOutcome, type RunRecord, summarizeRuns, summaryLine } from '../core/runs/runs';
+import { formatDuration, parseRuns, RUNS_FILE, type RunOutcome, type RunRecord, summarizeRuns, summaryLine } from '../core/runs/runs';
 import { Commands } from '../constants';
-import { RUNS_FILE, type Runner } from '../services/runner';
+import type { Runner } from '../services/runner';
 import { joinRelative, readText } from '../services/workspaceFiles';
 import { Disposable } from '../util/disposable';
 
@@ -32,7 +32,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
   private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChangeTreeData = this.onDidChangeEmitter.event;
 
-  constructor(runner: Runner) {
+  constructor(private readonly runner: Runner) {
     super();
     this.register(runner.onDidRecord(() => this.refresh()));
     const watcher = this.register(vscode.workspace.createFileSystemWatcher(`**/${RUNS_FILE}`));
@@ -64,14 +64,19 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         const item = new vscode.TreeItem(`${r.storyId}${r.storyTitle ? `: ${r.storyTitle}` : ''}`, vscode.TreeItemCollapsibleState.None);
         item.id = `run:${node.folder.uri.toString()}:${r.start}:${node.index}`;
         item.iconPath = new vscode.ThemeIcon(codicon, color ? new vscode.ThemeColor(color) : undefined);
-        item.description = `${words} · ${formatDuration(r.durationMs)} · ${new Date(r.start).toLocaleString()}`;
-        item.contextValue = `run ${r.outcome}`;
+        const left = r.uncommitted?.length ? (r.uncommitted.length + (r.uncommittedMore ?? 0)) : 0;
+        item.description = `${words}${left ? ` · ${left} uncommitted` : ''} · ${formatDuration(r.durationMs)} · ${new Date(r.start).toLocaleString()}`;
+        const terminal = this.runner.terminalOf(node.folder.uri, r.promptFile);
+        item.contextValue = `run ${r.outcome}${terminal ? ' terminal' : ''}`;
         const md = new vscode.MarkdownString(undefined, true);
         md.appendMarkdown(`**${escape(r.storyId)}** — iteration ${r.iteration}, agent \`${escape(r.agent)}\`\n\n`);
         md.appendMarkdown(`Outcome: ${words} · exit code ${r.exitCode ?? 'unknown'} · ${formatDuration(r.durationMs)}\n\n`);
         md.appendMarkdown(`Passing stories: ${r.passingBefore} → ${r.passingAfter}${r.complete ? ' · agent signalled COMPLETE' : ''}\n\n`);
         md.appendMarkdown(r.commit ? `Commit: \`${r.commit.sha.slice(0, 8)}\` ${escape(r.commit.subject)}\n\n` : 'No `feat:` commit\n\n');
-        md.appendMarkdown(`Prompt: ${escape(r.promptFile)}`);
+        if (r.uncommitted?.length) {
+          md.appendMarkdown(`The agent left uncommitted changes: ${r.uncommitted.map((f) => `\`${f.replace(/`/g, "'")}\``).join(', ')}${r.uncommittedMore ? `, and ${r.uncommittedMore} more` : ''}\n\n`);
+        }
+        md.appendMarkdown(`Prompt: ${escape(r.promptFile)}${terminal ? ' · its terminal is still open' : ''}`);
         item.tooltip = md;
         item.command = { command: Commands.openRunPrompt, title: 'Open Prompt', arguments: [node.folder.uri, r.promptFile] };
         return item;
