@@ -10,6 +10,7 @@ import { MemoryWorkspace } from './services/memoryWorkspace';
 import { PrdWorkspace } from './services/prdWorkspace';
 import { askDirtyTree } from './services/runMessages';
 import { Runner } from './services/runner';
+import { RunsWorkspace } from './services/runsWorkspace';
 import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
 import { MemoryTreeProvider } from './views/memoryTree';
 import { PROPOSED_SCHEME, ProposedContentProvider } from './views/proposedContent';
@@ -37,9 +38,11 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   context.subscriptions.push(bindStoriesViewDescription(treeView, prds));
 
   const runner = new Runner(prds, log);
-  const runs = new RunsTreeProvider(runner);
+  const runsWorkspace = new RunsWorkspace(runner.onDidRecord);
+  const runs = new RunsTreeProvider(runsWorkspace, runner);
   context.subscriptions.push(
     runner,
+    runsWorkspace,
     runs,
     vscode.window.createTreeView(Views.runs, { treeDataProvider: runs }),
     vscode.workspace.registerTextDocumentContentProvider(ARCHIVE_SCHEME, new ArchiveContentProvider()),
@@ -47,7 +50,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   );
 
   registerStoryCommands(context, { prds, tree, treeView, log });
-  registerRunCommands(context, { prds, runner, tree, log, refreshRuns: () => runs.refresh() });
+  registerRunCommands(context, { prds, runner, tree, log, refreshRuns: () => runsWorkspace.reloadAll() });
   registerMemoryCommands(context, { prds, memory, storiesView: treeView, log });
   const proposed = new ProposedContentProvider();
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));

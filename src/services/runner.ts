@@ -67,6 +67,9 @@ export class Runner extends Disposable {
   private readonly onDidRecordEmitter = this.register(new vscode.EventEmitter<vscode.WorkspaceFolder>());
   /** Fires after a line was appended to runs.jsonl. */
   readonly onDidRecord = this.onDidRecordEmitter.event;
+  private readonly onDidChangeTerminalsEmitter = this.register(new vscode.EventEmitter<void>());
+  /** Fires when a finished run's terminal is kept or closed. */
+  readonly onDidChangeTerminals = this.onDidChangeTerminalsEmitter.event;
   private current: RunnerState = { running: false };
   private loop?: LoopController;
   private terminalRun?: TerminalRun;
@@ -85,7 +88,7 @@ export class Runner extends Disposable {
         const i = this.finished.findIndex((f) => f.terminal === t);
         if (i >= 0) {
           this.finished.splice(i, 1);
-          this.onDidRecordEmitter.fire(this.current.folder ?? (vscode.workspace.workspaceFolders ?? [])[0]);
+          this.onDidChangeTerminalsEmitter.fire();
         }
       }),
     );
@@ -377,6 +380,7 @@ export class Runner extends Disposable {
       const old = this.finished.shift();
       old?.terminal.dispose();
     }
+    this.onDidChangeTerminalsEmitter.fire();
   }
 
   /** The prompt of a story, from the one prompt-inputs reader (every path inside the folder, reads bounded). */

@@ -1,12 +1,13 @@
 /**
  * The Runs view: a summary line, the iterations newest first (outcome icon, story, duration), and
- * the archived runs of previous features, whose files open read-only.
+ * the archived runs of previous features, whose files open read-only. Drawn from RunsWorkspace.
  */
 import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../api';
-import { formatDuration, parseRuns, RUNS_FILE, type RunOutcome, type RunRecord, summarizeRuns, summaryLine } from '../core/runs/runs';
+import { formatDuration, RUNS_FILE, type RunOutcome, type RunRecord, summarizeRuns, summaryLine } from '../core/runs/runs';
 import { Commands } from '../constants';
 import type { Runner } from '../services/runner';
+import type { RunsWorkspace } from '../services/runsWorkspace';
 import { joinRelative, readText } from '../services/workspaceFiles';
 import { Disposable } from '../util/disposable';
 
@@ -32,16 +33,14 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
   private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChangeTreeData = this.onDidChangeEmitter.event;
 
-  constructor(private readonly runner: Runner) {
+  constructor(
+    private readonly runs: RunsWorkspace,
+    private readonly runner: Runner,
+  ) {
     super();
-    this.register(runner.onDidRecord(() => this.refresh()));
-    const watcher = this.register(vscode.workspace.createFileSystemWatcher(`**/${RUNS_FILE}`));
-    this.register(watcher.onDidChange(() => this.refresh()));
-    this.register(watcher.onDidCreate(() => this.refresh()));
-    this.register(watcher.onDidDelete(() => this.refresh()));
-    const archives = this.register(vscode.workspace.createFileSystemWatcher('**/archive/*/{prd.json,progress.txt}'));
-    this.register(archives.onDidCreate(() => this.refresh()));
-    this.register(archives.onDidDelete(() => this.refresh()));
+    this.register(runs.onDidChange(() => this.refresh()));
+    // A run's row offers its terminal while the terminal is open.
+    this.register(runner.onDidChangeTerminals(() => this.refresh()));
   }
 
   refresh(): void {
@@ -110,18 +109,14 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
   async getChildren(node?: RunsNode): Promise<RunsNode[]> {
     if (!node) {
       const out: RunsNode[] = [];
-      for (const folder of vscode.workspace.workspaceFolders ?? []) {
-        const text = await readText(joinRelative(folder.uri, RUNS_FILE));
-        const parsed = parseRuns(text ?? '');
+      for (const { folder, runs, errors, archives } of this.runs.list()) {
         // With no runs the view shows its welcome content instead (how to start, or why agents cannot run here).
-        if (parsed.runs.length > 0) {
-          out.push({ kind: 'summary', folder, text: summaryLine(summarizeRuns(parsed.runs)), bad: parsed.errors.length });
+        if (runs.length > 0) {
+          out.push({ kind: 'summary', folder, text: summaryLine(summarizeRuns(runs)), bad: errors.length });
         }
-        const runs = parsed.runs.map((run, index) => ({ kind: 'run' as const, folder, run, index })).reverse();
-        out.push(...runs);
-        const names = await archiveNames(folder);
-        if (names.length > 0) {
-          out.push({ kind: 'archives', folder, names });
+        out.push(...runs.map((run, index) => ({ kind: 'run' as const, folder, run, index })).reverse());
+        if (archives.length > 0) {
+          out.push({ kind: 'archives', folder, names: [...archives] });
         }
       }
       return out;
@@ -139,6 +134,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
   }
 
   async snapshot(): Promise<TreeSnapshotNode[]> {
+    await this.runs.whenIdle();
     const nodes = await this.getChildren();
     return nodes.map((n) => {
       const item = this.getTreeItem(n);
@@ -146,11 +142,6 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       return { label: typeof item.label === 'string' ? item.label : item.label?.label ?? '', description: typeof item.description === 'string' ? item.description : undefined, icon, contextValue: item.contextValue };
     });
   }
-}
-
-async function archiveNames(folder: vscode.WorkspaceFolder): Promise<string[]> {
-  const entries = await vscode.workspace.fs.readDirectory(joinRelative(folder.uri, 'archive')).then((e) => e, () => []);
-  return entries.filter(([, t]) => t === vscode.FileType.Directory).map(([n]) => n).sort().reverse();
 }
 
 /** A read-only view of an archived file: served by ArchiveContentProvider. */
