@@ -96,14 +96,16 @@ export class GitRepo {
 
   /**
    * Makes sure `branch` is checked out: nothing to do when it already is; otherwise a clean tree
-   * is required, then the branch is checked out, or created from the default branch.
+   * is required (unless `allowDirty`: the user chose to run anyway, and git carries the changes
+   * along or refuses when they conflict), then the branch is checked out, or created from the
+   * default branch.
    */
-  async ensureBranch(branch: string): Promise<{ action: BranchAction; from?: string }> {
+  async ensureBranch(branch: string, { allowDirty = false } = {}): Promise<{ action: BranchAction; from?: string }> {
     const current = await this.currentBranch();
     if (current === branch) {
       return { action: 'already-on-branch' };
     }
-    const changed = await this.changedFiles();
+    const changed = allowDirty ? [] : await this.changedFiles();
     if (changed.length > 0) {
       const list = changed.slice(0, 5).join(', ') + (changed.length > 5 ? `, and ${changed.length - 5} more` : '');
       throw new GitError(

@@ -129,11 +129,10 @@ export class Runner extends Disposable {
     const loopId = new Date().toISOString();
     this.setState({ running: true, folder, maxIterations: loop.config.maxIterations, iteration: 0 });
     let forced = options.storyId;
+    // Asked once per run or loop, when an iteration is about to start (not when the loop stops at once).
+    let treeChecked = false;
+    let allowDirtyCheckout = false;
     try {
-      const cancelled = await this.checkWorkingTree(folder);
-      if (cancelled) {
-        return { stop: cancelled, iterations: [] };
-      }
       for (;;) {
         const analysis = await this.readPrd(folder);
         let step = loop.nextStep(analysis);
@@ -160,7 +159,16 @@ export class Runner extends Disposable {
         if (!analysis) {
           throw new RunError('prd.json disappeared.');
         }
-        const record = await this.iteration(folder, settings, analysis, step.storyId, step.iteration, loopId, loop);
+        if (!treeChecked) {
+          treeChecked = true;
+          const answer = await this.checkWorkingTree(folder);
+          if (answer.stop) {
+            this.log.info(`[runner] ${answer.stop.message}`);
+            return { stop: answer.stop, iterations: [] };
+          }
+          allowDirtyCheckout = answer.runAnyway;
+        }
+        const record = await this.iteration(folder, settings, analysis, step.storyId, step.iteration, loopId, loop, allowDirtyCheckout);
         for (const note of record.notes) {
           this.log.info(`[runner] ${note}`);
         }
@@ -182,27 +190,27 @@ export class Runner extends Disposable {
    * Before a run or loop: a working tree with uncommitted changes (`.ralph/` aside) would end up in
    * the agent's commit, so the user decides. Returns a stop step when nothing should run.
    */
-  private async checkWorkingTree(folder: vscode.WorkspaceFolder): Promise<StopStep | undefined> {
+  private async checkWorkingTree(folder: vscode.WorkspaceFolder): Promise<{ stop?: StopStep; runAnyway: boolean }> {
     const git = await GitRepo.open(folder.uri.fsPath);
     const dirty = git ? await git.uncommittedFiles() : [];
     if (!git || dirty.length === 0) {
-      return undefined;
+      return { runAnyway: false };
     }
     const choice = await this.answerDirtyTree(folder, dirty);
     this.log.info(`[runner] uncommitted changes before the run (${fewPaths(dirty)}): ${choice}`);
     switch (choice) {
       case 'run':
-        return undefined;
+        return { runAnyway: true };
       case 'stash': {
         const message = await git.stash(`ralph: uncommitted changes before the run of ${new Date().toISOString()}`);
         showStashed(message);
-        return undefined;
+        return { runAnyway: false };
       }
       case 'commit':
         openSourceControl();
-        return { kind: 'stop', reason: 'cancelled', message: 'Not started: commit your changes first, then run again.', details: dirty };
+        return { runAnyway: false, stop: { kind: 'stop', reason: 'cancelled', message: 'Not started: commit your changes first, then run again.', details: dirty } };
       case 'cancel':
-        return { kind: 'stop', reason: 'cancelled', message: 'Not started: the working tree has uncommitted changes.', details: dirty };
+        return { runAnyway: false, stop: { kind: 'stop', reason: 'cancelled', message: 'Not started: the working tree has uncommitted changes.', details: dirty } };
     }
   }
 
@@ -255,6 +263,7 @@ export class Runner extends Disposable {
     iteration: number,
     loopId: string,
     loop: LoopController,
+    allowDirtyCheckout: boolean,
   ): Promise<IterationRecord> {
     const root = folder.uri.fsPath;
     const story = before.doc.stories.find((s) => s.id === storyId);
@@ -272,7 +281,7 @@ export class Runner extends Disposable {
       before.doc.branchName,
     );
     if (git && before.doc.branchName && settings.manageBranch) {
-      const result = await git.ensureBranch(before.doc.branchName).catch(async (e: Error) => {
+      const result = await git.ensureBranch(before.doc.branchName, { allowDirty: allowDirtyCheckout }).catch(async (e: Error) => {
         await archived?.undo(); // nothing changed: the next attempt archives again
         throw new RunError(e.message);
       });
@@ -334,9 +343,7 @@ export class Runner extends Disposable {
     const result = await run.done;
     run.dispose();
     const ended = Date.now();
-    if (!result.stopped) {
-      this.keepFinished(key, run.terminal, settings.keepFinishedTerminals);
-    }
+    this.keepFinished(key, run.terminal, settings.keepFinishedTerminals);
 
     const after = await this.readPrd(folder);
     const commits = git ? await git.commitsSince(headBefore) : undefined;

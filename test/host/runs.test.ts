@@ -648,7 +648,7 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     const runs = runsJsonl();
     const shown = await vscode.commands.executeCommand('ralph.showRunTerminal', { folder: workspaceFolder(), run: runs[2] });
     assert.equal(shown, true);
-    assert.equal(vscode.window.activeTerminal?.name, opened[2].name);
+    await waitFor(`the terminal of ${runs[2].storyId} to be the active one`, () => vscode.window.activeTerminal?.name === opened[2].name, 10_000, () => vscode.window.activeTerminal?.name);
     assert.equal(await vscode.commands.executeCommand('ralph.showRunTerminal', { folder: workspaceFolder(), run: runs[0] }), false, 'a closed terminal is not shown');
   });
 });
