@@ -29,5 +29,10 @@ export interface RalphApi {
   /** Test seam: command handlers behave as in Restricted Mode (an untrusted workspace) while on. */
   simulateRestrictedMode(on: boolean): void;
   /** What the runner is doing now. */
+  /**
+   * For tests: answer the question asked before a run on a working tree with uncommitted changes
+   * (the handler gets the paths; undefined restores the modal).
+   */
+  answerDirtyTree(handler: ((files: readonly string[]) => 'commit' | 'stash' | 'run' | 'cancel') | undefined): void;
   runnerState(): { running: boolean; storyId?: string; iteration?: number; maxIterations?: number; terminalName?: string };
 }

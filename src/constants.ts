@@ -2,6 +2,8 @@
  * Every id the extension shares with package.json: commands, views, context keys, settings.
  * (Written in double quotes, as in package.json, so a search for "ralph.x" finds both.)
  */
+import { SETTING_KEYS, SETTINGS_SECTION } from './core/settingKeys';
+
 export const EXTENSION_ID = 'ralph-workbench.ralph-workbench';
 
 export const Commands = {
@@ -51,9 +53,10 @@ export const ContextKeys = {
   running: "ralph.running",
 } as const;
 
+/** Kept for callers that name the section; the keys themselves are declared once in core/settingKeys.ts. */
 export const Settings = {
-  section: 'ralph',
-  prdPath: 'prdPath',
+  section: SETTINGS_SECTION,
+  prdPath: SETTING_KEYS.prdPath.key,
 } as const;
 
 export const DIAGNOSTIC_SOURCE = 'ralph';

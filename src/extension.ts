@@ -10,7 +10,9 @@ import { simulateRestrictedMode } from './commands/trust';
 import { Views } from './constants';
 import { MemoryWorkspace } from './services/memoryWorkspace';
 import { PrdWorkspace } from './services/prdWorkspace';
+import { askDirtyTree } from './services/runMessages';
 import { Runner } from './services/runner';
+import { RunsWorkspace } from './services/runsWorkspace';
 import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
 import { MemoryTreeProvider } from './views/memoryTree';
 import { PROPOSED_SCHEME, ProposedContentProvider } from './views/proposedContent';
@@ -38,9 +40,11 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   );
   context.subscriptions.push(bindStoriesViewDescription(treeView, prds));
 
-  const runs = new RunsTreeProvider(runner);
+  const runsWorkspace = new RunsWorkspace(runner.onDidRecord);
+  const runs = new RunsTreeProvider(runsWorkspace, runner);
   context.subscriptions.push(
     runner,
+    runsWorkspace,
     runs,
     vscode.window.createTreeView(Views.runs, { treeDataProvider: runs }),
     vscode.workspace.registerTextDocumentContentProvider(ARCHIVE_SCHEME, new ArchiveContentProvider()),
@@ -50,7 +54,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   const proposed = new ProposedContentProvider();
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
   registerStoryCommands(context, { prds, tree, treeView, log });
-  registerRunCommands(context, { prds, runner, tree, log, proposed });
+  registerRunCommands(context, { prds, runner, tree, log, proposed, refreshRuns: () => runsWorkspace.reloadAll() });
   registerMemoryCommands(context, { prds, memory, storiesView: treeView, log });
   registerCompactionCommands(context, { memory, proposed, log });
 
@@ -66,6 +70,9 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
     commandErrors,
     clearCommandErrors,
     simulateRestrictedMode,
+    answerDirtyTree: (handler) => {
+      runner.answerDirtyTree = handler ? (_folder, files) => handler(files) : askDirtyTree;
+    },
     runnerState: () => {
       const s = runner.state;
       return { running: s.running, storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, terminalName: s.terminal?.name };

@@ -8,11 +8,14 @@
  * Defaults: prd.json; progress.txt beside it; the workspace root is the PRD's folder (two levels
  * up for scripts/ralph/prd.json); the Pin is <root>/specs/INDEX.md; spec links resolve against the
  * root. A default file that does not exist is left out; a file named on the command line must exist.
+ * Default files and spec links must lie inside the root (after symlinks) and be regular files; a
+ * spec contributes at most its first 100 lines and 64 KB (src/node/promptInputs.ts).
  * Exit 0 with the prompt on stdout; 1 for an unknown story, an unreadable prd.json, or a bad option.
  */
 import path from 'node:path';
 import { buildPrompt, PromptError } from '../core/context/prompt';
 import { analyzePrd } from '../core/prd/index';
+import { type PromptInputs, readPromptInputs } from '../node/promptInputs';
 import type { CliIo } from './main';
 
 export const contextUsage = `Usage: ralph-workbench context <storyId> [options]
@@ -107,13 +110,12 @@ export function runContext(argv: readonly string[], io: CliIo): number {
   const progressPath = o['--progress'] ?? path.join(prdDir, 'progress.txt');
   const pinPath = o['--pin'] ?? path.join(root, 'specs', 'INDEX.md');
 
-  const read = (file: string, required: boolean, what: string): { text?: string; error?: string } => {
+  // Files named on the command line are the user's choice; the defaults and the Pin's spec links
+  // come from the workspace and go through the one prompt-inputs reader (inside the root, bounded).
+  const readNamed = (file: string, what: string): { text?: string; error?: string } => {
     try {
       return { text: new TextDecoder('utf-8').decode(io.readFile(file)) };
     } catch (e) {
-      if (!required && (e as NodeJS.ErrnoException).code === 'ENOENT') {
-        return {};
-      }
       return { error: `cannot read ${what} ${file}: ${describe(e)}` };
     }
   };
@@ -125,19 +127,32 @@ export function runContext(argv: readonly string[], io: CliIo): number {
     io.stderr(`ralph-workbench: cannot read ${prdPath}: ${describe(e)}\n`);
     return 1;
   }
-  const progress = read(progressPath, o['--progress'] !== undefined, 'progress file');
-  const pin = read(pinPath, o['--pin'] !== undefined, 'Pin');
-  const template = o['--template'] === undefined ? {} : read(o['--template'], true, 'template');
+  const rel = (p: string): string => {
+    const r = path.relative(root, p);
+    return (r === '' || r.startsWith('..') || path.isAbsolute(r) ? p : r).split(path.sep).join('/');
+  };
+  let inputs: PromptInputs;
+  try {
+    inputs = readPromptInputs(root, {
+      progress: o['--progress'] === undefined ? rel(progressPath) : undefined,
+      pin: o['--pin'] === undefined ? rel(pinPath) : undefined,
+    });
+  } catch (e) {
+    io.stderr(`ralph-workbench: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const progress = o['--progress'] === undefined ? { text: inputs.progressText } : readNamed(progressPath, 'progress file');
+  const pin = o['--pin'] === undefined ? { text: inputs.pinText } : readNamed(pinPath, 'Pin');
+  const template = o['--template'] === undefined ? {} : readNamed(o['--template'], 'template');
   for (const r of [progress, pin, template]) {
     if (r.error) {
       io.stderr(`ralph-workbench: ${r.error}\n`);
       return 1;
     }
   }
-  const rel = (p: string): string => {
-    const r = path.relative(root, p);
-    return (r === '' || r.startsWith('..') || path.isAbsolute(r) ? p : r).split(path.sep).join('/');
-  };
+  for (const note of inputs.notes) {
+    io.stderr(`ralph-workbench: ${note}\n`);
+  }
   try {
     const prompt = buildPrompt({
       prd: analyzePrd(prdBytes),
@@ -147,10 +162,7 @@ export function runContext(argv: readonly string[], io: CliIo): number {
       template: template.text,
       recentEntries: recent,
       files: { prd: rel(prdPath), progress: rel(progressPath), pin: rel(pinPath) },
-      readFile: (p) => {
-        const r = read(path.join(root, p), false, 'spec');
-        return r.text;
-      },
+      readFile: inputs.readSpec,
     });
     io.stdout(prompt);
     return 0;

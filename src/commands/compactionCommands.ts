@@ -8,6 +8,7 @@ import { applyCompaction, undoLastCompaction } from '../node/compaction';
 import { generateRepoPin } from '../node/pinRepo';
 import { Commands } from '../constants';
 import type { FolderMemory, MemoryWorkspace } from '../services/memoryWorkspace';
+import { readSettings } from '../services/settings';
 import { readBytes } from '../services/workspaceFiles';
 import { previewChange, type ProposedContentProvider } from '../views/proposedContent';
 import { pickFolder } from '../util/folders';
@@ -63,10 +64,10 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
     if (hasUnsavedChanges(m.progressUri)) {
       throw new Error(`${name} has unsaved changes: save or revert them, then compact.`);
     }
-    const settings = vscode.workspace.getConfiguration('ralph', m.folder.uri);
+    const settings = readSettings(m.folder.uri);
     const plan = planCompaction(text, {
-      threshold: settings.get<number>('progress.compactThreshold', 400),
-      keepRecentLines: settings.get<number>('progress.keepRecentLines', 200),
+      threshold: settings.compactThreshold,
+      keepRecentLines: settings.keepRecentLines,
       now: new Date(),
     });
     if (!plan.changed) {

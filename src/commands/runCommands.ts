@@ -19,6 +19,8 @@ export interface RunCommandDeps {
   readonly log: vscode.LogOutputChannel;
   /** Serves Preview Prompt's read-only document. */
   readonly proposed: ProposedContentProvider;
+  /** Re-reads the Runs view. */
+  readonly refreshRuns: () => void;
 }
 
 export function registerRunCommands(context: vscode.ExtensionContext, deps: RunCommandDeps): void {
@@ -59,6 +61,9 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
     );
 
   const report = (o: LoopOutcome): void => {
+    if (o.stop.reason === 'cancelled') {
+      return; // the user chose not to run; nothing to report
+    }
     const passed = o.iterations.filter((r) => r.outcome === 'passed').length;
     const ran = o.iterations.length > 0 ? ` ${o.iterations.length} iteration${o.iterations.length === 1 ? '' : 's'}, ${passed} passed.` : '';
     const message = `Ralph: ${o.stop.message}${ran}`;
@@ -147,8 +152,20 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
     return text;
   });
 
-  reg(Commands.showRunTerminal, () => {
-    runner.state.terminal?.show(false);
+  /** The running agent's terminal, or (from a row of the Runs view) that run's terminal while it is open. */
+  reg(Commands.showRunTerminal, (row?: { folder?: vscode.WorkspaceFolder; run?: { promptFile?: string } }) => {
+    const terminal =
+      row?.folder && typeof row.run?.promptFile === 'string' ? runner.terminalOf(row.folder.uri, row.run.promptFile) : runner.state.terminal;
+    if (!terminal) {
+      void vscode.window.showInformationMessage(row?.run ? 'The terminal of this run was closed.' : 'No agent is running.');
+      return false;
+    }
+    terminal.show(false);
+    return true;
+  });
+
+  reg(Commands.refreshRuns, () => {
+    deps.refreshRuns();
   });
 
   reg(Commands.openRunPrompt, async (folder: vscode.Uri, relative: string) => {

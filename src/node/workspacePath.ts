@@ -6,7 +6,7 @@
  *
  * Node-only (the CLI and the extension host share it); the extension works on `file:` folders.
  */
-import { constants, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 
@@ -184,6 +184,59 @@ export async function readInsideBounded(
   } finally {
     await handle.close();
   }
+}
+
+/** Synchronous twin of readInsideBounded (the CLI is synchronous; the reads are small and bounded). */
+export function readInsideBoundedSync(
+  root: string,
+  relative: string,
+  limits: { maxBytes: number; maxLines?: number },
+  options: ResolveOptions = {},
+): BoundedRead | undefined {
+  const abs = resolveInsideSync(root, relative, options);
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      return undefined;
+    }
+    throw e;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      throw new WorkspacePathError(relative, 'not-a-file', `The ${options.what ?? 'path'} "${relative}" is not a regular file: it was not read.`);
+    }
+    const buffer = Buffer.alloc(Math.min(stat.size, limits.maxBytes) + 1);
+    let read = 0;
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, read);
+      if (n === 0) {
+        break;
+      }
+      read += n;
+    }
+    return cutLines(buffer.subarray(0, Math.min(read, limits.maxBytes)).toString('utf8'), read > limits.maxBytes || stat.size > limits.maxBytes, limits.maxLines);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function cutLines(text: string, truncated: boolean, maxLines: number | undefined): BoundedRead {
+  if (maxLines !== undefined) {
+    let index = -1;
+    for (let line = 0; line < maxLines; line++) {
+      index = text.indexOf('\n', index + 1);
+      if (index < 0) {
+        break;
+      }
+    }
+    if (index >= 0 && index < text.length - 1) {
+      return { text: text.slice(0, index + 1), truncated: true };
+    }
+  }
+  return { text, truncated };
 }
 
 /**

@@ -56,6 +56,25 @@ export class GitRepo {
     return status.files.filter((f) => f.index !== '?' && f.working_dir !== '?').map((f) => f.path);
   }
 
+  /**
+   * Every path with uncommitted changes, untracked files included (an agent's `git add -A` would
+   * commit them), except Ralph Workbench's own `.ralph/` state, which never counts as dirty.
+   */
+  async uncommittedFiles(): Promise<string[]> {
+    const status = await this.git.status();
+    return status.files.map((f) => f.path).filter((p) => !isRalphState(p));
+  }
+
+  /** Stashes every uncommitted change (untracked files too, `.ralph/` excepted); returns the stash's message. */
+  async stash(message: string): Promise<string> {
+    try {
+      await this.git.raw(['stash', 'push', '--include-untracked', '-m', message, '--', '.', ':(exclude).ralph']);
+      return message;
+    } catch (e) {
+      throw new GitError(`git could not stash the changes: ${firstLine((e as Error).message)}`);
+    }
+  }
+
   async defaultBranch(): Promise<string | undefined> {
     try {
       const ref = await this.git.raw(['symbolic-ref', '--quiet', 'refs/remotes/origin/HEAD']);
@@ -77,14 +96,16 @@ export class GitRepo {
 
   /**
    * Makes sure `branch` is checked out: nothing to do when it already is; otherwise a clean tree
-   * is required, then the branch is checked out, or created from the default branch.
+   * is required (unless `allowDirty`: the user chose to run anyway, and git carries the changes
+   * along or refuses when they conflict), then the branch is checked out, or created from the
+   * default branch.
    */
-  async ensureBranch(branch: string): Promise<{ action: BranchAction; from?: string }> {
+  async ensureBranch(branch: string, { allowDirty = false } = {}): Promise<{ action: BranchAction; from?: string }> {
     const current = await this.currentBranch();
     if (current === branch) {
       return { action: 'already-on-branch' };
     }
-    const changed = await this.changedFiles();
+    const changed = allowDirty ? [] : await this.changedFiles();
     if (changed.length > 0) {
       const list = changed.slice(0, 5).join(', ') + (changed.length > 5 ? `, and ${changed.length - 5} more` : '');
       throw new GitError(
@@ -125,6 +146,10 @@ export class GitRepo {
       return [];
     }
   }
+}
+
+function isRalphState(p: string): boolean {
+  return p === '.ralph' || p === '.ralph/' || p.startsWith('.ralph/');
 }
 
 function firstLine(s: string): string {

@@ -10,7 +10,7 @@ import { type ProgressDoc, decodeText, learningsByStory, parseProgress, type Sto
 import { Disposable } from '../util/disposable';
 import { KeyedDebouncer } from '../util/debounce';
 import { openDocument } from '../util/documents';
-import { readSettings } from './settings';
+import { affects, readSettings } from './settings';
 import { joinRelative, readBytes } from './workspaceFiles';
 
 export interface ProgressState {
@@ -70,7 +70,7 @@ export class MemoryWorkspace extends Disposable {
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.reloadAll()));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('ralph.progressPath') || e.affectsConfiguration('ralph.pinPath')) {
+        if (affects(e, 'progressPath', 'pinPath')) {
           this.reloadAll();
         }
       }),

@@ -5,10 +5,11 @@
  */
 import * as vscode from 'vscode';
 import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
-import { ContextKeys, Settings } from '../constants';
+import { ContextKeys } from '../constants';
 import { Disposable } from '../util/disposable';
 import { KeyedDebouncer } from '../util/debounce';
 import { openDocument } from '../util/documents';
+import { affects, readSetting } from './settings';
 
 export interface PrdEntry {
   readonly folder: vscode.WorkspaceFolder;
@@ -34,7 +35,7 @@ export class PrdWorkspace extends Disposable {
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.resetWatchers()));
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`${Settings.section}.${Settings.prdPath}`)) {
+        if (affects(e, 'prdPath')) {
           this.resetWatchers();
         }
       }),
@@ -150,7 +151,7 @@ export class PrdWorkspace extends Disposable {
 
 /** The PRD path setting of a folder, with forward slashes and no empty segments. */
 function prdRelativePath(folder: vscode.WorkspaceFolder): string {
-  const rel = vscode.workspace.getConfiguration(Settings.section, folder.uri).get<string>(Settings.prdPath, 'prd.json');
+  const rel = readSetting('prdPath', folder.uri);
   const parts = (rel || 'prd.json').split(/[\\/]+/).filter((p) => p !== '' && p !== '.');
   return parts.length > 0 ? parts.join('/') : 'prd.json';
 }

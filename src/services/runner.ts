@@ -4,39 +4,32 @@
  * writes the prompt to `.ralph/prompts/`, runs the agent in a terminal, re-reads prd.json,
  * records a line in `.ralph/runs.jsonl`, and lets the pure LoopController decide what comes next.
  */
+import { statSync } from 'node:fs';
 import * as vscode from 'vscode';
-import {
-  checkTemplate,
-  commandExecutable,
-  expandTemplate,
-  getPreset,
-  missingExecutableMessage,
-  presetTemplate,
-  ralphShTemplate,
-  resolveExecutable,
-  shellKindOf,
-  type ShellKind,
-  TemplateError,
-} from '../core/agents/presets';
+import { shellKindOf, type ShellKind } from '../core/agents/presets';
 import { buildPrompt, promptFileName } from '../core/context/prompt';
-import { planCompaction } from '../core/progress/compact';
-import { decodeText } from '../core/progress/parse';
-import { applyCompaction } from '../node/compaction';
-import { parsePin } from '../core/pin/format';
+import { completeIteration, planAgentCommand } from '../core/loop/iteration';
 import { type IterationRecord, LoopController, type StopStep } from '../core/loop/loop';
 import { CompleteSignalDetector } from '../core/output';
 import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
-import { archiveFolderName, freshProgressText, LAST_BRANCH_FILE, parseLastBranch, shouldArchive } from '../core/runs/archive';
-import { detectFeatCommit, type RunRecord, serializeRun } from '../core/runs/runs';
+import { planCompaction } from '../core/progress/compact';
+import { decodeText } from '../core/progress/parse';
+import { freshProgressText, LAST_BRANCH_FILE } from '../core/runs/archive';
+import { RUNS_FILE, serializeRun } from '../core/runs/runs';
+import { applyCompaction } from '../node/compaction';
+import { PromptInputError, readPromptInputs } from '../node/promptInputs';
 import { Disposable } from '../util/disposable';
 import { hasUnsavedChanges } from '../util/documents';
 import { GitRepo } from './git';
 import type { PrdWorkspace } from './prdWorkspace';
+import { appendInside, archiveIfBranchChanged, readInsideText, RunFileError, writablePath, writeInside } from './runFiles';
+import { askDirtyTree, type DirtyTreeAnswer, fewPaths, openSourceControl, showArchived, showFalseCompletion, showStashed } from './runMessages';
 import { readSettings, type RalphSettings } from './settings';
 import { TerminalRun } from './terminalRunner';
-import { appendText, exists, joinRelative, readBytes, readText, writeText } from './workspaceFiles';
+import { exists, joinRelative, readBytes } from './workspaceFiles';
 
-export const RUNS_FILE = '.ralph/runs.jsonl';
+/** @deprecated the file name lives in core/runs/runs.ts; re-exported for callers of this module. */
+export { RUNS_FILE } from '../core/runs/runs';
 const LAST_PRD_FILE = '.ralph/last-prd.json';
 
 export interface RunnerState {
@@ -50,6 +43,8 @@ export interface RunnerState {
   readonly iterationStartedAt?: number;
   readonly terminal?: vscode.Terminal;
   readonly stopRequested?: 'after-iteration' | 'now';
+  /** The running iteration's key (runKey: folder and prompt file). */
+  readonly runKey?: string;
 }
 
 export interface LoopOutcome {
@@ -73,19 +68,44 @@ export class Runner extends Disposable {
   private readonly onDidRecordEmitter = this.register(new vscode.EventEmitter<vscode.WorkspaceFolder>());
   /** Fires after a line was appended to runs.jsonl. */
   readonly onDidRecord = this.onDidRecordEmitter.event;
+  private readonly onDidChangeTerminalsEmitter = this.register(new vscode.EventEmitter<void>());
+  /** Fires when a finished run's terminal is kept or closed. */
+  readonly onDidChangeTerminals = this.onDidChangeTerminalsEmitter.event;
   private current: RunnerState = { running: false };
   private loop?: LoopController;
   private terminalRun?: TerminalRun;
+  /** Agent terminals of finished iterations that are still open, oldest first, by prompt file. */
+  private readonly finished: { key: string; terminal: vscode.Terminal }[] = [];
+  /** The question asked before a run on a dirty working tree (tests replace it). */
+  answerDirtyTree: DirtyTreeAnswer = askDirtyTree;
 
   constructor(
     private readonly prds: PrdWorkspace,
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
+    this.register(
+      vscode.window.onDidCloseTerminal((t) => {
+        const i = this.finished.findIndex((f) => f.terminal === t);
+        if (i >= 0) {
+          this.finished.splice(i, 1);
+          this.onDidChangeTerminalsEmitter.fire();
+        }
+      }),
+    );
   }
 
   get state(): RunnerState {
     return this.current;
+  }
+
+  /** The terminal of a run (its workspace folder and prompt file), while it is open. */
+  terminalOf(folder: vscode.Uri, promptFile: string): vscode.Terminal | undefined {
+    const key = runKey(folder, promptFile);
+    if (this.current.running && this.current.runKey === key) {
+      return this.current.terminal;
+    }
+    return this.finished.find((f) => f.key === key)?.terminal;
   }
 
   /** Runs a loop in a workspace folder until a stop rule applies; resolves with why it stopped. */
@@ -95,6 +115,9 @@ export class Runner extends Disposable {
     }
     if (this.current.running) {
       throw new RunError(`An agent is already running (${this.current.storyId}). Stop it first, or wait for it to finish.`);
+    }
+    if (folder.uri.scheme !== 'file') {
+      throw new RunError(`Ralph runs agents only in folders on disk; ${folder.name} is a ${folder.uri.scheme}: folder.`);
     }
     const settings = readSettings(folder.uri);
     const loop = new LoopController({
@@ -107,6 +130,9 @@ export class Runner extends Disposable {
     const loopId = new Date().toISOString();
     this.setState({ running: true, folder, maxIterations: loop.config.maxIterations, iteration: 0 });
     let forced = options.storyId;
+    // Asked once per run or loop, when an iteration is about to start (not when the loop stops at once).
+    let treeChecked = false;
+    let allowDirtyCheckout = false;
     try {
       for (;;) {
         const analysis = await this.readPrd(folder);
@@ -134,19 +160,58 @@ export class Runner extends Disposable {
         if (!analysis) {
           throw new RunError('prd.json disappeared.');
         }
-        const record = await this.iteration(folder, settings, analysis, step.storyId, step.iteration, loopId, loop);
+        if (!treeChecked) {
+          treeChecked = true;
+          const answer = await this.checkWorkingTree(folder);
+          if (answer.stop) {
+            this.log.info(`[runner] ${answer.stop.message}`);
+            return { stop: answer.stop, iterations: [] };
+          }
+          allowDirtyCheckout = answer.runAnyway;
+        }
+        const record = await this.iteration(folder, settings, analysis, step.storyId, step.iteration, loopId, loop, allowDirtyCheckout);
         for (const note of record.notes) {
           this.log.info(`[runner] ${note}`);
         }
         if (record.falseComplete) {
-          void vscode.window.showWarningMessage(`Ralph: ${record.notes.find((n) => n.startsWith('False completion')) ?? 'False completion.'}`);
+          showFalseCompletion(record.notes.find((n) => n.startsWith('False completion')));
         }
       }
+    } catch (e) {
+      throw e instanceof RunFileError ? new RunError(e.message) : e;
     } finally {
       this.loop = undefined;
       this.terminalRun?.dispose();
       this.terminalRun = undefined;
       this.setState({ running: false });
+    }
+  }
+
+  /**
+   * Before a run or loop: a working tree with uncommitted changes (`.ralph/` aside) would end up in
+   * the agent's commit, so the user decides. Returns a stop step when nothing should run.
+   */
+  private async checkWorkingTree(folder: vscode.WorkspaceFolder): Promise<{ stop?: StopStep; runAnyway: boolean }> {
+    const git = await GitRepo.open(folder.uri.fsPath);
+    const dirty = git ? await git.uncommittedFiles() : [];
+    if (!git || dirty.length === 0) {
+      return { runAnyway: false };
+    }
+    const choice = await this.answerDirtyTree(folder, dirty);
+    this.log.info(`[runner] uncommitted changes before the run (${fewPaths(dirty)}): ${choice}`);
+    switch (choice) {
+      case 'run':
+        return { runAnyway: true };
+      case 'stash': {
+        const message = await git.stash(`ralph: uncommitted changes before the run of ${new Date().toISOString()}`);
+        showStashed(message);
+        return { runAnyway: false };
+      }
+      case 'commit':
+        openSourceControl();
+        return { runAnyway: false, stop: { kind: 'stop', reason: 'cancelled', message: 'Not started: commit your changes first, then run again.', details: dirty } };
+      case 'cancel':
+        return { runAnyway: false, stop: { kind: 'stop', reason: 'cancelled', message: 'Not started: the working tree has uncommitted changes.', details: dirty } };
     }
   }
 
@@ -182,7 +247,7 @@ export class Runner extends Disposable {
       const r = analysis.readiness;
       throw new RunError(r.state === 'complete' ? 'Every story passes: there is no next prompt.' : `No story is ready. ${r.explanation.join(' ')}`);
     }
-    return { storyId: id, text: await this.prompt(folder, readSettings(folder.uri), analysis, id) };
+    return { storyId: id, text: this.prompt(folder, readSettings(folder.uri), analysis, id) };
   }
 
   /** Reads prd.json from disk (undefined when it does not exist). */
@@ -199,23 +264,26 @@ export class Runner extends Disposable {
     iteration: number,
     loopId: string,
     loop: LoopController,
+    allowDirtyCheckout: boolean,
   ): Promise<IterationRecord> {
+    const root = folder.uri.fsPath;
     const story = before.doc.stories.find((s) => s.id === storyId);
     const title = story?.title ?? '';
-    const git = await GitRepo.open(folder.uri.fsPath);
+    const git = await GitRepo.open(root);
     if (!git) {
       this.log.info(`[runner] ${folder.name} is not a git repository (or git is missing): branch and commit steps are skipped.`);
     }
     // The previous feature's files are copied before the checkout (which may replace them), and
     // progress.txt restarts after it: rewriting a tracked file first would make the tree dirty and
     // the checkout refuse.
-    const archived = await this.archiveIfBranchChanged(folder, settings, before);
+    const archived = await archiveIfBranchChanged(
+      root,
+      { lastBranch: LAST_BRANCH_FILE, lastPrd: LAST_PRD_FILE, prd: settings.prdPath, progress: settings.progressPath },
+      before.doc.branchName,
+    );
     if (git && before.doc.branchName && settings.manageBranch) {
-      const result = await git.ensureBranch(before.doc.branchName).catch(async (e: Error) => {
-        if (archived) {
-          // Nothing changed: the next attempt archives again.
-          await vscode.workspace.fs.delete(archived.createdUri, { recursive: true }).then(undefined, () => undefined);
-        }
+      const result = await git.ensureBranch(before.doc.branchName, { allowDirty: allowDirtyCheckout }).catch(async (e: Error) => {
+        await archived?.undo(); // nothing changed: the next attempt archives again
         throw new RunError(e.message);
       });
       if (result.action !== 'already-on-branch') {
@@ -223,242 +291,169 @@ export class Runner extends Disposable {
       }
     }
     if (archived) {
-      await writeText(joinRelative(folder.uri, settings.progressPath), freshProgressText(new Date()));
+      await writeInside(root, settings.progressPath, freshProgressText(new Date()), 'ralph.progressPath');
       this.log.info(`[runner] branch changed from ${archived.last} to ${before.doc.branchName}: archived the previous run to ${archived.target}/ and started a fresh ${settings.progressPath}`);
-      void vscode.window.showInformationMessage(`Ralph: new feature "${before.doc.branchName}". The previous run (${archived.last}) was archived to ${archived.target}/.`);
+      showArchived(before.doc.branchName, archived.last, archived.target);
     }
     if (before.doc.branchName) {
-      await writeText(joinRelative(folder.uri, LAST_BRANCH_FILE), `${before.doc.branchName}\n`);
+      await writeInside(root, LAST_BRANCH_FILE, `${before.doc.branchName}\n`);
     }
 
     // .ralph/ is the extension's runtime state: it ignores itself, so it never dirties the tree or lands in a commit.
-    const ralphIgnore = joinRelative(folder.uri, '.ralph/.gitignore');
-    if (!(await exists(ralphIgnore))) {
-      await writeText(ralphIgnore, '# Ralph Workbench runtime state (prompts, runs, logs): not for git\n*\n');
+    if ((await readInsideText(root, '.ralph/.gitignore')) === undefined) {
+      await writeInside(root, '.ralph/.gitignore', '# Ralph Workbench runtime state (prompts, runs, logs): not for git\n*\n');
     }
     await this.autoCompact(folder, settings);
-    const promptText = await this.prompt(folder, settings, before, storyId);
+    const promptText = this.prompt(folder, settings, before, storyId);
     const promptsDir = joinRelative(folder.uri, '.ralph/prompts');
-    const taken = new Set((await vscode.workspace.fs.readDirectory(promptsDir).then((e) => e.map(([n]) => n), () => [] as string[])));
-    const promptName = promptFileName(new Date(), storyId, (n) => taken.has(n));
-    const promptUri = vscode.Uri.joinPath(promptsDir, promptName);
-    await writeText(promptUri, promptText);
-    const commandLine = await this.commandLine(folder, settings, promptUri.fsPath, storyId);
+    const taken = new Set(await vscode.workspace.fs.readDirectory(promptsDir).then((e) => e.map(([n]) => n), () => [] as string[]));
+    const promptRel = `.ralph/prompts/${promptFileName(new Date(), storyId, (n) => taken.has(n))}`;
+    const promptPath = await writeInside(root, promptRel, promptText);
+
+    const shell: ShellKind = shellKindOf(vscode.env.shell || '') ?? (process.platform === 'win32' ? 'powershell' : 'posix');
+    const scripts = new Set<string>();
+    for (const p of ['ralph.sh', 'scripts/ralph/ralph.sh']) {
+      if (await exists(joinRelative(folder.uri, p))) {
+        scripts.add(p);
+      }
+    }
+    const plan = planAgentCommand({
+      presetId: settings.agentPreset,
+      command: settings.agentCommand,
+      shell,
+      exists: (p) => scripts.has(p),
+      vars: { promptFile: promptPath, storyId, workspaceFolder: root },
+      lookup: { path: process.env.PATH, pathExt: process.env.PATHEXT, platform: process.platform === 'win32' ? 'win32' : 'posix', exists: isFile },
+    });
+    if (!plan.ok) {
+      throw new RunError(plan.message);
+    }
+    for (const w of plan.warnings) {
+      this.log.warn(`[runner] ${w}`);
+    }
 
     const headBefore = git ? await git.head() : undefined;
     const started = Date.now();
     const detector = new CompleteSignalDetector();
-    const name = `Ralph: ${storyId} — ${title}`.replace(/[\r\n]+/g, ' ').slice(0, 80);
+    const name = `Ralph: ${storyId} — ${title}`.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 80);
     this.log.info(`[runner] iteration ${iteration}/${loop.config.maxIterations}: ${storyId} (${settings.agentPreset}) in terminal "${name}"`);
-    const run = new TerminalRun({
-      name,
-      cwd: folder.uri,
-      commandLine,
-      env: { RALPH_STORY_ID: storyId, RALPH_PROMPT_FILE: promptUri.fsPath },
-      onOutput: (chunk) => detector.push(chunk),
-    });
+    const run = new TerminalRun({ name, cwd: folder.uri, commandLine: plan.commandLine, env: { ...plan.env }, onOutput: (chunk) => detector.push(chunk) });
     this.terminalRun = run;
-    this.setState({ ...this.current, storyId, storyTitle: title, iteration, iterationStartedAt: started, terminal: run.terminal });
+    const key = runKey(folder.uri, promptRel);
+    this.setState({ ...this.current, storyId, storyTitle: title, iteration, iterationStartedAt: started, terminal: run.terminal, runKey: key });
     const result = await run.done;
     run.dispose();
     const ended = Date.now();
+    this.keepFinished(key, run.terminal, settings.keepFinishedTerminals);
 
     const after = await this.readPrd(folder);
-    const readable = after?.readable ?? false;
-    const afterStory = after?.doc.stories.find((s) => s.id === storyId);
-    const commits = git ? await git.commitsSince(headBefore) : [];
-    const commit = git ? detectFeatCommit(commits, storyId) : undefined;
+    const commits = git ? await git.commitsSince(headBefore) : undefined;
+    const uncommitted = git ? await git.uncommittedFiles().catch(() => undefined) : undefined;
     if (after?.readable) {
-      await writeText(joinRelative(folder.uri, LAST_PRD_FILE), after.doc.text);
+      await writeInside(root, LAST_PRD_FILE, after.doc.text);
     }
-    const passingBefore = before.readiness.counts.done;
-    const passingAfter = after?.readiness.counts.done ?? 0;
-    const record = loop.recordIteration({
-      storyId,
-      exitCode: result.exitCode ?? null,
-      passingBefore,
-      passingAfter,
-      totalAfter: after?.readiness.counts.total,
-      storyPasses: afterStory?.passes ?? false,
-      completeSignal: detector.seen,
-      stopped: result.stopped,
-      prdReadable: readable,
-      commit: commit === undefined ? undefined : commit?.subject ?? null,
-    });
-    const line: RunRecord = {
-      start: new Date(started).toISOString(),
-      end: new Date(ended).toISOString(),
+    const { record, line } = completeIteration(loop, {
       storyId,
       storyTitle: title,
       agent: settings.agentPreset,
+      started,
+      ended,
       exitCode: result.exitCode ?? null,
-      durationMs: ended - started,
-      passingBefore,
-      passingAfter,
-      storyPasses: afterStory?.passes ?? false,
-      commit: commit ?? null,
-      complete: detector.seen,
-      outcome: record.outcome,
-      promptFile: vscode.workspace.asRelativePath(promptUri, false),
+      stopped: result.stopped,
+      completeSignal: detector.seen,
+      before,
+      after,
+      commits,
+      uncommitted,
+      promptFile: promptRel,
       iteration,
       loopId,
-    };
-    await appendText(joinRelative(folder.uri, RUNS_FILE), serializeRun(line));
+    });
+    await appendInside(root, RUNS_FILE, serializeRun(line));
+    if (line.uncommitted) {
+      this.log.warn(`[runner] ${storyId}: the agent left uncommitted changes: ${fewPaths(line.uncommitted)}`);
+    }
     this.log.info(`[runner] ${storyId}: ${record.outcome}, exit ${result.exitCode ?? '?'} (${result.via}), ${ended - started} ms`);
     this.onDidRecordEmitter.fire(folder);
     this.prds.refreshAll();
     return record;
   }
 
-  private async prompt(folder: vscode.WorkspaceFolder, settings: RalphSettings, analysis: PrdAnalysis, storyId: string): Promise<string> {
-    const [progressText, pinText] = await Promise.all([
-      readText(joinRelative(folder.uri, settings.progressPath)),
-      readText(joinRelative(folder.uri, settings.pinPath)),
-    ]);
-    let template: string | undefined;
-    if (settings.promptTemplateFile) {
-      template = await readText(joinRelative(folder.uri, settings.promptTemplateFile));
-      if (template === undefined) {
-        throw new RunError(`The prompt template "${settings.promptTemplateFile}" (setting ralph.prompt.templateFile) does not exist.`);
-      }
+  /** Keeps the newest `keep` finished agent terminals open and closes older ones (never the running one). */
+  private keepFinished(key: string, terminal: vscode.Terminal, keep: number): void {
+    if (vscode.window.terminals.includes(terminal)) {
+      this.finished.push({ key, terminal });
     }
-    // The builder reads specs synchronously: read every spec the Pin links first.
-    const specs = new Map<string, string | undefined>();
-    for (const mod of pinText ? parsePin(pinText).modules : []) {
-      const rel = mod.spec?.replace(/^\.\//, '');
-      if (rel && !specs.has(rel)) {
-        specs.set(rel, await readText(joinRelative(folder.uri, rel)).catch(() => undefined));
-      }
+    while (this.finished.length > keep) {
+      const old = this.finished.shift();
+      old?.terminal.dispose();
+    }
+    this.onDidChangeTerminalsEmitter.fire();
+  }
+
+  /** The prompt of a story, from the one prompt-inputs reader (every path inside the folder, reads bounded). */
+  private prompt(folder: vscode.WorkspaceFolder, settings: RalphSettings, analysis: PrdAnalysis, storyId: string): string {
+    let inputs;
+    try {
+      inputs = readPromptInputs(
+        folder.uri.fsPath,
+        { progress: settings.progressPath, pin: settings.pinPath, template: settings.promptTemplateFile || undefined },
+        { progress: 'ralph.progressPath', pin: 'ralph.pinPath', template: 'setting ralph.prompt.templateFile' },
+      );
+    } catch (e) {
+      throw e instanceof PromptInputError ? new RunError(e.message) : e;
+    }
+    for (const note of inputs.notes) {
+      this.log.warn(`[runner] ${note}`);
     }
     return buildPrompt({
       prd: analysis,
       storyId,
-      progressText,
-      pinText,
-      template,
-      readFile: (p) => specs.get(p),
+      progressText: inputs.progressText,
+      pinText: inputs.pinText,
+      template: inputs.template,
+      readFile: inputs.readSpec,
       files: { prd: settings.prdPath, progress: settings.progressPath, pin: settings.pinPath },
     });
   }
 
-  private async commandLine(folder: vscode.WorkspaceFolder, settings: RalphSettings, promptFile: string, storyId: string): Promise<string> {
-    const shell: ShellKind = shellKindOf(vscode.env.shell || '') ?? (process.platform === 'win32' ? 'powershell' : 'posix');
-    const preset = getPreset(settings.agentPreset);
-    if (!preset) {
-      throw new RunError(`Unknown agent preset "${settings.agentPreset}" in the setting ralph.agent.preset.`);
-    }
-    let template = settings.agentCommand;
-    if (!template && preset.id === 'ralphSh') {
-      const found = new Set<string>();
-      for (const p of ['ralph.sh', 'scripts/ralph/ralph.sh']) {
-        if (await exists(joinRelative(folder.uri, p))) {
-          found.add(p);
-        }
-      }
-      template = ralphShTemplate((p) => found.has(p)) ?? '';
-      if (!template) {
-        throw new RunError('The agent preset "ralphSh" needs a ralph.sh at the workspace root or in scripts/ralph/. Add one, or choose another agent in the setting ralph.agent.preset.');
-      }
-    }
-    if (!template) {
-      template = presetTemplate(preset, shell);
-    }
-    if (!template) {
-      throw new RunError('The agent preset "custom" needs a command line in the setting ralph.agent.command, e.g. "my-agent --prompt ${promptFile}".');
-    }
-    const check = checkTemplate(template, shell);
-    if (check.error) {
-      throw new RunError(check.error);
-    }
-    let line: string;
-    try {
-      line = expandTemplate(template, { promptFile, storyId, workspaceFolder: folder.uri.fsPath }, shell);
-    } catch (e) {
-      throw new RunError(e instanceof TemplateError ? e.message : String(e));
-    }
-    const executable = commandExecutable(line);
-    if (executable) {
-      const fs = await import('node:fs');
-      const found = resolveExecutable(executable, {
-        path: process.env.PATH,
-        pathExt: process.env.PATHEXT,
-        platform: process.platform === 'win32' ? 'win32' : 'posix',
-        cwd: folder.uri.fsPath,
-        exists: (p) => {
-          try {
-            return fs.statSync(p).isFile();
-          } catch {
-            return false;
-          }
-        },
-      });
-      if (!found) {
-        throw new RunError(missingExecutableMessage(executable, settings.agentCommand ? 'custom' : preset.id));
-      }
-    }
-    return line;
-  }
-
   /** With ralph.progress.autoCompact, compacts progress.txt before an iteration when it is over the threshold. */
   private async autoCompact(folder: vscode.WorkspaceFolder, settings: RalphSettings): Promise<void> {
-    const c = vscode.workspace.getConfiguration('ralph', folder.uri);
     const uri = joinRelative(folder.uri, settings.progressPath);
-    if (!c.get<boolean>('progress.autoCompact', false) || uri.scheme !== 'file') {
+    if (!settings.autoCompact) {
       return;
     }
-    const bytes = await readBytes(uri);
+    const file = await writablePath(folder.uri.fsPath, settings.progressPath, 'ralph.progressPath');
+    const bytes = await readBytes(vscode.Uri.file(file));
     if (!bytes || hasUnsavedChanges(uri)) {
       return;
     }
     const plan = planCompaction(decodeText(bytes), {
-      threshold: c.get<number>('progress.compactThreshold', 400),
-      keepRecentLines: c.get<number>('progress.keepRecentLines', 200),
+      threshold: settings.compactThreshold,
+      keepRecentLines: settings.keepRecentLines,
       now: new Date(),
     });
     if (plan.changed) {
-      const done = applyCompaction(uri.fsPath, bytes, plan, new Date(), settings.progressPath);
+      const done = applyCompaction(file, bytes, plan, new Date(), settings.progressPath);
       this.log.info(`[runner] auto-compaction: ${done.logLine}`);
     }
-  }
-
-  /**
-   * When prd.json names another branch than the last run, copies the previous feature's prd.json
-   * and progress.txt to `archive/<date>-<feature>/`; the caller then starts a fresh progress.txt.
-   */
-  private async archiveIfBranchChanged(
-    folder: vscode.WorkspaceFolder,
-    settings: RalphSettings,
-    prd: PrdAnalysis,
-  ): Promise<{ last: string; target: string; targetUri: vscode.Uri; createdUri: vscode.Uri } | undefined> {
-    const last = parseLastBranch(await readText(joinRelative(folder.uri, LAST_BRANCH_FILE)));
-    if (!last || !shouldArchive(last, prd.doc.branchName)) {
-      return undefined;
-    }
-    const existing = new Set<string>();
-    const archiveRoot = joinRelative(folder.uri, 'archive');
-    const rootExisted = await exists(archiveRoot);
-    for (const [name] of await vscode.workspace.fs.readDirectory(archiveRoot).then((e) => e, () => [] as [string, vscode.FileType][])) {
-      existing.add(`archive/${name}`);
-    }
-    const target = archiveFolderName(new Date(), last, (f) => existing.has(f));
-    const targetUri = joinRelative(folder.uri, target);
-    await vscode.workspace.fs.createDirectory(targetUri);
-    // The previous feature's prd.json is the snapshot taken after its last iteration, when there is one.
-    const lastPrd = await readBytes(joinRelative(folder.uri, LAST_PRD_FILE));
-    const prdBytes = lastPrd ?? (await readBytes(this.prds.prdUri(folder)));
-    if (prdBytes) {
-      await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(targetUri, 'prd.json'), prdBytes);
-    }
-    const progress = await readBytes(joinRelative(folder.uri, settings.progressPath));
-    if (progress) {
-      await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(targetUri, 'progress.txt'), progress);
-    }
-    // What to delete to undo it: the new folder, or archive/ itself when this made it.
-    return { last, target, targetUri, createdUri: rootExisted ? targetUri : archiveRoot };
   }
 
   private setState(state: RunnerState): void {
     this.current = state;
     this.onDidChangeEmitter.fire(state);
+  }
+}
+
+/** Identifies a run across the Runs view and the runner: its folder and prompt file. */
+export function runKey(folder: vscode.Uri, promptFile: string): string {
+  return `${folder.toString()}#${promptFile}`;
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
   }
 }

@@ -1,12 +1,13 @@
 /**
  * The Runs view: a summary line, the iterations newest first (outcome icon, story, duration), and
- * the archived runs of previous features, whose files open read-only.
+ * the archived runs of previous features, whose files open read-only. Drawn from RunsWorkspace.
  */
 import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../api';
-import { formatDuration, parseRuns, type RunOutcome, type RunRecord, summarizeRuns, summaryLine } from '../core/runs/runs';
+import { formatDuration, RUNS_FILE, type RunOutcome, type RunRecord, summarizeRuns, summaryLine } from '../core/runs/runs';
 import { Commands } from '../constants';
-import { RUNS_FILE, type Runner } from '../services/runner';
+import type { Runner } from '../services/runner';
+import type { RunsWorkspace } from '../services/runsWorkspace';
 import { joinRelative, readText } from '../services/workspaceFiles';
 import { Disposable } from '../util/disposable';
 import { snapshotTree } from './treeSnapshot';
@@ -33,16 +34,14 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
   private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChangeTreeData = this.onDidChangeEmitter.event;
 
-  constructor(runner: Runner) {
+  constructor(
+    private readonly runs: RunsWorkspace,
+    private readonly runner: Runner,
+  ) {
     super();
-    this.register(runner.onDidRecord(() => this.refresh()));
-    const watcher = this.register(vscode.workspace.createFileSystemWatcher(`**/${RUNS_FILE}`));
-    this.register(watcher.onDidChange(() => this.refresh()));
-    this.register(watcher.onDidCreate(() => this.refresh()));
-    this.register(watcher.onDidDelete(() => this.refresh()));
-    const archives = this.register(vscode.workspace.createFileSystemWatcher('**/archive/*/{prd.json,progress.txt}'));
-    this.register(archives.onDidCreate(() => this.refresh()));
-    this.register(archives.onDidDelete(() => this.refresh()));
+    this.register(runs.onDidChange(() => this.refresh()));
+    // A run's row offers its terminal while the terminal is open.
+    this.register(runner.onDidChangeTerminals(() => this.refresh()));
   }
 
   refresh(): void {
@@ -65,14 +64,19 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         const item = new vscode.TreeItem(`${r.storyId}${r.storyTitle ? `: ${r.storyTitle}` : ''}`, vscode.TreeItemCollapsibleState.None);
         item.id = `run:${node.folder.uri.toString()}:${r.start}:${node.index}`;
         item.iconPath = new vscode.ThemeIcon(codicon, color ? new vscode.ThemeColor(color) : undefined);
-        item.description = `${words} · ${formatDuration(r.durationMs)} · ${new Date(r.start).toLocaleString()}`;
-        item.contextValue = `run ${r.outcome}`;
+        const left = r.uncommitted?.length ? (r.uncommitted.length + (r.uncommittedMore ?? 0)) : 0;
+        item.description = `${words}${left ? ` · ${left} uncommitted` : ''} · ${formatDuration(r.durationMs)} · ${new Date(r.start).toLocaleString()}`;
+        const terminal = this.runner.terminalOf(node.folder.uri, r.promptFile);
+        item.contextValue = `run ${r.outcome}${terminal ? ' terminal' : ''}`;
         const md = new vscode.MarkdownString(undefined, true);
         md.appendMarkdown(`**${escape(r.storyId)}** — iteration ${r.iteration}, agent \`${escape(r.agent)}\`\n\n`);
         md.appendMarkdown(`Outcome: ${words} · exit code ${r.exitCode ?? 'unknown'} · ${formatDuration(r.durationMs)}\n\n`);
         md.appendMarkdown(`Passing stories: ${r.passingBefore} → ${r.passingAfter}${r.complete ? ' · agent signalled COMPLETE' : ''}\n\n`);
         md.appendMarkdown(r.commit ? `Commit: \`${r.commit.sha.slice(0, 8)}\` ${escape(r.commit.subject)}\n\n` : 'No `feat:` commit\n\n');
-        md.appendMarkdown(`Prompt: ${escape(r.promptFile)}`);
+        if (r.uncommitted?.length) {
+          md.appendMarkdown(`The agent left uncommitted changes: ${r.uncommitted.map((f) => `\`${f.replace(/`/g, "'")}\``).join(', ')}${r.uncommittedMore ? `, and ${r.uncommittedMore} more` : ''}\n\n`);
+        }
+        md.appendMarkdown(`Prompt: ${escape(r.promptFile)}${terminal ? ' · its terminal is still open' : ''}`);
         item.tooltip = md;
         item.command = { command: Commands.openRunPrompt, title: 'Open Prompt', arguments: [node.folder.uri, r.promptFile] };
         return item;
@@ -106,18 +110,14 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
   async getChildren(node?: RunsNode): Promise<RunsNode[]> {
     if (!node) {
       const out: RunsNode[] = [];
-      for (const folder of vscode.workspace.workspaceFolders ?? []) {
-        const text = await readText(joinRelative(folder.uri, RUNS_FILE));
-        const parsed = parseRuns(text ?? '');
+      for (const { folder, runs, errors, archives } of this.runs.list()) {
         // With no runs the view shows its welcome content instead (how to start, or why agents cannot run here).
-        if (parsed.runs.length > 0) {
-          out.push({ kind: 'summary', folder, text: summaryLine(summarizeRuns(parsed.runs)), bad: parsed.errors.length });
+        if (runs.length > 0) {
+          out.push({ kind: 'summary', folder, text: summaryLine(summarizeRuns(runs)), bad: errors.length });
         }
-        const runs = parsed.runs.map((run, index) => ({ kind: 'run' as const, folder, run, index })).reverse();
-        out.push(...runs);
-        const names = await archiveNames(folder);
-        if (names.length > 0) {
-          out.push({ kind: 'archives', folder, names });
+        out.push(...runs.map((run, index) => ({ kind: 'run' as const, folder, run, index })).reverse());
+        if (archives.length > 0) {
+          out.push({ kind: 'archives', folder, names: [...archives] });
         }
       }
       return out;
@@ -134,14 +134,10 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
     return [];
   }
 
-  snapshot(): Promise<TreeSnapshotNode[]> {
+  async snapshot(): Promise<TreeSnapshotNode[]> {
+    await this.runs.whenIdle();
     return snapshotTree(this, 1);
   }
-}
-
-async function archiveNames(folder: vscode.WorkspaceFolder): Promise<string[]> {
-  const entries = await vscode.workspace.fs.readDirectory(joinRelative(folder.uri, 'archive')).then((e) => e, () => []);
-  return entries.filter(([, t]) => t === vscode.FileType.Directory).map(([n]) => n).sort().reverse();
 }
 
 /** A read-only view of an archived file: served by ArchiveContentProvider. */

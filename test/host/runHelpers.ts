@@ -75,6 +75,8 @@ export function fakeAgentPath(): string {
 export interface AgentOptions {
   readonly mode?: 'pass' | 'fail' | 'early-complete' | 'no-progress' | 'hang' | 'delete-prd';
   readonly delayMs?: number;
+  /** hang mode: the file the agent writes once it waits forever. */
+  readonly readyFile?: string;
   /** Also pass `--story ${storyId}` (exercises the quoting of story ids on the command line). */
   readonly storyArg?: boolean;
 }
@@ -88,6 +90,9 @@ export async function useFakeAgent(options: AgentOptions = {}): Promise<string> 
   if (options.delayMs) {
     env.push(`FAKE_AGENT_DELAY_MS=${options.delayMs}`);
   }
+  if (options.readyFile) {
+    env.push(`FAKE_AGENT_READY_FILE="${options.readyFile}"`);
+  }
   const command = `${env.join(' ')} node "${fakeAgentPath()}" \${promptFile}${options.storyArg ? ' --story ${storyId}' : ''}`;
   const c = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
   await c.update('agent.preset', 'custom', vscode.ConfigurationTarget.Workspace);
@@ -99,7 +104,7 @@ export async function useFakeAgent(options: AgentOptions = {}): Promise<string> 
 
 export async function resetSettings(): Promise<void> {
   const c = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
-  for (const key of ['agent.preset', 'agent.command', 'loop.noProgressLimit', 'loop.failureLimit', 'git.manageBranch', 'progress.autoCompact']) {
+  for (const key of ['agent.preset', 'agent.command', 'loop.noProgressLimit', 'loop.failureLimit', 'git.manageBranch', 'progress.autoCompact', 'terminals.keepFinished', 'pinPath']) {
     if (c.inspect(key)?.workspaceValue !== undefined) {
       await c.update(key, undefined, vscode.ConfigurationTarget.Workspace);
     }
@@ -180,6 +185,11 @@ export function ensureGitWorkspace(): Pristine {
     execFileSync('git', [...GIT_IDENTITY, 'init', '-q', '-b', 'main'], { cwd: root() });
     git('add', '-A');
     git('commit', '-q', '-m', 'fixture');
+  }
+  // The suites write workspace settings to .vscode/: not a change of the user's that a run should ask about.
+  const exclude = ws('.git', 'info', 'exclude');
+  if (!fs.readFileSync(exclude, 'utf8').includes('.vscode/')) {
+    fs.appendFileSync(exclude, '\n.vscode/\n');
   }
   const status = git('status', '--porcelain', '--untracked-files=no');
   assert.equal(status, '', `the demo working copy should be clean before the run suites, git status:\n${status}`);

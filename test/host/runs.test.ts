@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, sleep, waitFor, waitForTree, workspaceFolder } from './helpers';
+import { api, waitFor, waitForTree, workspaceFolder } from './helpers';
 import { log } from './log';
 import {
   ensureGitWorkspace,
@@ -66,8 +66,20 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     assert.ok(fs.existsSync(fakeAgentPath()), `fake agent not found at ${fakeAgentPath()}`);
   });
 
+  /** Questions about a dirty working tree asked during the test (a test that expects one answers it). */
+  let dirtyQuestions: string[][] = [];
+  setup(async () => {
+    dirtyQuestions = [];
+    (await api()).answerDirtyTree((files) => {
+      dirtyQuestions.push([...files]);
+      return 'cancel';
+    });
+  });
+
   teardown(async function () {
     this.timeout(60_000);
+    const unexpected = this.currentTest?.title.includes('dirty') ? [] : dirtyQuestions;
+    (await api()).answerDirtyTree(undefined);
     await stopAndCloseTerminals();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     if (movedGit) {
@@ -76,6 +88,7 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     }
     await resetSettings();
     await restoreWorkspace(pristine);
+    assert.deepEqual(unexpected, [], 'no test but the dirty-tree ones should be asked about uncommitted changes');
   });
 
   suiteTeardown(async () => {
@@ -316,14 +329,16 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
   });
 
   test('"Stop now" ends an agent that never exits; the run is recorded as stopped', async () => {
-    await useFakeAgent({ mode: 'hang' });
+    const ready = path.join(os.tmpdir(), `ralph-hang-ready-${process.pid}-${Date.now()}`);
+    await useFakeAgent({ mode: 'hang', readyFile: ready });
     const a = await api();
     const loop = runCommand('ralph.startLoop', 5);
     await waitFor('the first iteration to be running', () => a.runnerState().running && a.runnerState().terminalName !== undefined, 20_000);
     // Wait until the agent process itself runs (the prompt file is on its command line).
     const promptDir = ws('.ralph', 'prompts');
     await waitFor('the hanging fake agent process to start', () => fakeAgentProcesses(promptDir).length > 0, 20_000);
-    await sleep(300);
+    await waitFor('the fake agent to report that it waits forever', () => fs.existsSync(ready), 20_000);
+    fs.rmSync(ready);
     const t0 = performance.now();
     assert.equal(await vscode.commands.executeCommand('ralph.stopNow'), true);
     const r = await loop;
@@ -370,20 +385,62 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     assert.equal(archives.description, '1 previous feature');
   });
 
-  test('a dirty working tree stops the run before the agent starts, and archives nothing', async () => {
+  test('a dirty working tree: the user is asked before any run; Cancel runs nothing and archives nothing', async () => {
     await useFakeAgent({ mode: 'pass' });
     fs.mkdirSync(ws('.ralph'), { recursive: true });
     fs.writeFileSync(ws('.ralph', 'last-branch'), 'ralph/old-feature\n');
     fs.appendFileSync(ws('README.md'), '\nlocal edit\n');
-    const { value: r, opened } = await watchTerminals(() => vscode.commands.executeCommand<unknown>('ralph.runNext'));
-    assert.equal(r, undefined, 'the run should end with an error message (uncommitted changes), not a result');
+    fs.writeFileSync(ws('NOTES.md'), 'an untracked file the agent\'s git add -A would sweep in\n');
+    const { value: r, opened } = await watchTerminals(() => runCommand('ralph.runNext'));
+    assert.deepEqual(dirtyQuestions.map((l) => [...l].sort()), [['NOTES.md', 'README.md']], 'asked once, about README.md and NOTES.md (.ralph/ never counts)');
+    assert.equal(r.stop.reason, 'cancelled', r.stop.message);
     assert.deepEqual(opened, [], 'no agent terminal');
     assert.equal(git('rev-parse', '--abbrev-ref', 'HEAD'), 'main', 'no checkout');
-    assert.equal(fs.existsSync(ws('archive')), false, 'nothing archived while the run could not start');
+    assert.equal(fs.existsSync(ws('archive')), false, 'nothing archived');
     assert.equal(fs.readFileSync(ws('progress.txt'), 'utf8'), pristine.progress, 'progress.txt untouched');
     assert.equal(fs.readFileSync(ws('.ralph', 'last-branch'), 'utf8'), 'ralph/old-feature\n', 'the last branch is still the old one');
     assert.deepEqual(runsJsonl(), []);
     assert.equal((await api()).runnerState().running, false);
+    // A loop asks too.
+    const loop = await runCommand('ralph.startLoop', 3);
+    assert.equal(loop.stop.reason, 'cancelled');
+    assert.equal(dirtyQuestions.length, 2);
+  });
+
+  test('a dirty working tree: Run anyway proceeds, and what the agent left uncommitted is recorded and shown', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    fs.appendFileSync(ws('README.md'), '\nlocal edit\n');
+    (await api()).answerDirtyTree((files) => {
+      dirtyQuestions.push([...files]);
+      return 'run';
+    });
+    const r = await runCommand('ralph.runNext');
+    assert.deepEqual(dirtyQuestions, [['README.md']]);
+    assert.deepEqual(r.iterations.map((i) => i.outcome), ['passed'], r.stop.message);
+    const runs = runsJsonl();
+    assert.equal(runs.length, 1);
+    assert.deepEqual(runs[0].uncommitted, ['README.md'], 'the change the agent did not commit is in its runs.jsonl line');
+    assert.equal(git('log', '-1', '--format=%s'), 'feat: US-006 - Sort tasks by priority');
+    const snap = await waitFor('the Runs view to show the run', async () => {
+      const s = await (await api()).runsSnapshot();
+      return s.find((n) => n.contextValue?.startsWith('run ')) ?? undefined;
+    });
+    assert.match(snap.description ?? '', /1 uncommitted/);
+  });
+
+  test('a dirty working tree: Stash and run stashes the edits (not .ralph/) and the agent\'s commit holds only its own changes', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    fs.appendFileSync(ws('README.md'), '\nlocal edit\n');
+    (await api()).answerDirtyTree((files) => {
+      dirtyQuestions.push([...files]);
+      return 'stash';
+    });
+    const r = await runCommand('ralph.runNext');
+    assert.deepEqual(r.iterations.map((i) => i.outcome), ['passed'], r.stop.message);
+    assert.deepEqual(git('show', '--name-only', '--format=', 'HEAD').split('\n').sort(), ['prd.json', 'progress.txt']);
+    assert.match(git('stash', 'list'), /ralph: uncommitted changes before the run/);
+    assert.deepEqual(runsJsonl()[0].uncommitted, undefined);
+    git('stash', 'drop');
   });
 
   test('an invalid prd.json: no agent runs, the result says invalid-prd', async () => {
@@ -514,6 +571,85 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     assert.deepEqual(opened, [], 'no terminal');
     assert.equal(fs.existsSync(ws('.ralph', 'prompts')), false, 'no prompt file written');
     assert.deepEqual(runsJsonl(), []);
+  });
+  test('a story id with a TAB and shell syntax never reaches the command line: nothing runs, the agent gets the exact id', async () => {
+    const id = 'Q\t; touch pwned; echo \\';
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-my-agent-'));
+    const received = path.join(bin, 'story-arg.txt');
+    // my-agent: records its --story argument, then does the story like the fake agent.
+    fs.writeFileSync(path.join(bin, 'my-agent'), `#!/bin/sh\nprintf '%s' "$2" > "${received}"\nexec node "${fakeAgentPath()}" "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(ws('Qfile'), 'a file for tab completion to find\n');
+    git('add', 'Qfile');
+    await useCustomPrd({ projectName: 'Tab', branchName: 'ralph/tab', description: 'd', userStories: [{ id, title: 'Tab', priority: 1, passes: false, description: 'x', acceptanceCriteria: ['a'] }] }, 1);
+    const c = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
+    await c.update('agent.preset', 'custom', vscode.ConfigurationTarget.Workspace);
+    await c.update('agent.command', `"${path.join(bin, 'my-agent')}" --story \${storyId} < \${promptFile}`, vscode.ConfigurationTarget.Workspace);
+    try {
+      const r = await runCommand('ralph.startLoop', 1);
+      assert.deepEqual(r.iterations.map((i) => i.outcome), ['passed'], r.stop.message);
+      assert.equal(fs.readFileSync(received, 'utf8'), id, 'the agent received the exact id');
+      for (const dir of [ws(), path.dirname(ws()), os.homedir(), bin]) {
+        assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('pwned')), [], `nothing ran in ${dir}`);
+      }
+    } finally {
+      fs.rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
+  test('the extension\'s prompt never holds a file outside the workspace (spec links with ../ or a symlink out, /dev/zero)', async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-outside-'));
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'TOP-SECRET-TOKEN\n');
+    fs.symlinkSync(path.join(outside, 'secret.txt'), ws('specs', 'linked.md'));
+    const rel = path.relative(ws(), path.join(outside, 'secret.txt'));
+    const up = '../'.repeat(ws().split(path.sep).length + 1);
+    fs.writeFileSync(
+      ws('specs', 'INDEX.md'),
+      `# Pin\n\n## Priority\nKeywords: priority, sort, tasks\nSpec: ${rel}\n\n## Sorting\nKeywords: sort, priority\nSpec: specs/linked.md\n\n## Zero\nKeywords: priority, tasks\nSpec: ${up}dev/zero\n`,
+    );
+    try {
+      const text = await vscode.commands.executeCommand<string | undefined>('ralph.previewPrompt', 'US-006');
+      assert.ok(typeof text === 'string', 'the preview resolves to the prompt');
+      assert.ok(!text.includes('TOP-SECRET-TOKEN'), 'the secret outside the workspace reached the prompt');
+      assert.match(text, /specs\/linked\.md is listed in the Pin but was not read: .*outside the workspace folder/);
+      assert.match(text, /dev\/zero is listed in the Pin but was not read/);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  test('a symlinked .ralph/ leading outside the workspace is refused with a message, never written through', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-outside-state-'));
+    fs.symlinkSync(outside, ws('.ralph'));
+    try {
+      const { value: r, opened } = await watchTerminals(() => vscode.commands.executeCommand<unknown>('ralph.runNext'));
+      assert.equal(r, undefined, 'the run ends with an error message');
+      assert.deepEqual(opened, []);
+      assert.deepEqual(fs.readdirSync(outside), [], 'nothing written outside');
+    } finally {
+      fs.rmSync(ws('.ralph'));
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  test('agent terminals: the running one and the last ralph.terminals.keepFinished finished ones stay, older ones close; a run\'s row reaches its terminal', async function () {
+    this.timeout(120_000);
+    await useFakeAgent({ mode: 'pass' });
+    await vscode.workspace.getConfiguration('ralph', workspaceFolder().uri).update('terminals.keepFinished', 2, vscode.ConfigurationTarget.Workspace);
+    const { value: r, opened } = await watchTerminals(() => runCommand('ralph.startLoop', 4));
+    assert.equal(r.iterations.length, 4, r.stop.message);
+    assert.equal(opened.length, 4);
+    await waitFor('two agent terminals left', () => ralphTerminals().length === 2, 10_000, () => ralphTerminals().map((t) => t.name));
+    assert.deepEqual(ralphTerminals().map((t) => t.name), opened.slice(2).map((o) => o.name), 'the newest two are kept');
+    const snap = await (await api()).runsSnapshot();
+    const rows = snap.filter((n) => n.contextValue?.startsWith('run '));
+    assert.deepEqual(rows.map((n) => /\bterminal\b/.test(n.contextValue ?? '')), [true, true, false, false], 'newest first: the two with a terminal');
+    const runs = runsJsonl();
+    const shown = await vscode.commands.executeCommand('ralph.showRunTerminal', { folder: workspaceFolder(), run: runs[2] });
+    assert.equal(shown, true);
+    await waitFor(`the terminal of ${runs[2].storyId} to be the active one`, () => vscode.window.activeTerminal?.name === opened[2].name, 10_000, () => vscode.window.activeTerminal?.name);
+    assert.equal(await vscode.commands.executeCommand('ralph.showRunTerminal', { folder: workspaceFolder(), run: runs[0] }), false, 'a closed terminal is not shown');
   });
 });
 

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import {
+  agentEnvironment,
   AGENT_PRESETS,
   checkTemplate,
   commandExecutable,
@@ -73,35 +74,75 @@ describe('agent presets', () => {
 });
 
 describe('expandTemplate', () => {
-  it('substitutes the placeholders, leaving safe words unquoted', () => {
-    assert.equal(
-      expandTemplate('claude --print < ${promptFile} # ${storyId} in ${workspaceFolder}', vars, 'posix'),
-      'claude --print < /ws/.ralph/prompts/20260101-120000-US-001.md # US-001 in /ws',
+  it('refers to the terminal environment for every placeholder, in each shell', () => {
+    const t = 'claude --print < ${promptFile} # ${storyId} in ${workspaceFolder}';
+    assert.equal(expandTemplate(t, vars, 'posix'), 'claude --print < "$RALPH_PROMPT_FILE" # "$RALPH_STORY_ID" in "$RALPH_WORKSPACE_FOLDER"');
+    assert.equal(expandTemplate('a < ${promptFile}', vars, 'fish'), 'a < "$RALPH_PROMPT_FILE"');
+    assert.equal(expandTemplate('a ${promptFile} ${storyId}', vars, 'powershell'), 'a $env:RALPH_PROMPT_FILE $env:RALPH_STORY_ID');
+    assert.equal(expandTemplate('a ${storyId} ${workspaceFolder}', vars, 'cmd'), 'a "%RALPH_STORY_ID%" "%RALPH_WORKSPACE_FOLDER%"');
+    assert.deepEqual(agentEnvironment(vars), { RALPH_PROMPT_FILE: vars.promptFile, RALPH_STORY_ID: 'US-001', RALPH_WORKSPACE_FOLDER: '/ws' });
+  });
+
+  it('the typed command line for a hostile story id contains no byte of the id, in any shell', () => {
+    const hostile = 'Q\t; touch pwned; echo \\';
+    const v = { promptFile: "/my ws/it's.md", storyId: hostile, workspaceFolder: '/my ws' };
+    for (const shell of ['posix', 'fish', 'powershell'] as const) {
+      const line = expandTemplate('my-agent --story ${storyId} < ${promptFile}', v, shell);
+      for (const ch of new Set([...hostile, "'", ' ws'])) {
+        if (!/[A-Za-z ]/.test(ch) || ch === ' ws') {
+          assert.ok(!line.includes(ch), `${shell}: ${JSON.stringify(line)} holds ${JSON.stringify(ch)} of a value`);
+        }
+      }
+      assert.ok(!line.includes('pwned') && !line.includes('\t'), line);
+    }
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }).filter((s) => !s.includes('\0') && !s.startsWith('-')), (id) => {
+        const line = expandTemplate('my-agent --story ${storyId} < ${promptFile}', { ...vars, storyId: id }, 'posix');
+        assert.equal(line, 'my-agent --story "$RALPH_STORY_ID" < "$RALPH_PROMPT_FILE"');
+      }),
+      { numRuns: 300 },
     );
   });
 
-  it('quotes values with spaces and metacharacters for each shell', () => {
-    const v = { promptFile: "/my ws/it's.md", storyId: 'US-1; rm -rf ~', workspaceFolder: 'C:\\My Work\\' };
-    assert.equal(expandTemplate('a < ${promptFile} ${storyId}', v, 'posix'), `a < '/my ws/it'\\''s.md' 'US-1; rm -rf ~'`);
-    assert.equal(expandTemplate('a < ${promptFile}', v, 'fish'), `a < '/my ws/it\\'s.md'`);
-    assert.equal(expandTemplate('a ${promptFile} ${storyId}', v, 'powershell'), `a '/my ws/it''s.md' 'US-1; rm -rf ~'`);
-    assert.equal(expandTemplate('a ${storyId} ${workspaceFolder}', v, 'cmd'), `a "US-1; rm -rf ~" "C:\\My Work\\\\"`);
+  it('treats a placeholder the user already quoted like the bare one', () => {
+    assert.equal(expandTemplate('claude < "${promptFile}"', vars, 'posix'), 'claude < "$RALPH_PROMPT_FILE"');
+    assert.equal(expandTemplate("claude < '${promptFile}'", vars, 'posix'), 'claude < "$RALPH_PROMPT_FILE"');
+    assert.equal(expandTemplate('x "${storyId}"', vars, 'powershell'), 'x $env:RALPH_STORY_ID');
   });
 
-  it('replaces a placeholder the user already quoted together with its quotes', () => {
-    const v = { ...vars, promptFile: '/a b/p.md' };
-    assert.equal(expandTemplate('claude < "${promptFile}"', v, 'posix'), `claude < '/a b/p.md'`);
-    assert.equal(expandTemplate("claude < '${promptFile}'", v, 'posix'), `claude < '/a b/p.md'`);
-    assert.equal(expandTemplate('x "${storyId}"', { ...vars, storyId: 'a"b' }, 'powershell'), `x 'a"b'`);
+  it('accepts placeholders inside double quotes and command substitutions (the copilot docs form)', () => {
+    const copilot = 'copilot -p "$(cat ${promptFile})" --allow-all-tools';
+    assert.equal(checkTemplate(copilot, 'posix').error, undefined);
+    assert.equal(expandTemplate(copilot, vars, 'posix'), 'copilot -p "$(cat "$RALPH_PROMPT_FILE")" --allow-all-tools');
+    assert.equal(expandTemplate('a "--story=${storyId}.x"', vars, 'posix'), 'a "--story=${RALPH_STORY_ID}.x"');
+    assert.equal(expandTemplate('a "${storyId}x"', vars, 'fish'), 'a "$RALPH_STORY_ID""x"');
+    assert.equal(expandTemplate('a "id ${storyId}"', vars, 'powershell'), 'a "id ${env:RALPH_STORY_ID}"');
+    assert.equal(expandTemplate('sh -c "claude < ${promptFile}"', vars, 'posix'), 'sh -c "claude < ${RALPH_PROMPT_FILE}"');
   });
 
-  it('rejects a placeholder inside a longer quoted string, where quoting would be wrong', () => {
-    assert.throws(() => expandTemplate('sh -c "claude < ${promptFile}"', vars, 'posix'), (e: Error) => {
+  it('rejects a placeholder inside single quotes, where no shell expands it', () => {
+    assert.throws(() => expandTemplate("sh -c 'claude < ${promptFile}'", vars, 'posix'), (e: Error) => {
       assert.ok(e instanceof TemplateError);
       assert.match(e.message, /ralph\.agent\.command/);
-      assert.match(e.message, /\$\{promptFile\} is inside a quoted string/);
+      assert.match(e.message, /\$\{promptFile\} is inside single quotes/);
       return true;
     });
+  });
+
+  it('rejects an unclosed quote or $( (the shell would wait for input forever)', () => {
+    for (const [t, shell] of [
+      ['claude < ${promptFile} "', 'posix'],
+      ["claude --x 'a < ${promptFile}", 'posix'],
+      ['copilot -p "$(cat ${promptFile}"', 'posix'],
+      ['copilot -p $(cat ${promptFile}', 'fish'],
+      ['a "${storyId}', 'powershell'],
+      ['a < ${promptFile} "', 'cmd'],
+    ] as const) {
+      assert.match(checkTemplate(t, shell).error ?? '', /never closed/, `${shell}: ${t}`);
+      assert.throws(() => expandTemplate(t, vars, shell), TemplateError);
+    }
+    assert.equal(checkTemplate('echo "it\'s" < ${promptFile}', 'posix').error, undefined);
+    assert.equal(checkTemplate("echo 'a\\' < ${promptFile}", 'posix').error, undefined);
   });
 
   it('reports unknown and unterminated placeholders naming the setting', () => {
@@ -113,19 +154,28 @@ describe('expandTemplate', () => {
   });
 
   it('leaves escaped ${…} and plain shell variables alone', () => {
-    assert.equal(expandTemplate('echo \\${HOME} $HOME ${storyId}', vars, 'posix'), 'echo \\${HOME} $HOME US-001');
+    assert.equal(expandTemplate('echo \\${HOME} $HOME ${storyId}', vars, 'posix'), 'echo \\${HOME} $HOME "$RALPH_STORY_ID"');
     assert.equal(expandTemplate('echo `${env:HOME} $env:HOME', vars, 'powershell'), 'echo `${env:HOME} $env:HOME');
     assert.deepEqual(checkTemplate('a ${storyId} ${storyId} ${promptFile}').used, ['storyId', 'promptFile']);
   });
 
-  it('refuses control characters in any shell, and % ! " in cmd', () => {
-    for (const shell of ['posix', 'fish', 'powershell', 'cmd'] as const) {
-      assert.throws(() => expandTemplate('a ${storyId}', { ...vars, storyId: 'US-1\nrm -rf ~' }, shell), /control character/);
+  it('refuses a story id that starts with "-" where it stands as a word, unless after "--" or attached to its option', () => {
+    const v = { ...vars, storyId: '-rf' };
+    assert.throws(() => expandTemplate('my-agent --story ${storyId} < ${promptFile}', v, 'posix'), /starts with "-".*put "--" before/);
+    assert.equal(expandTemplate('my-agent -- ${storyId} < ${promptFile}', v, 'posix'), 'my-agent -- "$RALPH_STORY_ID" < "$RALPH_PROMPT_FILE"');
+    assert.equal(expandTemplate('my-agent --story=${storyId} < ${promptFile}', v, 'posix'), 'my-agent --story="$RALPH_STORY_ID" < "$RALPH_PROMPT_FILE"');
+    assert.equal(expandTemplate('claude < ${promptFile}', v, 'posix'), 'claude < "$RALPH_PROMPT_FILE"', 'an id not on the command line is fine');
+  });
+
+  it('refuses values cmd.exe cannot carry, and NUL anywhere; line breaks travel in the environment', () => {
+    for (const bad of ['50%', 'a!b', 'a"b', 'a\nb']) {
+      assert.throws(() => expandTemplate('a ${storyId}', { ...vars, storyId: bad }, 'cmd'), /cmd\.exe/);
     }
+    assert.throws(() => expandTemplate('a ${storyId}', { ...vars, storyId: 'a\0b' }, 'posix'), /NUL/);
+    assert.equal(expandTemplate('a ${storyId}', { ...vars, storyId: 'US-1\nrm -rf ~' }, 'posix'), 'a "$RALPH_STORY_ID"');
     for (const bad of ['50%', 'a!b', 'a"b']) {
       assert.throws(() => quoteArg(bad, 'cmd'), /cmd\.exe/);
     }
-    assert.equal(quoteArg('a\tb', 'posix'), "'a\tb'");
   });
 
   it('warns when PowerShell meets < redirection, and when the prompt file is not used', () => {
@@ -153,25 +203,28 @@ describe('POSIX quoting against a real shell', function () {
     });
   }
 
-  it('round-trips strings made of shell metacharacters through expandTemplate and /bin/sh', () => {
-    const meta = fc.string({ unit: fc.constantFrom(...`;|&$()\`'"\\<>*?[]{}~#!% =\t,./-_aZ9é`.split('')), maxLength: 30 });
-    fc.assert(
-      fc.property(fc.array(meta, { minLength: 1, maxLength: 20 }), (ids) => {
-        const script = ids.map((id) => expandTemplate(`printf '%s\\0' \${storyId}`, { ...vars, storyId: id }, 'posix')).join('\n');
-        const out = sh('/bin/sh', script).split('\0');
-        out.pop();
-        assert.deepEqual(out, ids);
-      }),
-      { numRuns: 15 },
-    );
+  it('round-trips strings made of shell metacharacters through expandTemplate, the environment and each shell', () => {
+    const meta = fc.string({ unit: fc.constantFrom(...`;|&$()\`'"\\<>*?[]{}~#!% =\t\n,./-_aZ9é`.split('')), maxLength: 30 });
+    for (const shell of shells) {
+      fc.assert(
+        fc.property(meta, (id) => {
+          const line = expandTemplate(`printf '%s\\0' \${storyId} "x\${storyId}" "$(printf %s \${storyId})"`, { ...vars, storyId: id.startsWith('-') ? `x${id}` : id }, 'posix');
+          const value = id.startsWith('-') ? `x${id}` : id;
+          const out = execFileSync(shell, ['-c', line], { encoding: 'utf8', env: { ...process.env, ...agentEnvironment({ ...vars, storyId: value }) } }).split('\0');
+          out.pop();
+          assert.deepEqual(out, [value, `x${value}`, value.replace(/\n+$/, '')]);
+        }),
+        { numRuns: 15 },
+      );
+    }
   });
 
-  it('keeps hostile story ids inert', () => {
+  it('keeps hostile story ids inert (a TAB, quotes, $(…), backquotes)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ralph-quote-'));
     try {
-      for (const id of ['US-1; touch pwned1', 'a/b$(touch pwned2)', '`touch pwned3`', "x' ; touch pwned4 ; '", '$(touch${IFS}pwned5)', '-n', '']) {
+      for (const id of ['Q\t; touch pwned0; echo \\', 'US-1; touch pwned1', 'a/b$(touch pwned2)', '`touch pwned3`', "x' ; touch pwned4 ; '", '$(touch${IFS}pwned5)', '']) {
         const cmd = expandTemplate('printf "[%s]" ${storyId}', { ...vars, storyId: id }, 'posix');
-        assert.equal(sh('/bin/sh', cmd, dir), `[${id}]`);
+        assert.equal(execFileSync('/bin/sh', ['-c', cmd], { encoding: 'utf8', cwd: dir, env: { ...process.env, ...agentEnvironment({ ...vars, storyId: id }) } }), `[${id}]`);
       }
       assert.deepEqual(readdirSync(dir), []);
     } finally {

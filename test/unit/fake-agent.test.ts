@@ -8,13 +8,15 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expandTemplate, quoteArg } from '../../src/core/agents/presets';
+import { quoteArg } from '../../src/core/agents/presets';
 import { buildPrompt, promptFileName } from '../../src/core/context/prompt';
+import { completeIteration, planAgentCommand } from '../../src/core/loop/iteration';
 import { LoopController } from '../../src/core/loop/loop';
 import { CompleteSignalDetector } from '../../src/core/output';
 import { analyzePrd } from '../../src/core/prd/index';
 import { parseProgress } from '../../src/core/progress/parse';
-import { detectFeatCommit, parseRuns, type RunRecord, serializeRun, summarizeRuns } from '../../src/core/runs/runs';
+import { detectFeatCommit, parseRuns, serializeRun, summarizeRuns } from '../../src/core/runs/runs';
+import { readPromptInputs } from '../../src/node/promptInputs';
 import { makePrd } from './helpers';
 
 const repoRoot = path.join(__dirname, '..', '..');
@@ -50,22 +52,30 @@ interface AgentRun {
   stdout: string;
   complete: boolean;
   promptFile: string;
+  commandLine: string;
 }
 
-/** Writes the prompt to .ralph/prompts/, expands the command template for POSIX, and runs it through /bin/sh. */
-function runIteration(ws: string, storyId: string, env: Record<string, string> = {}, template = `node ${quoteArg(agent, 'posix')} < \${promptFile}`): AgentRun {
-  const read = (p: string): string | undefined => (existsSync(path.join(ws, p)) ? readFileSync(path.join(ws, p), 'utf8') : undefined);
-  const prompt = buildPrompt({ prd: analyzePrd(read('prd.json') ?? ''), storyId, progressText: read('progress.txt'), pinText: read('specs/INDEX.md'), readFile: read });
+const lookup = { path: process.env.PATH, platform: 'posix' as const, exists: (p: string) => existsSync(p) };
+
+/**
+ * One iteration as the runner does it, through the same module (src/core/loop/iteration.ts): the
+ * prompt from the one prompt-inputs reader, written to .ralph/prompts/; the command planned by
+ * planAgentCommand (resolveAgentCommand, values in the environment, the program on PATH); run by /bin/sh.
+ */
+function runIteration(ws: string, storyId: string, env: Record<string, string> = {}, command = `node ${quoteArg(agent, 'posix')} < \${promptFile}`): AgentRun {
+  const inputs = readPromptInputs(ws, { progress: 'progress.txt', pin: 'specs/INDEX.md' });
+  const prompt = buildPrompt({ prd: analyzePrd(readFileSync(path.join(ws, 'prd.json'), 'utf8')), storyId, progressText: inputs.progressText, pinText: inputs.pinText, readFile: inputs.readSpec });
   const dir = path.join(ws, '.ralph', 'prompts');
   mkdirSync(dir, { recursive: true });
   const name = promptFileName(new Date(), storyId, (n) => existsSync(path.join(dir, n)));
   const promptFile = path.join(dir, name);
   writeFileSync(promptFile, prompt);
-  const command = expandTemplate(template, { promptFile, storyId, workspaceFolder: ws }, 'posix');
-  const r = spawnSync('/bin/sh', ['-c', command], { cwd: ws, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30000 });
+  const plan = planAgentCommand({ presetId: 'custom', command, shell: 'posix', exists: () => false, vars: { promptFile, storyId, workspaceFolder: ws }, lookup });
+  assert.ok(plan.ok, plan.ok ? '' : plan.message);
+  const r = spawnSync('/bin/sh', ['-c', plan.commandLine], { cwd: ws, encoding: 'utf8', env: { ...process.env, ...plan.env, ...env }, timeout: 30000 });
   const detector = new CompleteSignalDetector();
   detector.push(r.stdout);
-  return { code: r.status, stdout: r.stdout + r.stderr, complete: detector.seen, promptFile };
+  return { code: r.status, stdout: r.stdout + r.stderr, complete: detector.seen, promptFile, commandLine: plan.commandLine };
 }
 
 const passesOf = (ws: string): Record<string, boolean> =>
@@ -185,6 +195,7 @@ describe('fake agent', function () {
     const w = ws(true, makePrd([{ id, title: 'Hostile $(touch pwned3)' }, { id: 'B', blockedBy: [id] }]));
     const run = runIteration(w, id, {}, `node ${quoteArg(agent, 'posix')} < \${promptFile} --story \${storyId} --ws \${workspaceFolder}`);
     assert.equal(run.code, 0, run.stdout);
+    assert.ok(!run.commandLine.includes('touch') && !run.commandLine.includes('demo'), `no value on the command line: ${run.commandLine}`);
     assert.equal(passesOf(w)[id], true);
     assert.equal(git(w, 'log', '-1', '--format=%s'), `feat: ${id} - Hostile $(touch pwned3)`);
     assert.deepEqual(
@@ -211,45 +222,30 @@ describe('fake agent', function () {
       }
       ran.push(step.storyId);
       const head = git(w, 'rev-parse', 'HEAD');
-      const start = new Date();
+      const started = Date.now();
       // Every other iteration claims COMPLETE too early: the loop must go on.
       const run = runIteration(w, step.storyId, { FAKE_AGENT_MODE: ran.length % 2 === 0 ? 'early-complete' : 'pass' });
-      const after = analyzePrd(prdText() ?? '');
       const commits = git(w, 'log', '--format=%H%x09%s', `${head}..HEAD`)
         .split('\n')
         .filter((l) => l !== '')
         .map((l) => ({ sha: l.split('\t')[0], subject: l.split('\t')[1] }));
-      const storyPasses = after.doc.stories.find((s) => s.id === step.storyId)?.passes ?? false;
-      const result = {
-        storyId: step.storyId,
-        exitCode: run.code,
-        passingBefore: before?.readiness.counts.done ?? 0,
-        passingAfter: after.readiness.counts.done,
-        totalAfter: after.readiness.counts.total,
-        storyPasses,
-        completeSignal: run.complete,
-        commit: detectFeatCommit(commits, step.storyId)?.subject ?? null,
-      };
-      const rec = loop.recordIteration(result);
-      const end = new Date();
-      const line: RunRecord = {
-        start: start.toISOString(),
-        end: end.toISOString(),
+      assert.ok(before);
+      const { line } = completeIteration(loop, {
         storyId: step.storyId,
         storyTitle: step.storyTitle,
         agent: 'custom',
+        started,
+        ended: Date.now(),
         exitCode: run.code,
-        durationMs: end.getTime() - start.getTime(),
-        passingBefore: result.passingBefore,
-        passingAfter: result.passingAfter,
-        storyPasses,
-        commit: detectFeatCommit(commits, step.storyId),
-        complete: run.complete,
-        outcome: rec.outcome,
+        stopped: false,
+        completeSignal: run.complete,
+        before,
+        after: prdText() === undefined ? undefined : analyzePrd(prdText() ?? ''),
+        commits,
         promptFile: path.relative(w, run.promptFile),
         iteration: step.iteration,
         loopId: 'test-loop',
-      };
+      });
       jsonl += serializeRun(line);
     }
     // The order readiness projects: priority among ready stories, dependencies first.

@@ -1,6 +1,7 @@
 /** The loop state machine against simulated agents, and the COMPLETE-signal detector. */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { planAgentCommand } from '../../src/core/loop/iteration';
 import { type IterationRecord, type IterationResult, iterationOutcome, LoopController, type LoopStep, type StopStep } from '../../src/core/loop/loop';
 import { COMPLETE_SIGNAL, CompleteSignalDetector, detectCompleteSignal, stripAnsi } from '../../src/core/output';
 import { analyzePrd, type PrdAnalysis } from '../../src/core/prd/index';
@@ -347,5 +348,35 @@ describe('COMPLETE signal detection', () => {
     d.reset();
     assert.equal(d.seen, false);
     assert.equal(d.push('<promise>'), false);
+  });
+});
+
+describe('planAgentCommand (the iteration module the runner uses)', () => {
+  const vars = { promptFile: '/ws/.ralph/prompts/p.md', storyId: 'US-1', workspaceFolder: '/ws' };
+  const onPath = (names: string[]) => ({ path: '/bin:/usr/bin', platform: 'posix' as const, exists: (p: string) => names.some((n) => p === `/usr/bin/${n}`) });
+
+  it('for `cat ${promptFile} | my-agent` looks for my-agent, not cat', () => {
+    const missing = planAgentCommand({ presetId: 'custom', command: 'cat ${promptFile} | my-agent', shell: 'posix', exists: () => false, vars, lookup: onPath(['cat']) });
+    assert.equal(missing.ok, false);
+    assert.match((missing as { message: string }).message, /"my-agent" was not found on PATH/);
+    const found = planAgentCommand({ presetId: 'custom', command: 'cat ${promptFile} | my-agent', shell: 'posix', exists: () => false, vars, lookup: onPath(['my-agent']) });
+    assert.ok(found.ok);
+    assert.equal(found.executable, '/usr/bin/my-agent');
+    assert.equal(found.commandLine, 'cat "$RALPH_PROMPT_FILE" | my-agent');
+    assert.deepEqual(found.env, { RALPH_PROMPT_FILE: vars.promptFile, RALPH_STORY_ID: 'US-1', RALPH_WORKSPACE_FOLDER: '/ws' });
+  });
+
+  it('keeps the template warnings', () => {
+    const r = planAgentCommand({ presetId: 'custom', command: 'my-agent --story ${storyId}', shell: 'posix', exists: () => false, vars, lookup: onPath(['my-agent']) });
+    assert.ok(r.ok);
+    assert.match(r.warnings[0], /does not use \$\{promptFile\}/);
+  });
+
+  it('says which setting to change for a hostile id or an unusable template', () => {
+    const dash = planAgentCommand({ presetId: 'custom', command: 'a --story ${storyId} < ${promptFile}', shell: 'posix', exists: () => false, vars: { ...vars, storyId: '-x' } });
+    assert.equal(dash.ok, false);
+    assert.match((dash as { message: string }).message, /starts with "-"/);
+    const open = planAgentCommand({ presetId: 'custom', command: 'a "${promptFile}', shell: 'posix', exists: () => false, vars });
+    assert.match((open as { message: string }).message, /never closed/);
   });
 });

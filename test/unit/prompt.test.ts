@@ -1,6 +1,7 @@
 /** The iteration prompt: default instructions, context sections, user templates, file names, and the CLI `context` command. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { buildPrompt, DEFAULT_PROMPT_TEMPLATE, promptFileName, PromptError, sanitizeFileComponent, storyWords, unknownPromptPlaceholders } from '../../src/core/context/prompt';
@@ -211,47 +212,100 @@ describe('CLI context', () => {
     'specs/priority-model.md': demo('specs/priority-model.md'),
     'specs/notifications.md': demo('specs/notifications.md'),
   };
+  const made: string[] = [];
+  /** A temporary folder with these files (the CLI reads workspace files from disk); returns its path. */
+  const onDisk = (tree: Record<string, string>): string => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-context-'));
+    made.push(dir);
+    for (const [rel, text] of Object.entries(tree)) {
+      mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      writeFileSync(path.join(dir, rel), text);
+    }
+    return dir;
+  };
+  after(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
   it('prints the prompt the agent would get', () => {
-    const r = cli(['context', 'US-006'], files);
+    const dir = onDisk(files);
+    const r = cli(['context', 'US-006', '--prd', path.join(dir, 'prd.json')], 'disk');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
     assert.equal(r.stdout, buildPrompt({ ...demoInput('US-006'), files: { prd: 'prd.json', progress: 'progress.txt', pin: 'specs/INDEX.md' } }));
   });
 
   it('reads files next to --prd, and the options it is given', () => {
-    const nested = Object.fromEntries(Object.entries(files).map(([k, v]) => [path.join('ws', k), v]));
-    const r = cli(['--prd', 'ws/prd.json', 'context', 'US-008'], nested);
+    const dir = onDisk(Object.fromEntries(Object.entries(files).map(([k, v]) => [path.join('ws', k), v])));
+    const r = cli(['--prd', path.join(dir, 'ws/prd.json'), 'context', 'US-008'], 'disk');
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^#### specs\/notifications\.md/m);
     assert.match(r.stdout, /## Codebase Patterns \(from progress\.txt\)/);
-    const t = cli(['context', 'US-006', '--template', 'T.md', '--recent=0'], { ...files, 'T.md': 'Only {{storyId}}: {{recentProgress}}' });
+    const t = cli(['context', 'US-006', '--prd', path.join(dir, 'ws/prd.json'), '--template', path.join(dir, 'T.md'), '--recent=0'], { [path.join(dir, 'ws/prd.json')]: demo('prd.json'), [path.join(dir, 'T.md')]: 'Only {{storyId}}: {{recentProgress}}' });
     assert.equal(t.stdout, 'Only US-006: ## Recent progress\n\nNot included.\n');
-    const ralph = Object.fromEntries(Object.entries(files).map(([k, v]) => [k.startsWith('specs') ? k : path.join('scripts/ralph', k), v]));
-    const s = cli(['context', 'US-006', '--prd', 'scripts/ralph/prd.json'], ralph);
+    const ralph = onDisk(Object.fromEntries(Object.entries(files).map(([k, v]) => [k.startsWith('specs') ? k : path.join('scripts/ralph', k), v])));
+    const s = cli(['context', 'US-006', '--prd', path.join(ralph, 'scripts/ralph/prd.json')], 'disk');
     assert.equal(s.code, 0, s.stderr);
     assert.match(s.stdout, /in `scripts\/ralph\/prd\.json`/);
     assert.match(s.stdout, /^#### specs\/priority-model\.md/m);
   });
 
   it('leaves out default files that do not exist', () => {
-    const r = cli(['context', 'US-006'], { 'prd.json': demo('prd.json') });
+    const dir = onDisk({ 'prd.json': demo('prd.json') });
+    const r = cli(['context', 'US-006', '--prd', path.join(dir, 'prd.json')], 'disk');
     assert.equal(r.code, 0);
     assert.match(r.stdout, /progress\.txt does not exist yet/);
   });
 
+  it('never reads a spec link outside the workspace (../, a committed symlink) and stops at /dev/zero at once', () => {
+    const base = mkdtempSync(path.join(tmpdir(), 'ralph-outside-'));
+    made.push(base);
+    mkdirSync(path.join(base, 'outside'));
+    writeFileSync(path.join(base, 'outside', 'secret.txt'), 'TOP-SECRET-TOKEN\n');
+    const ws = path.join(base, 'ws');
+    mkdirSync(path.join(ws, 'specs'), { recursive: true });
+    writeFileSync(path.join(ws, 'prd.json'), demo('prd.json'));
+    symlinkSync(path.join(base, 'outside', 'secret.txt'), path.join(ws, 'specs', 'linked.md'));
+    const depth = ws.split(path.sep).length + 2;
+    const pin = (spec: string): string => `# Pin\n\n## Priority model\nKeywords: priority, sort, tasks\nSpec: ${spec}\n`;
+    for (const spec of ['../outside/secret.txt', '../../outside/secret.txt', 'specs/linked.md', `${'../'.repeat(depth)}${base.slice(1)}/outside/secret.txt`]) {
+      writeFileSync(path.join(ws, 'specs', 'INDEX.md'), pin(spec));
+      const r = cli(['context', 'US-006', '--prd', path.join(ws, 'prd.json')], 'disk');
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(!r.stdout.includes('TOP-SECRET-TOKEN'), `${spec}: the secret reached the prompt`);
+      assert.match(r.stdout, new RegExp(`The spec ${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is listed in the Pin but was not read: .*outside the workspace folder`), spec);
+    }
+    writeFileSync(path.join(ws, 'specs', 'INDEX.md'), pin(`${'../'.repeat(depth)}dev/zero`));
+    const t0 = performance.now();
+    const z = cli(['context', 'US-006', '--prd', path.join(ws, 'prd.json')], 'disk');
+    assert.ok(performance.now() - t0 < 5000, 'finishes fast');
+    assert.equal(z.code, 0, z.stderr);
+    assert.match(z.stdout, /is listed in the Pin but was not read: .*outside the workspace folder/);
+    // A device inside the workspace (a symlink to /dev/zero) is not a regular file.
+    symlinkSync('/dev/zero', path.join(ws, 'specs', 'zero.md'));
+    writeFileSync(path.join(ws, 'specs', 'INDEX.md'), pin('specs/zero.md'));
+    const d = cli(['context', 'US-006', '--prd', path.join(ws, 'prd.json')], 'disk');
+    assert.equal(d.code, 0, d.stderr);
+    assert.ok(d.stdout.length < 100_000);
+    assert.match(d.stdout, /specs\/zero\.md is listed in the Pin but was not read/);
+    // A long spec contributes at most 100 lines and 64 KB.
+    writeFileSync(path.join(ws, 'specs', 'big.md'), `${'x'.repeat(200_000)}\n`.repeat(3));
+    writeFileSync(path.join(ws, 'specs', 'INDEX.md'), pin('specs/big.md'));
+    const big = cli(['context', 'US-006', '--prd', path.join(ws, 'prd.json')], 'disk');
+    assert.ok(big.stdout.length < 70_000 + 10_000, `${big.stdout.length} chars`);
+  });
+
   it('exits 1 with a clear message for an unknown story, an unreadable prd.json, or a missing named file', () => {
-    const unknown = cli(['context', 'US-404'], files);
+    const dir = onDisk(files);
+    const unknown = cli(['context', 'US-404', '--prd', path.join(dir, 'prd.json')], 'disk');
     assert.equal(unknown.code, 1);
     assert.equal(unknown.stdout, '');
     assert.match(unknown.stderr, /^ralph-workbench: No story with id "US-404" in prd\.json\./);
     const missing = cli(['context', 'US-006', '--prd', 'nope.json'], files);
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr, 'ralph-workbench: cannot read nope.json: no such file\n');
-    const invalid = cli(['context', 'US-006'], { 'prd.json': '{"userStories": ' });
+    const invalid = cli(['context', 'US-006', '--prd', path.join(onDisk({ 'prd.json': '{"userStories": ' }), 'prd.json')], 'disk');
     assert.equal(invalid.code, 1);
     assert.match(invalid.stderr, /prd\.json cannot be read as a list of stories/);
-    const noPin = cli(['context', 'US-006', '--pin', 'PIN.md'], files);
+    const noPin = cli(['context', 'US-006', '--prd', path.join(dir, 'prd.json'), '--pin', 'PIN.md'], 'disk');
     assert.equal(noPin.code, 1);
     assert.equal(noPin.stderr, 'ralph-workbench: cannot read Pin PIN.md: no such file\n');
     assert.equal(cli(['context'], files).code, 1);

@@ -34,7 +34,7 @@ export interface PromptInput {
   readonly progressText?: string;
   /** specs/INDEX.md text; undefined when there is no Pin. */
   readonly pinText?: string;
-  /** Reads a workspace-relative file (a spec the Pin links); undefined or a throw means missing. */
+  /** Reads a workspace-relative file (a spec the Pin links); undefined or a throw means missing (a thrown WorkspacePathError's message is shown). */
   readonly readFile?: (workspaceRelativePath: string) => string | undefined;
   /** The user's template text; undefined for the default Ralph instructions. */
   readonly template?: string;
@@ -275,8 +275,10 @@ function pinSection(story: Story, input: PromptInput, pinFile: string): string {
     }
     if (mod.spec) {
       lines.push(`Spec: ${mod.spec}`);
-      const spec = readSpec(input.readFile, mod.spec);
-      if (spec === undefined) {
+      const { text: spec, refused } = readSpec(input.readFile, mod.spec);
+      if (refused !== undefined) {
+        lines.push('', `> The spec ${mod.spec} is listed in the Pin but was not read: ${refused}`);
+      } else if (spec === undefined) {
         lines.push('', `> The spec ${mod.spec} is listed in the Pin but could not be read (missing file).`);
       } else {
         const all = spec.split(/\r\n|\r|\n/);
@@ -298,14 +300,15 @@ export function storyWords(story: Pick<Story, 'title' | 'description' | 'notes'>
   return [story.title, story.description, story.notes ?? ''].join(' ');
 }
 
-function readSpec(readFile: PromptInput['readFile'], path: string): string | undefined {
+/** A spec's text; `refused` holds the reader's message when it refused the path (outside the workspace, not a regular file). */
+function readSpec(readFile: PromptInput['readFile'], path: string): { text?: string; refused?: string } {
   if (!readFile) {
-    return undefined;
+    return {};
   }
   try {
-    return readFile(path.replace(/^\.\//, ''));
-  } catch {
-    return undefined;
+    return { text: readFile(path.replace(/^\.\//, '')) };
+  } catch (e) {
+    return e instanceof Error && e.name === 'WorkspacePathError' ? { refused: e.message } : {};
   }
 }
 

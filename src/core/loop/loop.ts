@@ -26,7 +26,8 @@ export interface LoopConfig {
 
 export const DEFAULT_LOOP_CONFIG: LoopConfig = { maxIterations: 10, noProgressLimit: 2, failureLimit: 2 };
 
-export type StopReason = 'all-pass' | 'nothing-ready' | 'max-iterations' | 'stop-requested' | 'no-progress' | 'failures' | 'invalid-prd' | 'prd-missing';
+/** `cancelled`: the user chose not to run (e.g. at the dirty-working-tree question) before any iteration. */
+export type StopReason = 'all-pass' | 'nothing-ready' | 'max-iterations' | 'stop-requested' | 'no-progress' | 'failures' | 'invalid-prd' | 'prd-missing' | 'cancelled';
 
 export type StopMode = 'after-iteration' | 'now';
 

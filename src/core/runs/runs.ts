@@ -38,7 +38,17 @@ export interface RunRecord {
   readonly iteration: number;
   /** Identifies the loop (or single run) the iteration belonged to. */
   readonly loopId: string;
+  /** Paths the agent changed but left uncommitted (at most MAX_UNCOMMITTED; absent when none or not checked). */
+  readonly uncommitted?: readonly string[];
+  /** How many more uncommitted paths there were than listed. */
+  readonly uncommittedMore?: number;
 }
+
+/** At most this many uncommitted paths are recorded per iteration. */
+export const MAX_UNCOMMITTED = 50;
+
+/** Where the runs are recorded, relative to the workspace folder. */
+export const RUNS_FILE = '.ralph/runs.jsonl';
 
 /** One line of runs.jsonl, with its newline; fields always in the same order. */
 export function serializeRun(r: RunRecord): string {
@@ -59,6 +69,8 @@ export function serializeRun(r: RunRecord): string {
     promptFile: r.promptFile,
     iteration: r.iteration,
     loopId: r.loopId,
+    ...(r.uncommitted && r.uncommitted.length > 0 ? { uncommitted: r.uncommitted.slice(0, MAX_UNCOMMITTED) } : {}),
+    ...(r.uncommittedMore ? { uncommittedMore: r.uncommittedMore } : {}),
   };
   // JSON.stringify escapes U+2028/9 and every control character, so the record is one line.
   return `${JSON.stringify(ordered)}\n`;
@@ -146,7 +158,17 @@ function toRecord(v: unknown): RunRecord | string {
     promptFile: str('promptFile'),
     iteration: num('iteration', 1),
     loopId: str('loopId'),
+    ...uncommittedOf(o),
   };
+}
+
+function uncommittedOf(o: Record<string, unknown>): Pick<RunRecord, 'uncommitted' | 'uncommittedMore'> {
+  const list = Array.isArray(o.uncommitted) ? o.uncommitted.filter((p): p is string => typeof p === 'string') : [];
+  if (list.length === 0) {
+    return {};
+  }
+  const more = (typeof o.uncommittedMore === 'number' && Number.isFinite(o.uncommittedMore) ? o.uncommittedMore : 0) + Math.max(0, list.length - MAX_UNCOMMITTED);
+  return { uncommitted: list.slice(0, MAX_UNCOMMITTED), ...(more > 0 ? { uncommittedMore: more } : {}) };
 }
 
 export interface RunsSummary {

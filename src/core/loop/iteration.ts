@@ -1,0 +1,132 @@
+/**
+ * One iteration, without VS Code: the command the settings select (resolved by the tested
+ * `resolveAgentCommand`, expanded so that no workspace value is on the line, the program looked up
+ * on PATH), and what an iteration observed turned into the loop's verdict and the runs.jsonl line.
+ * The runner (src/services/runner.ts) and the fake-agent tests both run iterations through here.
+ */
+import { missingExecutableMessage, type PathLookup, resolveAgentCommand, resolveExecutable } from '../agents/presets';
+import { agentEnvironment, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
+import type { PrdAnalysis } from '../prd/index';
+import { detectFeatCommit, type FeatCommit, MAX_UNCOMMITTED, type RunRecord } from '../runs/runs';
+import type { IterationRecord, LoopController } from './loop';
+
+export interface AgentCommandRequest {
+  /** `ralph.agent.preset`. */
+  readonly presetId: string;
+  /** `ralph.agent.command` (blank: the preset's). */
+  readonly command: string;
+  readonly shell: ShellKind;
+  /** Whether a workspace-relative file exists (to find ralph.sh). */
+  readonly exists: (relativePath: string) => boolean;
+  /** The values the placeholders stand for; they travel in the terminal's environment. */
+  readonly vars: TemplateVars;
+  /** How to find the agent's program (cwd is the workspace folder); undefined: do not look. */
+  readonly lookup?: Omit<PathLookup, 'cwd'>;
+}
+
+export type AgentCommandPlan =
+  | {
+      readonly ok: true;
+      /** The line typed into the terminal: settings text and environment references only. */
+      readonly commandLine: string;
+      /** The terminal's environment: RALPH_STORY_ID, RALPH_PROMPT_FILE, RALPH_WORKSPACE_FOLDER. */
+      readonly env: Readonly<Record<string, string>>;
+      readonly warnings: readonly string[];
+      /** The program found on PATH, when it could be known. */
+      readonly executable?: string;
+    }
+  | { readonly ok: false; readonly message: string };
+
+/** The agent command of an iteration, or the message that says which setting to change. */
+export function planAgentCommand(req: AgentCommandRequest): AgentCommandPlan {
+  const resolved = resolveAgentCommand({ presetId: req.presetId, command: req.command, shell: req.shell, exists: req.exists });
+  if (!resolved.ok) {
+    return resolved;
+  }
+  let commandLine: string;
+  try {
+    commandLine = expandTemplate(resolved.template, req.vars, req.shell);
+  } catch (e) {
+    if (e instanceof TemplateError) {
+      return { ok: false, message: e.message };
+    }
+    throw e;
+  }
+  let executable: string | undefined;
+  if (resolved.executable && req.lookup) {
+    executable = resolveExecutable(resolved.executable, { ...req.lookup, cwd: req.vars.workspaceFolder });
+    if (!executable) {
+      return { ok: false, message: missingExecutableMessage(resolved.executable, req.command.trim() ? 'custom' : resolved.presetId) };
+    }
+  }
+  return { ok: true, commandLine, env: agentEnvironment(req.vars), warnings: resolved.warnings, executable };
+}
+
+/** What the caller saw of one iteration. */
+export interface IterationObservation {
+  readonly storyId: string;
+  readonly storyTitle: string;
+  /** Agent preset id (or "custom"). */
+  readonly agent: string;
+  /** ms since the epoch. */
+  readonly started: number;
+  readonly ended: number;
+  readonly exitCode: number | null;
+  readonly stopped: boolean;
+  readonly completeSignal: boolean;
+  readonly before: PrdAnalysis;
+  /** prd.json after the iteration; undefined when it no longer exists. */
+  readonly after: PrdAnalysis | undefined;
+  /** Commits made during the iteration, newest first; undefined when git was not checked. */
+  readonly commits: readonly FeatCommit[] | undefined;
+  /** Paths the agent left changed but uncommitted (git status, `.ralph/` excluded); undefined when git was not checked. */
+  readonly uncommitted?: readonly string[];
+  /** Workspace-relative prompt file. */
+  readonly promptFile: string;
+  readonly iteration: number;
+  readonly loopId: string;
+}
+
+/** Reports the iteration to the loop and returns its verdict and the runs.jsonl line. */
+export function completeIteration(loop: LoopController, o: IterationObservation): { record: IterationRecord; line: RunRecord } {
+  const afterStory = o.after?.doc.stories.find((s) => s.id === o.storyId);
+  const commit = o.commits === undefined ? undefined : detectFeatCommit(o.commits, o.storyId);
+  const passingBefore = o.before.readiness.counts.done;
+  const passingAfter = o.after?.readiness.counts.done ?? 0;
+  const storyPasses = afterStory?.passes ?? false;
+  const record = loop.recordIteration({
+    storyId: o.storyId,
+    exitCode: o.exitCode,
+    passingBefore,
+    passingAfter,
+    totalAfter: o.after?.readiness.counts.total,
+    storyPasses,
+    completeSignal: o.completeSignal,
+    stopped: o.stopped,
+    prdReadable: o.after?.readable ?? false,
+    commit: commit === undefined ? undefined : commit?.subject ?? null,
+  });
+  const uncommitted = o.uncommitted ?? [];
+  const line: RunRecord = {
+    start: new Date(o.started).toISOString(),
+    end: new Date(o.ended).toISOString(),
+    storyId: o.storyId,
+    storyTitle: o.storyTitle,
+    agent: o.agent,
+    exitCode: o.exitCode,
+    durationMs: o.ended - o.started,
+    passingBefore,
+    passingAfter,
+    storyPasses,
+    commit: commit ?? null,
+    complete: o.completeSignal,
+    outcome: record.outcome,
+    promptFile: o.promptFile,
+    iteration: o.iteration,
+    loopId: o.loopId,
+    ...(uncommitted.length > 0
+      ? { uncommitted: uncommitted.slice(0, MAX_UNCOMMITTED), ...(uncommitted.length > MAX_UNCOMMITTED ? { uncommittedMore: uncommitted.length - MAX_UNCOMMITTED } : {}) }
+      : {}),
+  };
+  return { record, line };
+}

@@ -1,0 +1,52 @@
+/**
+ * What the runner says to the user: the dirty-working-tree question before a run, and the
+ * notifications of an iteration. Kept apart from the loop so that tests can answer the question
+ * (`Runner.answerDirtyTree`) and the runner's logic reads without UI calls in between.
+ */
+import * as vscode from 'vscode';
+
+export type DirtyTreeChoice = 'commit' | 'stash' | 'run' | 'cancel';
+
+/** Answers the dirty-tree question; tests install one instead of the modal. */
+export type DirtyTreeAnswer = (folder: vscode.WorkspaceFolder, files: readonly string[]) => DirtyTreeChoice | Promise<DirtyTreeChoice>;
+
+const COMMIT = 'Commit First…';
+const STASH = 'Stash and Run';
+const RUN = 'Run Anyway';
+
+/** A list of paths for a message: the first few, then how many more. */
+export function fewPaths(files: readonly string[], max = 5): string {
+  return files.slice(0, max).join(', ') + (files.length > max ? `, and ${files.length - max} more` : '');
+}
+
+/** The modal question before a run on a working tree with uncommitted changes. */
+export const askDirtyTree: DirtyTreeAnswer = async (folder, files) => {
+  const pick = await vscode.window.showWarningMessage(
+    `${folder.name} has uncommitted changes (${fewPaths(files)}). The agent commits with "git add -A", so running now would put them into its commit.`,
+    {
+      modal: true,
+      detail: 'Commit First… opens Source Control and runs nothing. Stash and Run stashes them (git stash -u; .ralph/ stays) and runs. Run Anyway lets the agent commit them.',
+    },
+    COMMIT,
+    STASH,
+    RUN,
+  );
+  return pick === COMMIT ? 'commit' : pick === STASH ? 'stash' : pick === RUN ? 'run' : 'cancel';
+};
+
+export function showFalseCompletion(note: string | undefined): void {
+  void vscode.window.showWarningMessage(`Ralph: ${note ?? 'False completion.'}`);
+}
+
+export function showArchived(branch: string | undefined, last: string, target: string): void {
+  void vscode.window.showInformationMessage(`Ralph: new feature "${branch}". The previous run (${last}) was archived to ${target}/.`);
+}
+
+export function showStashed(message: string): void {
+  void vscode.window.showInformationMessage(`Ralph: your uncommitted changes were stashed ("${message}"). Restore them with "git stash pop" after the run.`);
+}
+
+export function openSourceControl(): void {
+  void vscode.commands.executeCommand('workbench.view.scm');
+  void vscode.window.showInformationMessage('Ralph: commit your changes in Source Control, then run again.');
+}

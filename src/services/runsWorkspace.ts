@@ -1,0 +1,86 @@
+/**
+ * The runs of every workspace folder: `.ralph/runs.jsonl` parsed (core/runs/runs.ts) and the
+ * archived features (`archive/<date>-<feature>/`). Re-reads a folder, debounced, when those files
+ * change on disk or the runner records an iteration; the Runs view draws from `list()`.
+ */
+import * as vscode from 'vscode';
+import { parseRuns, type RunRecord, RUNS_FILE, type RunsParseError } from '../core/runs/runs';
+import { Disposable } from '../util/disposable';
+import { KeyedDebouncer } from '../util/debounce';
+import { readInsideText } from './runFiles';
+import { joinRelative } from './workspaceFiles';
+
+export interface FolderRuns {
+  readonly folder: vscode.WorkspaceFolder;
+  /** In file order (oldest first). */
+  readonly runs: readonly RunRecord[];
+  readonly errors: readonly RunsParseError[];
+  /** Names of the folders in archive/, newest first. */
+  readonly archives: readonly string[];
+}
+
+export class RunsWorkspace extends Disposable {
+  private readonly folders = new Map<string, FolderRuns>();
+  private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
+  /** Fires after a folder's runs or archives were re-read. */
+  readonly onDidChange = this.onDidChangeEmitter.event;
+  private readonly debouncer = new KeyedDebouncer<string>(100, (key) => this.reload(key));
+
+  constructor(recorded: vscode.Event<vscode.WorkspaceFolder>) {
+    super();
+    this.register({ dispose: () => this.debouncer.dispose() });
+    const touch = (uri: vscode.Uri): void => {
+      const folder = vscode.workspace.getWorkspaceFolder(uri);
+      if (folder) {
+        this.debouncer.trigger(folder.uri.toString());
+      }
+    };
+    const runs = this.register(vscode.workspace.createFileSystemWatcher(`**/${RUNS_FILE}`));
+    const archives = this.register(vscode.workspace.createFileSystemWatcher('**/archive/*/{prd.json,progress.txt}'));
+    for (const w of [runs, archives]) {
+      this.register(w.onDidCreate(touch));
+      this.register(w.onDidChange(touch));
+      this.register(w.onDidDelete(touch));
+    }
+    this.register(recorded((folder) => this.debouncer.trigger(folder.uri.toString())));
+    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.reloadAll()));
+    this.reloadAll();
+  }
+
+  /** The folders that have runs or archives, in workspace order. */
+  list(): FolderRuns[] {
+    return (vscode.workspace.workspaceFolders ?? []).map((f) => this.folders.get(f.uri.toString())).filter((f): f is FolderRuns => f !== undefined);
+  }
+
+  /** Re-reads every folder now (the Refresh Runs command). */
+  reloadAll(): void {
+    const keys = new Set((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()));
+    for (const k of [...this.folders.keys()]) {
+      if (!keys.has(k)) {
+        this.folders.delete(k);
+      }
+    }
+    for (const k of keys) {
+      this.debouncer.trigger(k);
+    }
+  }
+
+  /** Resolves when pending re-reads are done. */
+  whenIdle(): Promise<void> {
+    return this.debouncer.idle();
+  }
+
+  private async reload(key: string): Promise<void> {
+    const folder = (vscode.workspace.workspaceFolders ?? []).find((f) => f.uri.toString() === key);
+    if (!folder) {
+      return;
+    }
+    // runs.jsonl is read through the path rule: a .ralph/ that leads outside the folder reads as empty.
+    const text = folder.uri.scheme === 'file' ? await readInsideText(folder.uri.fsPath, RUNS_FILE) : undefined;
+    const parsed = parseRuns(text ?? '');
+    const entries = await vscode.workspace.fs.readDirectory(joinRelative(folder.uri, 'archive')).then((e) => e, () => [] as [string, vscode.FileType][]);
+    const archives = entries.filter(([, t]) => t === vscode.FileType.Directory).map(([n]) => n).sort().reverse();
+    this.folders.set(key, { folder, runs: parsed.runs, errors: parsed.errors, archives });
+    this.onDidChangeEmitter.fire();
+  }
+}
