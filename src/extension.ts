@@ -50,7 +50,12 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   registerMemoryCommands(context, { prds, memory, storiesView: treeView, log });
   const proposed = new ProposedContentProvider();
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
-  registerCompactionCommands(context, { memory, proposed, log });
+  registerCompactionCommands(context, {
+    memory,
+    proposed,
+    log,
+    iterationRunning: (f) => runner.state.running && runner.state.folder?.uri.toString() === f.uri.toString(),
+  });
 
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
   return {

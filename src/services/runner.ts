@@ -415,7 +415,7 @@ export class Runner extends Disposable {
       now: new Date(),
     });
     if (plan.changed) {
-      const done = applyCompaction(uri.fsPath, bytes, plan, new Date(), settings.progressPath);
+      const done = await applyCompaction(uri.fsPath, bytes, plan, new Date(), settings.progressPath);
       this.log.info(`[runner] auto-compaction: ${done.logLine}`);
     }
   }
