@@ -212,14 +212,14 @@ export async function applyCompaction(
 }
 
 /**
- * Processes holding `file` open and still holding it over ~200 ms of samples: a writer that opens,
+ * Processes holding `file` open and still holding it over ~150 ms of samples: a writer that opens,
  * appends and closes (`echo >>`) shows up in a sample now and then, one that keeps the file open
  * (`exec 3>>`, `tee -a`) in every one.
  */
 async function lastingHolders(file: string): Promise<{ pid: number; command?: string }[]> {
   let lasting = await fileHolders(file);
-  for (let k = 0; k < 10 && lasting && lasting.length > 0; k++) {
-    await sleep(20);
+  for (let k = 0; k < 6 && lasting && lasting.length > 0; k++) {
+    await sleep(25);
     const now = await fileHolders(file);
     lasting = lasting.filter((h) => now?.some((n) => n.pid === h.pid));
   }
