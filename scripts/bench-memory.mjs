@@ -2,13 +2,22 @@
 //   - `node dist/cli.js compact --file F` on a 100,000-line and a 10,000-line progress.txt, against
 //     an awk script doing a plain head/tail cut (targets: within 2x of awk; 10x the lines in at
 //     most 12x the time);
-//   - `node dist/cli.js pin --root R` on a generated 20,000-file git repository (target < 1.5 s).
-//   node scripts/bench-memory.mjs [--runs N] [--keep]
+//   - `node dist/cli.js pin --root R` on a generated 20,000-file git repository (target < 1.5 s);
+//   - the longest event-loop block while Generate the Pin runs on that repository the way the
+//     extension runs it (generateRepoPinOffThread: a worker thread), measured with
+//     perf_hooks.monitorEventLoopDelay and a 1 ms setInterval drift probe (target <= 50 ms);
+//   - compaction while a real writer process appends to progress.txt: lines lost over --trials N
+//     interleavings (default 500) with an open-append-close writer and with a writer holding the
+//     file open (target: 0 lost; the trials are test/unit/concurrentWriters.ts).
+//   node scripts/bench-memory.mjs [--runs N] [--trials N] [--keep]
 // Median of 5 runs (or --runs). Builds dist when it is missing or older than the sources, and runs
 // a private copy of the CLI bundle (others may rebuild dist meanwhile). Only prints: a missed target
 // never fails.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
 import { benchCli } from './bench-cli.mjs';
@@ -17,6 +26,8 @@ const args = process.argv.slice(2);
 const runsArg = args.indexOf('--runs');
 const RUNS = runsArg >= 0 ? Math.max(1, Number(args[runsArg + 1]) || 5) : 5;
 const keepTmp = args.includes('--keep');
+const trialsArg = args.indexOf('--trials');
+const TRIALS = trialsArg >= 0 ? Math.max(1, Number(args[trialsArg + 1]) || 500) : 500;
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'ralph-bench-memory-'));
 process.on('exit', () => {
   if (!keepTmp) {
@@ -184,7 +195,79 @@ try {
   const pin = timeProcess(node, [cli, 'pin', '--root', repo]);
   const modules = (pin.out.stdout.match(/^## /gm) ?? []).length;
   verdict('Pin for 20,000 files < 1.5 s', pin.ms < 1500, `${pin.ms.toFixed(0)} ms (${modules} modules; runs ${pin.all.map((x) => x.toFixed(0)).join(', ')} ms)`);
+
+  // -------------------------------------------------------------------------------------------
+  // The extension's code paths, bundled from the sources: Generate the Pin off the thread, and
+  // compaction against concurrent writers.
+  const lib = await bundleLib(tmp);
+  const block = await longestBlock(() => lib.generateRepoPinOffThread(path.join(tmp, 'pinWorker.js'), repo, path.join(repo, 'specs', 'INDEX.md')));
+  verdict(
+    'Generate the Pin (20,000 files): longest event-loop block <= 50 ms',
+    block.max <= 50,
+    `${block.max.toFixed(1)} ms (monitorEventLoopDelay max ${block.histMax.toFixed(1)} ms, interval drift max ${block.drift.toFixed(1)} ms; ${block.ms.toFixed(0)} ms in all, worker thread)`,
+  );
+  const inThread = await longestBlock(() => lib.generateRepoPin(repo, path.join(repo, 'specs', 'INDEX.md')));
+  console.log(`      for comparison, the same work on the event loop's thread (async I/O only) blocks it for up to ${inThread.max.toFixed(0)} ms`);
+
+  if (process.platform === 'win32' || spawnSync('bash', ['-c', 'exit 0']).status !== 0) {
+    console.log('SKIP  compaction with concurrent writers: needs bash');
+  } else {
+    for (const kind of ['append', 'held']) {
+      const dir = mkdtempSync(path.join(tmp, `writers-${kind}-`));
+      const t = Date.now();
+      const s = await lib.runTrials(dir, kind, TRIALS, (f, o, p, n) => lib.applyCompaction(f, o, p, n));
+      const what = kind === "append" ? "open-append-close writer (echo >>)" : "other writer, holding the file open (exec 3>>)";
+      verdict(
+        `compaction with an ${what}: 0 lines lost`,
+        s.lost === 0 && s.duplicated === 0 && s.badPrefix === 0,
+        `${s.lost} of ${s.written.toLocaleString('en')} lines lost over ${s.trials} interleavings (${s.compacted} compacted, ${s.refused} refused` +
+          `${s.refused ? `: "${s.refusals[0].replace(/pid \d+/, 'pid …')}"` : ''}; ${s.duplicated} duplicated) in ${((Date.now() - t) / 1000).toFixed(0)} s`,
+      );
+    }
+  }
 } catch (e) {
-  console.log(`MISS  benchmark could not complete: ${e.message}`);
+  console.log(`MISS  benchmark could not complete: ${e.stack ?? e.message}`);
 }
 console.log(`memory benchmark: ${results.filter((r) => r.ok).length}/${results.length} targets met`);
+
+/** The extension's memory code (and the concurrent-writer trials), bundled from the sources into `dir`. */
+async function bundleLib(dir) {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const esbuild = await import('esbuild');
+  const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', mainFields: ['module', 'main'], logLevel: 'warning', absWorkingDir: root };
+  await esbuild.build({
+    ...common,
+    stdin: {
+      contents: [
+        "export { applyCompaction } from './src/node/compaction';",
+        "export { generateRepoPin, generateRepoPinOffThread } from './src/node/pinRepo';",
+        "export { runTrials } from './test/unit/concurrentWriters';",
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'ts',
+    },
+    outfile: path.join(dir, 'memory-lib.cjs'),
+  });
+  await esbuild.build({ ...common, entryPoints: ['src/node/pinWorker.ts'], outfile: path.join(dir, 'pinWorker.js') });
+  return createRequire(import.meta.url)(path.join(dir, 'memory-lib.cjs'));
+}
+
+/** Runs `work` and reports the longest stretch the event loop could not run a timer. */
+async function longestBlock(work) {
+  const h = monitorEventLoopDelay({ resolution: 1 });
+  let last = performance.now();
+  let drift = 0;
+  const probe = setInterval(() => {
+    const now = performance.now();
+    drift = Math.max(drift, now - last);
+    last = now;
+  }, 1);
+  h.enable();
+  const t0 = performance.now();
+  await work();
+  const ms = performance.now() - t0;
+  h.disable();
+  clearInterval(probe);
+  const histMax = h.max / 1e6;
+  return { max: Math.max(histMax, drift), histMax, drift, ms };
+}

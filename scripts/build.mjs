@@ -33,6 +33,15 @@ const configs = [
     external: ['vscode'],
   },
   {
+    // Generate the Pin runs here, in a worker thread of the extension host (src/node/pinRepo.ts).
+    ...common,
+    entryPoints: ['src/node/pinWorker.ts'],
+    outfile: 'dist/pinWorker.js',
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+  },
+  {
     ...common,
     entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/cli.js',

@@ -56,7 +56,12 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   registerStoryCommands(context, { prds, tree, treeView, log });
   registerRunCommands(context, { prds, runner, tree, log, proposed, refreshRuns: () => runsWorkspace.reloadAll() });
   registerMemoryCommands(context, { prds, memory, storiesView: treeView, log });
-  registerCompactionCommands(context, { memory, proposed, log });
+  registerCompactionCommands(context, {
+    memory,
+    proposed,
+    log,
+    iterationRunning: (f) => runner.state.running && runner.state.folder?.uri.toString() === f.uri.toString(),
+  });
 
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
   return {

@@ -75,7 +75,8 @@ export function parseArgs(argv: readonly string[]): Args {
   return args;
 }
 
-export function runCli(argv: readonly string[], io: CliIo): number {
+/** Runs one command; the memory commands (which write with concurrent writers in mind) are asynchronous. */
+export function runCli(argv: readonly string[], io: CliIo): number | Promise<number> {
   if (isContextCommand(argv)) {
     return runContext(argv, io);
   }
@@ -205,10 +206,13 @@ if (require.main === module) {
     }
     throw e;
   });
-  const code = runCli(process.argv.slice(2), {
-    stdout: (s) => process.stdout.write(s),
-    stderr: (s) => process.stderr.write(s),
-    readFile: (p) => readFileSync(p),
+  void Promise.resolve(
+    runCli(process.argv.slice(2), {
+      stdout: (s) => process.stdout.write(s),
+      stderr: (s) => process.stderr.write(s),
+      readFile: (p) => readFileSync(p),
+    }),
+  ).then((code) => {
+    process.exitCode = code;
   });
-  process.exitCode = code;
 }

@@ -87,7 +87,7 @@ function parseMemoryArgs(argv: readonly string[]): MemoryArgs {
   return args;
 }
 
-export function runMemory(argv: readonly string[], io: MemoryIo): number {
+export async function runMemory(argv: readonly string[], io: MemoryIo): Promise<number> {
   const args = parseMemoryArgs(argv);
   if (args.flags.has('--help')) {
     io.stdout(memoryUsage);
@@ -98,7 +98,7 @@ export function runMemory(argv: readonly string[], io: MemoryIo): number {
     return 1;
   }
   try {
-    return args.command === 'compact' ? compact(args, io) : pin(args, io);
+    return await (args.command === 'compact' ? compact(args, io) : pin(args, io));
   } catch (e) {
     io.stderr(`ralph-workbench ${args.command}: ${(e as Error).message}\n`);
     return 1;
@@ -119,7 +119,7 @@ function intOption(args: MemoryArgs, name: string, fallback: number): number | s
   return Number(v);
 }
 
-function compact(args: MemoryArgs, io: MemoryIo): number {
+async function compact(args: MemoryArgs, io: MemoryIo): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
   const threshold = intOption(args, '--threshold', DEFAULT_THRESHOLD);
   const keep = intOption(args, '--keep', DEFAULT_KEEP_RECENT_LINES);
@@ -170,7 +170,7 @@ function compact(args: MemoryArgs, io: MemoryIo): number {
   // Save the original, then replace the file atomically unless an agent appended meanwhile.
   let done;
   try {
-    done = applyCompaction(abs, bytes, plan, now, path.relative(cwd, abs) || file);
+    done = await applyCompaction(abs, bytes, plan, now, path.relative(cwd, abs) || file);
   } catch (e) {
     io.stderr(`ralph-workbench compact: ${(e as Error).message}\n`);
     return 1;
@@ -257,7 +257,7 @@ function moduleJson(m: PinModule): object {
   return { name: m.name, description: m.description.join('\n'), keywords: m.keywords, files: m.files, spec: m.spec ?? null, line: m.line ?? null };
 }
 
-function pin(args: MemoryArgs, io: MemoryIo): number {
+async function pin(args: MemoryArgs, io: MemoryIo): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
   const root = path.resolve(cwd, args.options.get('--root') ?? '.');
   try {
@@ -271,7 +271,7 @@ function pin(args: MemoryArgs, io: MemoryIo): number {
   }
   const pinRel = args.options.get('--pin') ?? 'specs/INDEX.md';
   const pinAbs = path.resolve(root, pinRel);
-  const { doc, text, existingText, source, files, added, updated, stale } = generateRepoPin(root, pinAbs);
+  const { doc, text, existingText, source, files, added, updated, stale } = await generateRepoPin(root, pinAbs);
   if (source === 'walk') {
     io.stderr(`ralph-workbench pin: ${root} is not a git repository (or git is not installed); listing files with a folder walk that honours .gitignore.\n`);
   }

@@ -5,7 +5,7 @@ import { planCompaction } from '../core/progress/compact';
 import { decodeText, looksBinary } from '../core/progress/parse';
 import { writeFileAtomically } from '../node/atomicWrite';
 import { applyCompaction, undoLastCompaction } from '../node/compaction';
-import { generateRepoPin } from '../node/pinRepo';
+import { generateRepoPinOffThread, PinCancelled } from '../node/pinRepo';
 import { Commands } from '../constants';
 import type { FolderMemory, MemoryWorkspace } from '../services/memoryWorkspace';
 import { readSettings } from '../services/settings';
@@ -20,6 +20,8 @@ export interface CompactionCommandDeps {
   readonly memory: MemoryWorkspace;
   readonly proposed: ProposedContentProvider;
   readonly log: vscode.LogOutputChannel;
+  /** Whether one of the extension's own iterations is running in the folder (it may append to progress.txt). */
+  readonly iterationRunning?: (folder: vscode.WorkspaceFolder) => boolean;
 }
 
 /** Options a caller (a test, an automation) may pass instead of answering the dialogs. */
@@ -30,6 +32,7 @@ interface AutoOptions {
 
 export function registerCompactionCommands(context: vscode.ExtensionContext, deps: CompactionCommandDeps): void {
   const { memory, proposed, log } = deps;
+  const pinWorker = vscode.Uri.joinPath(context.extensionUri, 'dist', 'pinWorker.js').fsPath;
   const reg = commandRegistrar(context, log);
 
   const pick = async (hint?: unknown): Promise<FolderMemory | undefined> => {
@@ -52,6 +55,11 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
     }
     const file = requireLocal(m.progressUri);
     const name = vscode.workspace.asRelativePath(m.progressUri, false);
+    if (deps.iterationRunning?.(m.folder)) {
+      // The agent appends to progress.txt at the end of its iteration: compacting now would race it.
+      void vscode.window.showWarningMessage(`An iteration is running in ${m.folder.name}: compact ${name} when it has finished (or stop the loop first).`);
+      return { changed: false, reason: 'iteration running' };
+    }
     const bytes = await readBytes(m.progressUri);
     if (bytes === undefined) {
       void vscode.window.showInformationMessage(`There is no ${name} to compact.`);
@@ -79,8 +87,14 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
     if (!apply) {
       return { changed: false, cancelled: true };
     }
-    const done = applyCompaction(file, bytes, plan, new Date(), name);
+    const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Compacting ${name}` }, () =>
+      applyCompaction(file, bytes, plan, new Date(), name),
+    );
     log.info(`[memory] ${done.logLine}`);
+    if (done.warning) {
+      log.warn(`[memory] ${done.warning}`);
+      void vscode.window.showWarningMessage(done.warning);
+    }
     memory.refreshAll();
     void vscode.window.showInformationMessage(`Compacted ${name}: ${summary}. Original saved to ${path.relative(m.folder.uri.fsPath, done.archive)}.`, 'Undo').then((p) => {
       if (p) {
@@ -100,7 +114,7 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
     if (hasUnsavedChanges(m.progressUri)) {
       throw new Error(`${name} has unsaved changes: save or revert them first.`);
     }
-    const restored = undoLastCompaction(requireLocal(m.progressUri), new Date(), name);
+    const restored = await undoLastCompaction(requireLocal(m.progressUri), new Date(), name);
     log.info(`[memory] ${name}: compaction undone from ${restored}`);
     memory.refreshAll();
     void vscode.window.showInformationMessage(`Restored ${name} from ${path.relative(m.folder.uri.fsPath, restored)}.`);
@@ -118,9 +132,27 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
     if (hasUnsavedChanges(m.pinUri)) {
       throw new Error(`${name} has unsaved changes: save or revert them, then generate.`);
     }
-    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Generating ${name}` }, async () =>
-      generateRepoPin(root, requireLocal(m.pinUri)),
-    );
+    // In a worker thread: scanning a large repository takes seconds and must not block the extension host.
+    let result;
+    try {
+      result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Generating ${name}`, cancellable: true },
+        async (_progress, token) => {
+          const abort = new AbortController();
+          const sub = token.onCancellationRequested(() => abort.abort());
+          try {
+            return await generateRepoPinOffThread(pinWorker, root, requireLocal(m.pinUri), abort.signal);
+          } finally {
+            sub.dispose();
+          }
+        },
+      );
+    } catch (e) {
+      if (e instanceof PinCancelled) {
+        return { changed: false, cancelled: true };
+      }
+      throw e;
+    }
     if (result.source === 'walk') {
       log.info(`[pin] ${m.folder.name} is not a git repository (or git is missing): files listed with a folder walk that honours .gitignore.`);
     }

@@ -434,7 +434,7 @@ export class Runner extends Disposable {
       now: new Date(),
     });
     if (plan.changed) {
-      const done = applyCompaction(file, bytes, plan, new Date(), settings.progressPath);
+      const done = await applyCompaction(file, bytes, plan, new Date(), settings.progressPath);
       this.log.info(`[runner] auto-compaction: ${done.logLine}`);
     }
   }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { planCompaction } from '../../src/core/progress/compact';
 import { parseProgress, splitLines } from '../../src/core/progress/parse';
-import { cli, type CliRun } from './helpers';
+import { cliAsync, type CliRun } from './helpers';
 
 const demo = readFileSync(path.join(__dirname, '../../examples/demo/progress.txt'), 'utf8');
 const now = new Date(2026, 10, 19, 9, 5, 7);
@@ -316,12 +316,12 @@ describe('CLI compact', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const run = (argv: string[]): CliRun => cli(argv, 'disk');
+  const run = (argv: string[]): Promise<CliRun> => cliAsync(argv, 'disk');
 
-  it('saves the original byte-identical, writes the compacted file and logs the action', () => {
+  it('saves the original byte-identical, writes the compacted file and logs the action', async () => {
     const file = path.join(dir, 'progress.txt');
     writeFileSync(file, demo);
-    const r = run(['compact', '--file', file, '--threshold', '50', '--keep', '30']);
+    const r = await run(['compact', '--file', file, '--threshold', '50', '--keep', '30']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /compacted/);
     const archives = readdirSync(path.join(dir, '.ralph', 'archive'));
@@ -337,16 +337,16 @@ describe('CLI compact', () => {
       readdirSync(dir).sort(),
       ['.ralph', 'progress.txt'],
     );
-    const again = run(['compact', '--file', file, '--threshold', '50', '--keep', '30', '--json']);
+    const again = await run(['compact', '--file', file, '--threshold', '50', '--keep', '30', '--json']);
     assert.equal(again.code, 0);
     assert.equal(JSON.parse(again.stdout).changed, false);
     assert.equal(readFileSync(file, 'utf8'), now);
   });
 
-  it('only reports with --dry-run, with a diff summary', () => {
+  it('only reports with --dry-run, with a diff summary', async () => {
     const file = path.join(dir, 'progress.txt');
     writeFileSync(file, demo);
-    const r = run(['compact', '--file', file, '--threshold', '50', '--keep', '30', '--dry-run']);
+    const r = await run(['compact', '--file', file, '--threshold', '50', '--keep', '30', '--dry-run']);
     assert.equal(r.code, 0);
     assert.match(r.stdout, /would compact/);
     assert.match(r.stdout, /lines: 80 → 69/);
@@ -357,12 +357,12 @@ describe('CLI compact', () => {
     assert.equal(existsSync(path.join(dir, '.ralph')), false);
   });
 
-  it('refuses binary files and bad numbers, and explains a missing file', () => {
+  it('refuses binary files and bad numbers, and explains a missing file', async () => {
     writeFileSync(path.join(dir, 'bin.txt'), Buffer.from([0, 1, 2, 0xff]));
-    const bin = run(['compact', '--file', path.join(dir, 'bin.txt'), '--threshold', '0']);
+    const bin = await run(['compact', '--file', path.join(dir, 'bin.txt'), '--threshold', '0']);
     assert.equal(bin.code, 1);
     assert.match(bin.stderr, /does not look like a text file/);
-    assert.match(run(['compact', '--file', path.join(dir, 'none.txt')]).stderr, /no such file/);
-    assert.match(run(['compact', '--threshold', 'many']).stderr, /whole number/);
+    assert.match((await run(['compact', '--file', path.join(dir, 'none.txt')])).stderr, /no such file/);
+    assert.match((await run(['compact', '--threshold', 'many'])).stderr, /whole number/);
   });
 });

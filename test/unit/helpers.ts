@@ -91,6 +91,21 @@ export interface CliRun {
 
 /** runCli against an in-memory file system (`files`), or the real one when `files` is 'disk'. */
 export function cli(argv: string[], files: Record<string, string | Uint8Array> | 'disk' = {}): CliRun {
+  const r = cliAny(argv, files);
+  if (r.code instanceof Promise) {
+    throw new Error(`${argv[0]} is asynchronous: use cliAsync`);
+  }
+  return { code: r.code, stdout: r.out(), stderr: r.err() };
+}
+
+/** cli() for the asynchronous commands (compact, pin). */
+export async function cliAsync(argv: string[], files: Record<string, string | Uint8Array> | 'disk' = {}): Promise<CliRun> {
+  const r = cliAny(argv, files);
+  const code = await r.code;
+  return { code, stdout: r.out(), stderr: r.err() };
+}
+
+function cliAny(argv: string[], files: Record<string, string | Uint8Array> | 'disk'): { code: number | Promise<number>; stdout: string; stderr: string; out: () => string; err: () => string } {
   let stdout = '';
   let stderr = '';
   const code = runCli(argv, {
@@ -113,7 +128,7 @@ export function cli(argv: string[], files: Record<string, string | Uint8Array> |
       return typeof f === 'string' ? new TextEncoder().encode(f) : f;
     },
   });
-  return { code, stdout, stderr };
+  return { code, stdout, stderr, out: () => stdout, err: () => stderr };
 }
 
 /** A seeded pseudo-random generator (mulberry32), for deterministic fixtures. */

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { walkFiles } from '../../src/node/pinRepo';
 import { keywordsOf, matchPin, parsePin, splitWords, stem, writePin } from '../../src/core/pin/format';
 import { generatePin, normaliseRepoPath, packageOfSpecifier, planModules, scanSource, stalePinFiles } from '../../src/core/pin/generate';
-import { cli, type CliRun } from './helpers';
+import { cliAsync, type CliRun } from './helpers';
 
 const demoPin = readFileSync(path.join(__dirname, '../../examples/demo/specs/INDEX.md'), 'utf8');
 
@@ -192,10 +192,10 @@ describe('Pin generation', () => {
       return undefined;
     }
   };
-  before(() => {
+  before(async () => {
     root = mkdtempSync(path.join(tmpdir(), 'ralph-pin-'));
     writeTree(root, fixture);
-    files = walkFiles(root);
+    files = await walkFiles(root);
   });
   after(() => {
     rmSync(root, { recursive: true, force: true });
@@ -327,30 +327,30 @@ describe('CLI pin', () => {
   afterEach(() => {
     rmSync(root, { recursive: true, force: true });
   });
-  const run = (argv: string[]): CliRun => cli(argv, 'disk');
+  const run = (argv: string[]): Promise<CliRun> => cliAsync(argv, 'disk');
 
-  it('says when the folder is not a git repository, walks it, and writes atomically with --write', () => {
-    const r = run(['pin', '--root', root]);
+  it('says when the folder is not a git repository, walks it, and writes atomically with --write', async () => {
+    const r = await run(['pin', '--root', root]);
     assert.equal(r.code, 0);
     assert.match(r.stderr, /is not a git repository .*folder walk that honours \.gitignore/);
     assert.match(r.stdout, /^# The Pin\n/);
     assert.ok(!r.stdout.includes('generated/'));
-    const w = run(['pin', '--root', root, '--write']);
+    const w = await run(['pin', '--root', root, '--write']);
     assert.equal(w.code, 0);
     assert.match(w.stdout, /Wrote .*specs\/INDEX\.md: 8 modules \(8 added, 0 updated\)/);
     assert.equal(readFileSync(path.join(root, 'specs/INDEX.md'), 'utf8'), r.stdout);
     assert.deepEqual(readdirSync(path.join(root, 'specs')), ['INDEX.md']);
-    const again = run(['pin', '--root', root, '--write']);
+    const again = await run(['pin', '--root', root, '--write']);
     assert.match(again.stdout, /is up to date/);
   });
 
-  it('uses git ls-files in a git repository (untracked but not ignored files too)', function () {
+  it('uses git ls-files in a git repository (untracked but not ignored files too)', async function () {
     if (spawnSync('git', ['--version']).status !== 0) {
       this.skip();
     }
     spawnSync('git', ['init', '-q'], { cwd: root });
     spawnSync('git', ['add', 'src'], { cwd: root });
-    const r = run(['pin', '--root', root, '--json']);
+    const r = await run(['pin', '--root', root, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const j = JSON.parse(r.stdout);
     assert.equal(j.source, 'git');

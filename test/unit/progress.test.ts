@@ -181,12 +181,17 @@ describe('progress.txt parser', () => {
       doc.sections.map((s) => s.kind),
       ['other', 'entry', 'entry'],
     );
-    assert.equal(doc.entries[0].storyId, undefined);
-    assert.equal(doc.entries[0].title, 'misc-cleanup');
+    // Any single token after the date is the id (issue 9 item 5); prose is a title.
+    assert.equal(doc.entries[0].storyId, 'misc-cleanup');
+    assert.equal(doc.entries[0].title, undefined);
     assert.equal(doc.entries[1].storyId, 'ZZ-999');
+    assert.deepEqual(doc.problems, []);
+    const prose = parseProgress('# Log\n\n## 2025-01-01 10:00 - Fixed the login page\n- x\n');
+    assert.equal(prose.entries[0].storyId, undefined);
+    assert.equal(prose.entries[0].title, 'Fixed the login page');
     assert.deepEqual(
-      doc.problems.map((p) => [p.code, p.line]),
-      [['no-story-id', 5]],
+      prose.problems.map((p) => [p.code, p.line]),
+      [['no-story-id', 2]],
     );
   });
 

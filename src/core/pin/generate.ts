@@ -108,6 +108,11 @@ const LANG: Record<string, string> = {
 /** Only the scanned languages (exports and imports). */
 const SCANNED = new Set(['ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'py', 'go', 'rs', 'vue', 'svelte']);
 
+/** Whether generating the Pin reads the file (scanned sources and package manifests): callers read only those. */
+export function pinReadsFile(path: string): boolean {
+  return SCANNED.has(extOf(path)) || MANIFESTS.has(baseOf(path));
+}
+
 /** Folder names that say nothing about what the code does. */
 const NOISE_SEGMENTS = new Set(['src', 'lib', 'source', 'sources', 'pkg', 'internal', 'packages', 'apps', 'crates', 'modules', 'main', 'java', 'kotlin', 'com', 'org', 'net', 'io']);
 

@@ -148,7 +148,9 @@ export function planCompaction(text: string, options: CompactionOptions = {}): C
         mergeStory(stories, st.storyId, st.title, st.iterations ?? 1, st.firstDate, st.lastDate, st.files, st.learnings);
       }
     } else if (s.kind === 'entry') {
-      const id = s.storyId ?? NO_STORY_ID;
+      // Entries without an id (date-only headings) are grouped per date (a heading that does not
+      // start with the date, so that it reads back as a story of the history), the others together.
+      const id = s.storyId ?? (s.date ? `${NO_STORY_ID} ${s.date}` : NO_STORY_ID);
       if (!summarisedIdSet.has(id)) {
         summarisedIdSet.add(id);
         summarisedIds.push(id);

@@ -241,13 +241,20 @@ const DATE_LED =
   /^\[?(\d{4}-\d{2}-\d{2}(?:[ T_]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[ ]?(?:Z|UTC|GMT|[+-]\d{2}:?\d{2}))?)?)\]?/;
 const STORY_TOKEN = /(?:^|[^\w-])\[?([A-Z][A-Z0-9]*-\d+[A-Za-z0-9]*)\]?(?![\w-])/;
 const LEAD_ID = /^\[?([A-Za-z][\w.]*-?\d[\w.-]*|[A-Za-z][\w.]*-[\w.-]*\d[\w.-]*)\]?(?=$|[\s:,)\]]|[ ]-)/;
+const DATED_TOKEN_ID = /^\[?([A-Za-z0-9][\w./-]*?)\]?(?=:(?:[ \t]|$)|[ \t]+[-–—|][ \t]+|[ \t]*$)/;
 const SEPARATORS_AROUND = /^[\s\-–—:|,]+/;
 const THREAD = /^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?thread(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*<?(\S+?)>?[ \t]*$/i;
 const LABEL_COLON = /^(#{1,6}[ \t]+)?(\*\*|__)?[ \t]*([^:*_]{1,60}?)[ \t]*(?::[ \t]*(?:\*\*|__)|(?:\*\*|__)[ \t]*:|:)(.*)$/;
 const LABEL_BOLD = /^(\*\*|__)[ \t]*([^:*_]{1,60}?)[ \t]*(?:\*\*|__)[ \t]*$/;
 const LABEL_HEADING = /^#{1,6}[ \t]+([^:]{1,60}?)[ \t]*:?[ \t]*$/;
 const FILES_LABEL = /^files?[ \t]+(?:changed|modified|touched|created|updated)$|^changed[ \t]+files$/i;
-const LEARNINGS_LABEL = /^(?:key[ \t]+)?learnings?(?:[ \t]+for[ \t]+future[ \t]+iterations?)?$|^lessons?[ \t]+learned$/i;
+/**
+ * Labels people write over their learnings: `Learnings for future iterations`, `Learnings`,
+ * `Lessons (learned)`, `Key notes`, `Notes for next developer`, `Gotchas`, `Insights`,
+ * `Takeaways`, each optionally followed by `for …`/`to …` and a parenthesised note.
+ */
+const LEARNINGS_LABEL =
+  /^(?:key[ \t]+|important[ \t]+)?(?:learnings?|lessons?(?:[ \t]+learned)?|notes?|gotchas?|insights?|takeaways?|caveats?)(?:[ \t]+(?:for|to)[ \t]+[^()]*)?(?:[ \t]*\([^)]*\))?$/i;
 
 /**
  * A label line such as `**Learnings for future iterations:**`, `- Files changed: a, b`, `### Learnings`:
@@ -316,9 +323,16 @@ export function parseEntryHeading(text: string): EntryHeading | undefined {
       storyId = id[1];
       rest = rest.slice(id[0].length).replace(SEPARATORS_AROUND, '');
     } else {
-      const any = STORY_TOKEN.exec(rest);
-      if (any) {
-        storyId = any[1];
+      // Any single token before `: `, ` - ` or the end is the id: `2026-03-22 - parity-icon: Icon`.
+      const token = DATED_TOKEN_ID.exec(rest);
+      if (token) {
+        storyId = token[1];
+        rest = rest.slice(token[0].length).replace(SEPARATORS_AROUND, '');
+      } else {
+        const any = STORY_TOKEN.exec(rest);
+        if (any) {
+          storyId = any[1];
+        }
       }
     }
     const title = rest.trim();
@@ -355,7 +369,8 @@ export function cleanFile(raw: string): string {
   if (link) {
     s = link[2] || link[1];
   }
-  s = s.replace(/\([^)]*\)/g, ' ').replace(/[`*]/g, '').trim();
+  // A parenthesised note after a blank is not part of the path; `src/app/(public)/x.tsx` keeps its own.
+  s = s.replace(/(^|\s)\([^)]*\)/g, ' ').replace(/[`*]/g, '').trim();
   // "src/a.ts - what changed": keep the path.
   const dash = /^(\S+)\s+(?:-|–|—|:)\s+/.exec(s);
   if (dash) {
@@ -365,6 +380,12 @@ export function cleanFile(raw: string): string {
 }
 
 export { splitList };
+
+/** `src/a.ts - what changed, and why` → `src/a.ts`; a list of paths is kept whole. */
+function withoutDescription(item: string): string {
+  const m = /^(.*?\S)\s+(?:-|–|—)\s+/.exec(item);
+  return m ? m[1] : item;
+}
 
 /** Leading blanks of a line, up to `maxCols` columns (tabs to the next multiple of 4): how many columns and characters. */
 function leadingBlanks(line: string, maxCols = Number.POSITIVE_INFINITY): { cols: number; chars: number } {
@@ -419,6 +440,8 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
   };
   let mode: 'summary' | 'files' | 'learnings' = 'summary';
   let modeIndent = -1;
+  /** Whether the learnings under a bullet label are written at the label's indentation (undefined: not known yet). */
+  let learningsFlat: boolean | undefined;
   let last: ProgressItem | undefined;
   let contentEnd = headingLine + 1;
   let fence = false;
@@ -500,7 +523,8 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
     const cq = q < len ? line.charCodeAt(q) : -1;
     let lab: { label: string; rest: string } | undefined;
     if (cq === 42 || cq === 95 || cq === 35 || (cq !== -1 && line.indexOf(':', q) >= 0 && line.indexOf(':', q) - q <= 64)) {
-      // Only labels that start with t(hread), f(iles), c(hanged files), l(earnings), k(ey learnings) matter.
+      // Only labels that start with t(hread, takeaways), f(iles), c(hanged files, caveats), l(earnings, lessons),
+      // k(ey notes), n(otes), g(otchas), i(nsights, important notes) matter.
       let r = q;
       while (r < len) {
         const c = line.charCodeAt(r);
@@ -511,7 +535,7 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
         }
       }
       const c = r < len ? line.charCodeAt(r) | 0x20 : 0;
-      if (c === 116 || c === 102 || c === 99 || c === 108 || c === 107) {
+      if (c === 116 || c === 102 || c === 99 || c === 108 || c === 107 || c === 110 || c === 103 || c === 105) {
         lab = labelOf(line);
       }
     }
@@ -552,6 +576,7 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
       }
       mode = 'learnings';
       modeIndent = bullet ? indent : -1;
+      learningsFlat = bullet ? undefined : false;
       last = undefined;
       if (lab!.rest) {
         push(body.learnings, lab!.rest, i, indent + 2);
@@ -561,10 +586,16 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
     }
     if (bulletText !== undefined) {
       const text = bulletText;
-      if (mode === 'learnings' && indent > modeIndent) {
+      if (mode === 'learnings' && learningsFlat === undefined) {
+        // After `- **Learnings:**`, bullets at the label's own indentation are its learnings too
+        // (a flat list), up to the next label, separator or heading.
+        learningsFlat = indent === modeIndent;
+      }
+      if (mode === 'learnings' && (indent > modeIndent || (learningsFlat === true && indent === modeIndent))) {
         push(body.learnings, text, i, indent);
       } else if (mode === 'files' && indent > modeIndent) {
-        for (const f of splitList(text)) {
+        // One item per line: `path - what changed` (the description may hold commas).
+        for (const f of splitList(withoutDescription(text))) {
           addFile(f);
         }
         last = undefined;

@@ -1,0 +1,75 @@
+/**
+ * Compaction while an agent appends to progress.txt (issue 8 item 6): no line is ever lost.
+ * Real writer processes (bash); `npm run bench` runs the same trials 500 times per writer kind.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { planCompaction } from '../../src/core/progress/compact';
+import { applyCompaction } from '../../src/node/compaction';
+import { progressFixture, runTrials } from './concurrentWriters';
+
+const haveBash = process.platform !== 'win32' && spawnSync('bash', ['-c', 'exit 0']).status === 0;
+
+describe('compaction with concurrent writers', function () {
+  this.timeout(120_000);
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'ralph-concurrent-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('loses no line of a writer that opens, appends and closes (echo >>), and compacts', async function () {
+    if (!haveBash) {
+      this.skip();
+    }
+    const s = await runTrials(dir, 'append', 40, (f, o, p, n) => applyCompaction(f, o, p, n));
+    assert.ok(s.written > 0);
+    assert.equal(s.lost, 0, `${s.lost} of ${s.written} lines lost`);
+    assert.equal(s.duplicated, 0);
+    assert.equal(s.badPrefix, 0);
+    assert.ok(s.compacted >= 30, `compacted only ${s.compacted} of 40 times: ${s.refusals.join(' | ')}`);
+  });
+
+  it('refuses, changing nothing, while a process holds progress.txt open (exec 3>>), and loses no line', async function () {
+    if (!haveBash || process.platform !== 'linux') {
+      this.skip();
+    }
+    const s = await runTrials(dir, 'held', 5, (f, o, p, n) => applyCompaction(f, o, p, n));
+    assert.equal(s.lost, 0, `${s.lost} of ${s.written} lines lost`);
+    assert.equal(s.compacted, 0);
+    assert.equal(s.refused, 5);
+    assert.match(s.refusals[0], /progress\.txt is held open by bash \(pid \d+\), which would keep writing to the replaced file\. Nothing changed/);
+  });
+
+  it('always compacts when nobody else writes, keeping the original in the archive', async () => {
+    const file = path.join(dir, 'progress.txt');
+    const text = progressFixture();
+    writeFileSync(file, text);
+    const bytes = readFileSync(file);
+    const plan = planCompaction(text, { threshold: 100, keepRecentLines: 40 });
+    const done = await applyCompaction(file, bytes, plan, new Date());
+    assert.equal(readFileSync(file, 'utf8'), plan.text);
+    assert.equal(readFileSync(done.archive, 'utf8'), text);
+    assert.equal(done.carriedBytes, 0);
+    assert.equal(done.warning, undefined);
+  });
+
+  it('carries lines appended between planning and writing, and refuses a file that was rewritten', async () => {
+    const file = path.join(dir, 'progress.txt');
+    const text = progressFixture();
+    writeFileSync(file, text);
+    const bytes = readFileSync(file);
+    const plan = planCompaction(text, { threshold: 100, keepRecentLines: 40 });
+    writeFileSync(file, `${text}## 2026-02-01 - US-999\n- appended meanwhile\n`);
+    const done = await applyCompaction(file, bytes, plan, new Date());
+    assert.equal(readFileSync(file, 'utf8'), `${plan.text}## 2026-02-01 - US-999\n- appended meanwhile\n`);
+    assert.ok(done.carriedBytes > 0);
+    writeFileSync(file, text.replace('Learning 1 ', 'Learning one '));
+    await assert.rejects(applyCompaction(file, readFileSync(file).subarray(0, 10).fill(65), plan, new Date()), /changed while it was being compacted \(not only appended to\); nothing changed/);
+  });
+});
