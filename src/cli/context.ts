@@ -16,7 +16,7 @@ import path from 'node:path';
 import { buildPrompt, PromptError } from '../core/context/prompt';
 import { analyzePrd } from '../core/prd/index';
 import { type PromptInputs, readPromptInputs } from '../node/promptInputs';
-import type { CliIo } from './main';
+import type { CliIo } from './io';
 
 export const contextUsage = `Usage: ralph-workbench context <storyId> [options]
 

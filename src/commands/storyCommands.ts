@@ -1,6 +1,6 @@
 /** Commands on prd.json and its stories: open, reveal, mark passing, fix blockedBy, create. */
 import * as vscode from 'vscode';
-import { removeBlockedByEdits, setPassesEdits, type TextEdit } from '../core/prd/edits';
+import { removeDependencyEdits, setPassesEdits, type TextEdit } from '../core/prd/edits';
 import { analyzePrd } from '../core/prd/index';
 import { prdTemplate } from '../core/prd/template';
 import { Commands } from '../constants';
@@ -70,7 +70,7 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
       if (!story) {
         throw new Error(`Story "${id}" is no longer in prd.json.`);
       }
-      return setPassesEdits(text, story.index, passes);
+      return setPassesEdits(text, story.path, passes);
     });
     if (done) {
       vscode.window.setStatusBarMessage(`$(${passes ? 'pass-filled' : 'circle-large-outline'}) ${id} marked as ${passes ? 'passing' : 'not passing'}`, 4000);
@@ -184,7 +184,7 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
       if (!story || !ref) {
         throw new Error(`"${blockedId}" is no longer in the blockedBy of "${storyId}".`);
       }
-      return removeBlockedByEdits(text, story.index, ref.elementIndex);
+      return removeDependencyEdits(text, story, ref);
     });
   }
 }

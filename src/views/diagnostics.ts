@@ -1,15 +1,31 @@
 /** Publishes every prd.json problem as a diagnostic at its exact range, with quick fixes. */
 import * as vscode from 'vscode';
 import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
-import type { Problem, ProblemFix } from '../core/prd/problems';
+import { type CycleEdge, formatCycle, type Problem, type ProblemFix, shortId } from '../core/prd/problems';
 import { DIAGNOSTIC_SOURCE } from '../constants';
 import type { PrdWorkspace } from '../services/prdWorkspace';
 import { Disposable } from '../util/disposable';
 import { editsToWorkspaceEdit } from '../util/edits';
 import { toRange } from '../util/ranges';
-import { removeBlockedByEdits } from '../core/prd/edits';
+import { fixEdits } from '../core/prd/edits';
 
 export { toRange };
+
+/** Related locations listed on one diagnostic (the rest of a long cycle is one click away in the tree). */
+const MAX_RELATED = 20;
+
+/**
+ * Whether VS Code's own JSON language service reports this file's syntax errors: it validates
+ * the JSON documents that are open (json or jsonc), unless the user turned it off. Then our
+ * `syntax` problems would show every error twice in Problems, so only the tree and the CLI show them.
+ */
+function jsonServiceValidates(uri: vscode.Uri): boolean {
+  if (!vscode.workspace.getConfiguration('json', uri).get<boolean>('validate.enable', true)) {
+    return false;
+  }
+  const key = uri.toString();
+  return vscode.workspace.textDocuments.some((d) => d.uri.toString() === key && (d.languageId === 'json' || d.languageId === 'jsonc'));
+}
 
 export class PrdDiagnostics extends Disposable {
   private readonly collection = this.register(vscode.languages.createDiagnosticCollection('ralph'));
@@ -18,7 +34,17 @@ export class PrdDiagnostics extends Disposable {
   constructor(private readonly prds: PrdWorkspace) {
     super();
     this.register(prds.onDidChange(() => this.update()));
+    // Opening, closing or re-languaging the file changes who reports its syntax errors.
+    this.register(vscode.workspace.onDidOpenTextDocument((d) => this.updateIfPrd(d.uri)));
+    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.updateIfPrd(d.uri)));
+    this.register(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('json.validate.enable') && this.update()));
     this.update();
+  }
+
+  private updateIfPrd(uri: vscode.Uri): void {
+    if (this.prds.byUri(uri)) {
+      this.update();
+    }
   }
 
   private update(): void {
@@ -26,7 +52,15 @@ export class PrdDiagnostics extends Disposable {
     for (const entry of this.prds.list()) {
       const key = entry.uri.toString();
       now.add(key);
-      this.collection.set(entry.uri, entry.analysis.problems.map((p) => toDiagnostic(p, entry.uri, entry.analysis)));
+      const skipSyntax = jsonServiceValidates(entry.uri);
+      const diagnostics: vscode.Diagnostic[] = [];
+      for (const p of entry.analysis.problems) {
+        if (skipSyntax && p.code === 'syntax') {
+          continue;
+        }
+        diagnostics.push(...toDiagnostics(p, entry.uri, entry.analysis));
+      }
+      this.collection.set(entry.uri, diagnostics);
     }
     for (const key of this.published) {
       if (!now.has(key)) {
@@ -37,26 +71,46 @@ export class PrdDiagnostics extends Disposable {
   }
 }
 
-function toDiagnostic(p: Problem, uri: vscode.Uri, analysis: PrdAnalysis): vscode.Diagnostic {
-  const d = new vscode.Diagnostic(toRange(p.range), p.message, p.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+function diagnostic(range: Problem['range'], message: string, p: Problem): vscode.Diagnostic {
+  const d = new vscode.Diagnostic(toRange(range), message, p.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
   d.source = DIAGNOSTIC_SOURCE;
   d.code = p.code;
-  if (p.cycle) {
-    // Point at every other edge of the same cycle, so the whole loop is one click away.
-    d.relatedInformation = analysis.problems
-      .filter((q) => q !== p && q.code === 'cycle' && q.cycle?.join() === p.cycle?.join())
-      .map((q) => new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, toRange(q.range)), `${q.storyId} is part of this cycle`));
+  return d;
+}
+
+/**
+ * One diagnostic per problem; a cycle also marks each of its other dependencies with a short
+ * message (bounded length, whatever the cycle's size) that points back at the cycle's problem.
+ */
+function toDiagnostics(p: Problem, uri: vscode.Uri, analysis: PrdAnalysis): vscode.Diagnostic[] {
+  const d = diagnostic(p.range, p.message, p);
+  if (p.edges && p.cycle) {
+    const others = p.edges.filter((e) => e.range.offset !== p.range.offset);
+    d.relatedInformation = others.slice(0, MAX_RELATED).map((e) => new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, toRange(e.range)), edgeText(e)));
+    const main = new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, toRange(p.range)), `the dependency cycle: ${formatCycle(p.cycle)}`);
+    const size = (p.cycle.length - 1).toLocaleString('en-US');
+    const out = [d];
+    for (const e of others) {
+      const ed = diagnostic(e.range, `${edgeText(e)}: part of a dependency cycle of ${size} stories (see its first dependency).`, p);
+      ed.relatedInformation = [main];
+      out.push(ed);
+    }
+    return out;
   }
   if (p.code === 'duplicate-id' && p.storyId) {
     const first = analysis.doc.stories.find((s) => s.id === p.storyId);
     if (first) {
-      d.relatedInformation = [new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, toRange(first.idRange)), `"${p.storyId}" is first used here`)];
+      d.relatedInformation = [new vscode.DiagnosticRelatedInformation(new vscode.Location(uri, toRange(first.idRange)), `"${shortId(p.storyId)}" is first used here`)];
     }
   }
-  return d;
+  return [d];
 }
 
-/** Quick fixes: remove an unknown or self blockedBy id; break a cycle by removing the edge the user picks. */
+function edgeText(e: CycleEdge): string {
+  return `"${shortId(e.storyId)}" waits on "${shortId(e.waitsOn)}"`;
+}
+
+/** Quick fixes: change or remove an unknown or self dependency; break a cycle at the dependency under the cursor; ids; the shape. */
 export class PrdCodeActions implements vscode.CodeActionProvider {
   static readonly kinds = [vscode.CodeActionKind.QuickFix];
   private cache?: { uri: string; version: number; analysis: PrdAnalysis };
@@ -64,50 +118,65 @@ export class PrdCodeActions implements vscode.CodeActionProvider {
   constructor(private readonly prds: PrdWorkspace) {}
 
   provideCodeActions(document: vscode.TextDocument, range: vscode.Range | vscode.Selection, context: vscode.CodeActionContext): vscode.CodeAction[] {
-    if (!this.prds.byUri(document.uri)) {
+    const entry = this.prds.byUri(document.uri);
+    if (!entry) {
       return [];
     }
     const ours = context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE);
     if (ours.length === 0 && context.only === undefined) {
       return [];
     }
-    const analysis = this.analysisOf(document);
+    const analysis = this.analysisOf(document, entry.analysis.doc.fileName);
     const text = document.getText();
     const actions: vscode.CodeAction[] = [];
     const seen = new Set<string>();
+    const add = (fix: ProblemFix, p: Problem, at: Problem['range'], preferred: boolean): void => {
+      const key = JSON.stringify(fix);
+      if (seen.has(key)) {
+        return;
+      }
+      seen.add(key);
+      const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
+      action.edit = fixEdit(document.uri, text, fix);
+      const diagnostic = ours.find((d) => d.code === p.code && d.range.isEqual(toRange(at)));
+      if (diagnostic) {
+        action.diagnostics = [diagnostic];
+      }
+      action.isPreferred = preferred;
+      actions.push(action);
+    };
     for (const p of analysis.problems) {
+      if (p.edges) {
+        // A cycle: the fix for the dependency under the cursor first (preferred), then the others of a short cycle.
+        const here = p.edges.filter((e) => toRange(e.range).intersection(range));
+        for (const e of here) {
+          add(e.fix, p, e.range, true);
+        }
+        if (here.length > 0) {
+          for (const fix of p.fixes ?? []) {
+            add(fix, p, p.range, false);
+          }
+        }
+        continue;
+      }
       if (!p.fixes || !toRange(p.range).intersection(range)) {
         continue;
       }
-      const diagnostic = ours.find((d) => d.code === p.code && d.range.isEqual(toRange(p.range)));
-      for (const fix of p.fixes) {
-        const key = `${fix.storyIndex}:${fix.blockedId}`;
-        if (seen.has(key)) {
-          continue;
-        }
-        seen.add(key);
-        const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
-        action.edit = fixEdit(document.uri, text, fix);
-        if (diagnostic) {
-          action.diagnostics = [diagnostic];
-        }
-        // The fix for the edge under the cursor is the obvious one.
-        action.isPreferred = p.code !== 'cycle' || (fix.storyIndex === p.storyIndex && p.range.offset === analysis.doc.stories[fix.storyIndex]?.blockedBy.find((b) => b.id === fix.blockedId)?.range.offset);
-        actions.push(action);
-      }
+      // The first fix is the one to take: "Change to US-004" before "Remove".
+      p.fixes.forEach((fix, k) => add(fix, p, p.range, k === 0));
     }
     return actions;
   }
 
-  private analysisOf(document: vscode.TextDocument): PrdAnalysis {
+  private analysisOf(document: vscode.TextDocument, fileName: string): PrdAnalysis {
     const uri = document.uri.toString();
     if (this.cache?.uri !== uri || this.cache.version !== document.version) {
-      this.cache = { uri, version: document.version, analysis: analyzePrd(document.getText()) };
+      this.cache = { uri, version: document.version, analysis: analyzePrd(document.getText(), { fileName }) };
     }
     return this.cache.analysis;
   }
 }
 
 export function fixEdit(uri: vscode.Uri, text: string, fix: ProblemFix): vscode.WorkspaceEdit {
-  return editsToWorkspaceEdit(uri, text, removeBlockedByEdits(text, fix.storyIndex, fix.elementIndex));
+  return editsToWorkspaceEdit(uri, text, fixEdits(text, fix));
 }

@@ -53,24 +53,26 @@ describe('CLI (runCli)', () => {
       const r = cli(['validate', '--prd', 'cyclic.json'], files);
       assert.equal(r.code, 1);
       const lines = r.stdout.trimEnd().split('\n');
-      assert.equal(lines.length, 3);
+      // One problem per cycle, on its first dependency in the file.
+      assert.equal(lines.length, 2);
       assert.equal(
         lines[0],
         `cyclic.json:${lineOf(cyclic, '"B"')}:${columnOf(cyclic, '"B"')}: error: Dependency cycle: A → B → A (each story waits on the one before it). None of them can become ready. [cycle]`,
       );
-      assert.equal(lines[2], '2 problems in cyclic.json');
+      assert.equal(lines[1], '1 error in cyclic.json');
     });
 
-    it('prints {"problems":[{code,message,storyId,line,column}]} with --json, 1-based positions', () => {
+    it('prints {"problems":[{code,severity,message,storyId,line,column}]} with --json, 1-based positions', () => {
       const r = cli(['validate', '--json', '--prd', 'unknown.json'], files);
       assert.equal(r.code, 1);
       const out = json(r.stdout) as { problems: Record<string, unknown>[] };
       assert.deepEqual(keysOf(out), ['problems']);
       assert.equal(out.problems.length, 1);
-      assert.deepEqual(keysOf(out.problems[0]), ['code', 'message', 'storyId', 'line', 'column']);
+      assert.deepEqual(keysOf(out.problems[0]), ['code', 'severity', 'message', 'storyId', 'line', 'column']);
       assert.deepEqual(out.problems[0], {
         code: 'unknown-blocked-by',
-        message: 'Story "A" is blocked by "GHOST", which is not a story in this file.',
+        severity: 'error',
+        message: 'Story "A" is blocked by "GHOST", which is not a story in unknown.json.',
         storyId: 'A',
         line: lineOf(unknownOnly, '"GHOST"'),
         column: columnOf(unknownOnly, '"GHOST"'),
@@ -87,7 +89,7 @@ describe('CLI (runCli)', () => {
       const r = cli(['validate', '--json', '--prd', 'empty.json'], files);
       assert.equal(r.code, 1);
       assert.deepEqual(json(r.stdout), {
-        problems: [{ code: 'empty-file', message: (json(r.stdout) as { problems: { message: string }[] }).problems[0].message, storyId: null, line: 1, column: 1 }],
+        problems: [{ code: 'empty-file', severity: 'error', message: (json(r.stdout) as { problems: { message: string }[] }).problems[0].message, storyId: null, line: 1, column: 1 }],
       });
     });
 
@@ -124,12 +126,10 @@ describe('CLI (runCli)', () => {
       assert.deepEqual(keysOf((out.blocked as object[])[0]), ['id', 'waitingOn']);
     });
 
-    it('exits 0 with state complete when every story passes (and for an empty list)', () => {
-      for (const file of ['complete.json', 'empty-list.json']) {
-        const r = cli(['next', '--json', '--prd', file], files);
-        assert.equal(r.code, 0, file);
-        assert.deepEqual(json(r.stdout), { state: 'complete', next: null, blocked: [] }, file);
-      }
+    it('exits 0 with state complete when every story passes', () => {
+      const r = cli(['next', '--json', '--prd', 'complete.json'], files);
+      assert.equal(r.code, 0);
+      assert.deepEqual(json(r.stdout), { state: 'complete', next: null, blocked: [] });
       const text = cli(['next', '--prd', 'complete.json'], files);
       assert.equal(text.stdout, 'All 1 stories pass.\n');
     });
@@ -161,7 +161,7 @@ describe('CLI (runCli)', () => {
     it('exits 2 when the only pending story waits on an unknown id', () => {
       const r = cli(['next', '--prd', 'unknown.json'], files);
       assert.equal(r.code, 2);
-      assert.match(r.stdout, /A waits on "GHOST", which is not a story in prd\.json\./);
+      assert.match(r.stdout, /A waits on "GHOST", which is not a story in unknown\.json\./);
       assert.match(r.stderr, /\[unknown-blocked-by\]/);
     });
 
@@ -194,10 +194,22 @@ describe('CLI (runCli)', () => {
       });
     }
 
-    it('prints "priority none" for a story without a priority only when the file is otherwise readable', () => {
-      // A missing priority is a schema problem: the file is unreadable for next.
+    it('exits 2 with state "empty" for an empty story list, so a loop does not stop as finished (issue 9 item 4)', () => {
+      const r = cli(['next', '--json', '--prd', 'empty-list.json'], files);
+      assert.equal(r.code, 2);
+      assert.deepEqual(json(r.stdout), { state: 'empty', next: null, blocked: [] });
+      const text = cli(['next', '--prd', 'empty-list.json'], files);
+      assert.equal(text.code, 2);
+      assert.match(text.stdout, /empty-list\.json has no stories yet/);
+    });
+
+    it('prints "priority none" for a story without a priority (a warning: the file stays readable)', () => {
       const text = makePrd([{ id: 'A', priority: null }]);
-      assert.equal(cli(['next'], { 'prd.json': text }).code, 1);
+      const r = cli(['next'], { 'prd.json': text });
+      assert.equal(r.code, 0);
+      assert.equal(r.stdout, 'A - Story A (priority none)\n');
+      assert.match(r.stderr, /warning: Story A has no "priority"/);
+      assert.equal(cli(['validate'], { 'prd.json': text }).code, 0, 'a file with only warnings validates');
     });
   });
 
@@ -245,7 +257,7 @@ describe('CLI (runCli)', () => {
       const r = cli(['validate', '--json', '--prd', 'nope.json'], files);
       assert.equal(r.code, 1);
       assert.deepEqual(json(r.stdout), {
-        problems: [{ code: 'unreadable', message: 'cannot read nope.json: no such file', storyId: null, line: 1, column: 1 }],
+        problems: [{ code: 'unreadable', severity: 'error', message: 'cannot read nope.json: no such file', storyId: null, line: 1, column: 1 }],
       });
     });
 
@@ -296,7 +308,7 @@ describe('CLI (runCli)', () => {
         const r = cli([flag], files);
         assert.equal(r.code, 0);
         assert.match(r.stdout, /^Usage: ralph-workbench <command> \[options\]/);
-        assert.match(r.stdout, /2 when stories remain but none is ready/);
+        assert.match(r.stdout, /2 when stories\s+remain but none is ready/);
         assert.equal(r.stderr, '');
       }
     });
@@ -370,5 +382,29 @@ describe('CLI (whole process: node dist/cli.js)', function () {
     const r = run(['bogus']);
     assert.equal(r.status, 1);
     assert.match(r.stderr, /unknown command "bogus"/);
+  });
+});
+
+describe('CLI command table (issue 7 §5)', () => {
+  it('compact --help and pin --help print only their own usage', () => {
+    const compact = cli(['compact', '--help']);
+    assert.equal(compact.code, 0);
+    assert.match(compact.stdout, /ralph-workbench compact/);
+    assert.doesNotMatch(compact.stdout, /ralph-workbench pin/);
+    const pin = cli(['pin', '-h']);
+    assert.equal(pin.code, 0);
+    assert.match(pin.stdout, /ralph-workbench pin/);
+    assert.doesNotMatch(pin.stdout, /ralph-workbench compact/);
+  });
+
+  it('every command has its own --help, and the overall usage lists every command', () => {
+    const all = cli(['--help']).stdout;
+    for (const name of ['validate', 'next', 'ready', 'context', 'compact', 'pin']) {
+      assert.match(all, new RegExp(`^  ${name} `, 'm'));
+      const r = cli([name, '--help']);
+      assert.equal(r.code, 0, name);
+      assert.match(r.stdout, new RegExp(`ralph-workbench ${name}`), name);
+      assert.doesNotMatch(r.stdout, /Usage: ralph-workbench <command>/, name);
+    }
   });
 });

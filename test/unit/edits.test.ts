@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { applyEdits, formattingOf, removeBlockedByEdits, setPassesEdits } from '../../src/core/prd/edits';
+import { applyEdits, fixEdits, formattingOf, removeBlockedByEdits, setPassesEdits } from '../../src/core/prd/edits';
 import { analyze, makePrd } from './helpers';
 
 /** The one changed span between two texts, as [before, after] (common prefix and suffix removed). */
@@ -118,7 +118,7 @@ describe('edits to prd.json', () => {
     it('removes an entry named by a validation quick fix, leaving a valid file', () => {
       const text = makePrd([{ id: 'A' }, { id: 'B', blockedBy: ['A', 'GHOST'] }], {}, 4);
       const fix = analyze(text).problems[0].fixes![0];
-      const after = applyEdits(text, removeBlockedByEdits(text, fix.storyIndex, fix.elementIndex));
+      const after = applyEdits(text, fixEdits(text, fix));
       assert.deepEqual(analyze(after).problems, []);
     });
   });

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { coveringCycles, cyclicComponents, stronglyConnectedComponents } from '../../src/core/graph';
 import { MinHeap } from '../../src/core/heap';
 import { firstInvalidUtf8, parsePrd, parsePrdWithTree, type Story } from '../../src/core/prd/document';
-import { parseValidPrd } from '../../src/core/prd/fastParse';
+import { scanStoryLocators } from '../../src/core/prd/fastParse';
+import { userStorySchema } from '../../src/core/prd/schema';
 import { LineIndex } from '../../src/core/text';
 import { applyEdits, removeBlockedByEdits, setPassesEdits } from '../../src/core/prd/edits';
 import { computeReadiness } from '../../src/core/prd/readiness';
@@ -230,14 +231,19 @@ describe('properties', () => {
           }
           expected.forEach((comp, k) => assert.deepEqual([...covered[k]].sort((x, y) => x - y), comp));
 
-          // One problem per edge of each reported cycle, placed on that blockedBy element.
+          // One problem per reported cycle, listing each of its edges, each placed on its blockedBy element.
           const cycleProblems = a.problems.filter((p) => p.code === 'cycle');
-          assert.equal(cycleProblems.length, a.cycles.reduce((sum, c) => sum + c.length - 1, 0));
+          assert.equal(cycleProblems.length, a.cycles.length);
+          assert.equal(cycleProblems.reduce((sum, p) => sum + p.edges!.length, 0), a.cycles.reduce((sum, c) => sum + c.length - 1, 0));
           for (const p of cycleProblems) {
-            const quoted = text.slice(p.range.offset, p.range.offset + p.range.length);
-            const target = JSON.parse(quoted) as string;
-            assert.ok(hasEdge(index(p.storyId!), index(target)), `${p.storyId} waits on ${target}`);
-            assert.ok(p.cycle!.includes(target) && p.cycle!.includes(p.storyId!));
+            assert.ok(p.edges!.some((e) => e.range.offset === p.range.offset), 'the problem sits on one of its edges');
+            for (const e of p.edges!) {
+              const quoted = text.slice(e.range.offset, e.range.offset + e.range.length);
+              const target = JSON.parse(quoted) as string;
+              assert.equal(target, e.waitsOn);
+              assert.ok(hasEdge(index(e.storyId), index(target)), `${e.storyId} waits on ${target}`);
+              assert.ok(p.cycle!.includes(target) && p.cycle!.includes(e.storyId));
+            }
           }
 
           // Self-loops are self-dependencies, never cycles on their own.
@@ -460,10 +466,12 @@ describe('properties', () => {
         description: tricky,
         criteria: fc.array(tricky, { maxLength: 3 }),
         blockedBy: fc.option(fc.array(fc.constantFrom('S0', 'S1', ' S2 ', 'S9', 'x"y', ''), { maxLength: 3 }), { nil: undefined }),
+        aliases: fc.subarray(['dependsOn', 'dependencies', 'depends_on'] as const),
+        aliasIds: fc.array(fc.constantFrom('S0', 'S1', 'S9', 3), { maxLength: 2 }),
         notes: fc.option(tricky, { nil: undefined }),
         extras: fc.array(fc.tuple(tricky.map((k) => `x-${k}`), jsonArb), { maxLength: 2 }),
         // Earlier copies of keys that a later, valid value overrides.
-        repeats: fc.subarray(['id', 'passes', 'blockedBy', 'acceptanceCriteria', 'title'] as const),
+        repeats: fc.subarray(['id', 'passes', 'blockedBy', 'dependsOn', 'acceptanceCriteria', 'title'] as const),
         junk: jsonArb,
         order: fc.array(fc.nat(), { minLength: 12, maxLength: 12 }),
       })
@@ -476,6 +484,7 @@ describe('properties', () => {
           ['description', r.description],
           ['acceptanceCriteria', r.criteria],
           ...(r.blockedBy ? ([['blockedBy', r.blockedBy]] as [string, J][]) : []),
+          ...r.aliases.map((k): [string, J] => [k, r.aliasIds]),
           ...(r.notes !== undefined ? ([['notes', r.notes]] as [string, J][]) : []),
           ...r.extras,
         ];
@@ -499,11 +508,22 @@ describe('properties', () => {
           const root: J = { pairs: [...top, ['userStories', stories.map((make, i) => make(i))]] };
           const text = (bom ? '\ufeff' : '') + write(root, ws, escapeKeys);
           const body = bom ? text.slice(1) : text;
-          assert.ok(parseValidPrd(body, new LineIndex(body)), `the fast path accepts a valid file: ${body}`);
+          assert.ok(scanStoryLocators(body, new LineIndex(body)), `the fast path accepts a valid file: ${body}`);
           assert.deepEqual(parsePrd(text), parsePrdWithTree(text));
         }),
         { numRuns: 300 },
       );
+    });
+
+    it('generates every key of the story schema (a new schema key must be added to this property test)', () => {
+      const seen = new Set<string>();
+      for (const make of fc.sample(storyArb, { numRuns: 300, seed: 7 })) {
+        for (const [k] of (make(0) as { pairs: [string, J][] }).pairs) {
+          seen.add(k);
+        }
+      }
+      const missing = Object.keys(userStorySchema.shape).filter((k) => !seen.has(k));
+      assert.deepEqual(missing, [], 'schema keys the fast/tree property test never generates');
     });
 
     it('falls back to the parse tree for everything else, with the same result', () => {
@@ -535,7 +555,7 @@ describe('properties', () => {
         '{"userStories": [], "__proto__": {"userStories": 1}}',
         '{"userStories": [{"id": "A", "title": "", "priority": 1, "passes": false, "description": "", "acceptanceCriteria": [], "\\u005f_proto__": 1}]}',
       ]) {
-        assert.equal(parseValidPrd(text, new LineIndex(text)), undefined, text);
+        assert.equal(scanStoryLocators(text, new LineIndex(text)), undefined, text);
         assert.deepEqual(parsePrd(text), parsePrdWithTree(text));
       }
     });

@@ -75,9 +75,11 @@ describe('readiness', () => {
   it('runs a story without a priority last', () => {
     const a = analyze(makePrd([{ id: 'A', priority: null }, { id: 'B', priority: 100 }, { id: 'C', priority: null }]));
     assert.deepEqual(
-      a.problems.map((p) => p.code),
-      ['schema', 'schema'],
+      a.problems.map((p) => [p.code, p.severity]),
+      [['priority', 'warning']],
     );
+    assert.match(a.problems[0].message, /2 stories have no "priority" \(A first\): they run after the stories that have one, in file order/);
+    assert.equal(a.readable, true);
     assert.equal(a.doc.stories[0].priority, Number.POSITIVE_INFINITY);
     assert.equal(a.readiness.next?.story.id, 'B');
     assert.deepEqual(ids(a.readiness.ready), ['B', 'A', 'C']);

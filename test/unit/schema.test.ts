@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { prdJsonSchema } from '../../src/core/prd/jsonSchema';
-import { analyzePrd as analyzePrdFull, analyzePrdQuick } from '../../src/core/prd/index';
-import { isValidPrdData, prdSchema } from '../../src/core/prd/schema';
+import { analyzePrd as analyzePrdFull } from '../../src/core/prd/index';
+import { prdSchema } from '../../src/core/prd/schema';
 import { prdTemplate } from '../../src/core/prd/template';
 import { analyze } from './helpers';
 
@@ -64,18 +64,16 @@ describe('prd.json JSON schema (prdJsonSchema)', () => {
     assert.equal(schema.title, 'Ralph PRD (prd.json)');
   });
 
-  it('requires userStories, and id, title, priority, passes, description, acceptanceCriteria on each story', () => {
+  it('requires userStories, and only id and passes on each story (what Ralph reads without a warning is optional)', () => {
     assert.deepEqual(schema.required, ['userStories']);
     const story = ((schema.properties as Record<string, Schema>).userStories.items ?? {}) as Schema;
-    assert.deepEqual(
-      [...(story.required as string[])].sort(),
-      ['acceptanceCriteria', 'description', 'id', 'passes', 'priority', 'title'],
-    );
+    assert.deepEqual([...(story.required as string[])].sort(), ['id', 'passes']);
     const props = story.properties as Record<string, Schema>;
-    assert.deepEqual(props.blockedBy.type, 'array');
-    assert.deepEqual(props.blockedBy.items, { type: 'string' });
+    for (const key of ['blockedBy', 'dependsOn', 'dependencies', 'depends_on']) {
+      assert.deepEqual(props[key].type, 'array', key);
+      assert.deepEqual(props[key].items, { type: 'string' }, key);
+    }
     assert.equal(props.passes.type, 'boolean');
-    assert.equal(props.priority.type, 'number');
     for (const [name, p] of Object.entries(props)) {
       assert.equal(typeof p.description, 'string', `${name} has a hover description`);
     }
@@ -149,77 +147,30 @@ describe('prd.json template', () => {
   });
 });
 
-describe('isValidPrdData (the hand-written mirror of the zod schema used on hot paths)', () => {
-  const value = fc.oneof(
-    fc.string({ maxLength: 4 }),
-    fc.integer(),
-    fc.double(),
-    fc.boolean(),
-    fc.constant(null),
-    fc.constant(undefined),
-    fc.array(fc.oneof(fc.string({ maxLength: 3 }), fc.integer()), { maxLength: 2 }),
-    fc.dictionary(fc.string({ maxLength: 2 }), fc.string({ maxLength: 2 }), { maxKeys: 1 }),
-  );
-  const storyArb = fc.oneof(
-    fc.record(
+describe('the schema and the story reader agree on valid files', () => {
+  it('every file prdSchema accepts reads without an error (warnings at most)', () => {
+    const id = fc.stringMatching(/^[A-Z]{1,3}-\d{1,3}$/);
+    const storyArb = fc.record(
       {
-        id: fc.oneof(fc.constantFrom('US-1', '', ' x', 'x ', 'a b', 'a\nb', '\t'), value),
-        title: fc.oneof(fc.string({ maxLength: 3 }), value),
-        priority: fc.oneof(fc.integer(), fc.double(), value),
-        passes: fc.oneof(fc.boolean(), value),
-        description: fc.oneof(fc.string({ maxLength: 3 }), value),
-        acceptanceCriteria: fc.oneof(fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }), value),
-        blockedBy: fc.oneof(fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }), value),
-        notes: value,
-        extra: value,
+        id,
+        title: fc.string({ maxLength: 3 }),
+        priority: fc.oneof(fc.integer({ min: -5, max: 50 }), fc.constantFrom('critical', 'high', 'medium', 'low', 'P0', 'P1', 'P2', 'P3')),
+        passes: fc.boolean(),
+        description: fc.string({ maxLength: 3 }),
+        acceptanceCriteria: fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }),
+        notes: fc.string({ maxLength: 3 }),
       },
-      { requiredKeys: [] },
-    ),
-    value,
-  );
-  const prdArb = fc.oneof(
-    fc.record(
-      {
-        projectName: value,
-        branchName: value,
-        description: value,
-        userStories: fc.oneof(fc.array(storyArb, { maxLength: 3 }), value),
-      },
-      { requiredKeys: [] },
-    ),
-    value,
-  );
-
-  it('accepts exactly what prdSchema accepts', () => {
+      { requiredKeys: ['id', 'passes'] },
+    );
     fc.assert(
-      fc.property(prdArb, (prd) => {
-        assert.equal(isValidPrdData(prd), prdSchema.safeParse(prd).success, JSON.stringify(prd));
+      fc.property(fc.uniqueArray(storyArb, { selector: (s) => s.id, maxLength: 4 }), (stories) => {
+        const prd = { userStories: stories };
+        assert.ok(prdSchema.safeParse(prd).success);
+        const a = analyzePrdFull(JSON.stringify(prd));
+        assert.deepEqual(a.problems.filter((p) => p.severity === 'error'), [], JSON.stringify(prd));
+        assert.equal(a.readable, true);
       }),
-      { numRuns: 2000 },
+      { numRuns: 500 },
     );
-  });
-
-  it('accepts the demo prd.json and its template', () => {
-    const demo = JSON.parse(readFileSync(path.join(__dirname, '../../examples/demo/prd.json'), 'utf8'));
-    assert.ok(isValidPrdData(demo));
-    assert.ok(isValidPrdData(JSON.parse(prdTemplate('X'))));
-  });
-});
-
-describe('analyzePrdQuick (no positions on the happy path)', () => {
-  it('gives the same readiness as analyzePrd on a valid file, and falls back with located problems otherwise', () => {
-    const demo = readFileSync(path.join(__dirname, '../../examples/demo/prd.json'));
-    const quick = analyzePrdQuick(demo);
-    const full = analyzePrdFull(demo);
-    assert.equal(quick.readable, true);
-    assert.deepEqual(
-      quick.readiness.order.map((s) => [s.story.id, s.status, s.isNext, s.waitingOn]),
-      full.readiness.order.map((s) => [s.story.id, s.status, s.isNext, s.waitingOn]),
-    );
-    const broken = Buffer.from(demo.toString('utf8').replace('"blockedBy": [\n        "US-001"\n      ]', '"blockedBy": [\n        "US-404"\n      ]'));
-    const fallback = analyzePrdQuick(broken);
-    assert.equal(fallback.problems.length, 1);
-    assert.equal(fallback.problems[0].code, 'unknown-blocked-by');
-    assert.ok(fallback.problems[0].range.start.line > 0, 'the fallback problem has its real line');
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { applyEdits, removeBlockedByEdits } from '../../src/core/prd/edits';
+import { applyEdits, fixEdits, removeBlockedByEdits } from '../../src/core/prd/edits';
+import type { RemoveDependencyFix } from '../../src/core/prd/problems';
 import { analyze, columnOf, lineOf, makePrd, problemsOf, where } from './helpers';
 
 describe('validating prd.json', () => {
@@ -37,13 +38,15 @@ describe('validating prd.json', () => {
       const [p] = a.problems;
       assert.equal(p.code, 'unknown-blocked-by');
       assert.equal(p.storyId, 'US-002');
-      assert.match(p.message, /Story "US-002" is blocked by "US-999", which is not a story in this file\./);
+      assert.match(p.message, /Story "US-002" is blocked by "US-999", which is not a story in prd\.json\./);
       assert.deepEqual(where(p), { line: lineOf(text, '"US-999"'), column: columnOf(text, '"US-999"') });
       assert.deepEqual(p.fixes, [
         {
           kind: 'remove-blocked-by',
           title: 'Remove "US-999" from the blockedBy of "US-002"',
           storyIndex: 1,
+          storyPath: ['userStories', 1],
+          key: 'blockedBy',
           blockedId: 'US-999',
           elementIndex: 1,
         },
@@ -52,22 +55,31 @@ describe('validating prd.json', () => {
       assert.equal(a.readable, true);
 
       const fix = p.fixes![0];
-      const fixed = applyEdits(text, removeBlockedByEdits(text, fix.storyIndex, fix.elementIndex));
+      const fixed = applyEdits(text, fixEdits(text, fix));
       const after = analyze(fixed);
       assert.deepEqual(after.problems, []);
       assert.deepEqual(JSON.parse(fixed).userStories[1].blockedBy, ['US-001']);
     });
 
-    it('suggests the id that differs only by case or zero padding', () => {
-      const a = analyze(makePrd([{ id: 'US-001' }, { id: 'US-002', blockedBy: ['us-01'] }]));
+    it('suggests the id that differs only by case or zero padding, and offers "Change to" it first (issue 7 §1.6)', () => {
+      const text = makePrd([{ id: 'US-001' }, { id: 'US-002', blockedBy: ['us-01'] }]);
+      const a = analyze(text);
       assert.match(a.problems[0].message, /\(did you mean "US-001"\?\)/);
+      const fixes = a.problems[0].fixes!;
+      assert.deepEqual(fixes.map((f) => [f.kind, f.title]), [
+        ['replace-blocked-by', 'Change to "US-001"'],
+        ['remove-blocked-by', 'Remove "us-01" from the blockedBy of "US-002"'],
+      ]);
+      const fixed = applyEdits(text, fixEdits(text, fixes[0]));
+      assert.deepEqual(JSON.parse(fixed).userStories[1].blockedBy, ['US-001']);
+      assert.deepEqual(analyze(fixed).problems, []);
     });
 
     it('names a story without an id by its position', () => {
       const text = makePrd([{ id: '', blockedBy: ['X'] }]);
       const p = problemsOf(analyze(text), 'unknown-blocked-by')[0];
       assert.match(p.message, /Story "#1" is blocked by "X"/);
-      assert.equal(p.storyId, undefined);
+      assert.equal(p.storyId, '#1');
     });
   });
 
@@ -82,34 +94,34 @@ describe('validating prd.json', () => {
       const [p] = a.problems;
       assert.match(p.message, /Story "A" is blocked by itself/);
       assert.deepEqual(where(p), { line: lineOf(text, '"A"', 1), column: columnOf(text, '"A"', 1) });
-      assert.equal(p.fixes?.[0].elementIndex, 0);
+      assert.equal(p.fixes?.[0].kind === 'remove-blocked-by' && p.fixes[0].elementIndex, 0);
       assert.deepEqual(a.cycles, [], 'a self-loop is not reported as a cycle');
     });
   });
 
   describe('cycles', () => {
     // Cycles read in run order: in "A → B → A", B waits on A and A waits on B.
-    it('reports a 2-cycle at both blockedBy elements with the full path', () => {
+    it('reports a 2-cycle once, with the full path and both blockedBy elements as its edges', () => {
       const text = makePrd([{ id: 'A', blockedBy: ['B'] }, { id: 'B', blockedBy: ['A'] }]);
       const a = analyze(text);
       const cycles = problemsOf(a, 'cycle');
-      assert.equal(cycles.length, 2);
+      assert.equal(cycles.length, 1);
       assert.deepEqual(a.cycles, [['A', 'B', 'A']]);
-      for (const p of cycles) {
-        assert.match(p.message, /^Dependency cycle: A → B → A \(each story waits on the one before it\)\. None of them can become ready\.$/);
-        assert.deepEqual(p.cycle, ['A', 'B', 'A']);
-      }
+      const [p] = cycles;
+      assert.match(p.message, /^Dependency cycle: A → B → A \(each story waits on the one before it\)\. None of them can become ready\.$/);
+      assert.deepEqual(p.cycle, ['A', 'B', 'A']);
+      assert.deepEqual([p.storyId, where(p).line], ['A', lineOf(text, '"B"', 0)]);
       assert.deepEqual(
-        cycles.map((p) => [p.storyId, where(p).line]),
+        p.edges!.map((e) => [e.storyId, e.waitsOn, e.range.start.line + 1]).sort(),
         [
-          ['A', lineOf(text, '"B"', 0)],
-          ['B', lineOf(text, '"A"', 1)],
+          ['A', 'B', lineOf(text, '"B"', 0)],
+          ['B', 'A', lineOf(text, '"A"', 1)],
         ],
       );
       assert.equal(a.readable, true);
     });
 
-    it('reports a 3-story cycle as "A → B → C → A" with a problem at each edge', () => {
+    it('reports a 3-story cycle as "A → B → C → A" with each edge at its element', () => {
       // B waits on A, C on B, A on C. Extra, unrelated entries must not confuse the positions.
       const text = makePrd([
         { id: 'X', passes: true },
@@ -120,11 +132,11 @@ describe('validating prd.json', () => {
       const a = analyze(text);
       const cycles = problemsOf(a, 'cycle');
       assert.deepEqual(a.cycles, [['A', 'B', 'C', 'A']]);
-      assert.equal(a.problems.length, 3);
+      assert.equal(a.problems.length, 1);
       assert.ok(cycles.every((p) => p.message.startsWith('Dependency cycle: A → B → C → A ')));
       // A's entry "C", B's entry "A", C's entry "B": each edge at its own blockedBy element.
       assert.deepEqual(
-        cycles.map((p) => [p.storyId, where(p)]),
+        cycles[0].edges!.map((e) => [e.storyId, { line: e.range.start.line + 1, column: e.range.start.character + 1 }]).sort(),
         [
           ['A', { line: lineOf(text, '"C"', 0), column: columnOf(text, '"C"', 0) }],
           ['B', { line: lineOf(text, '"A"', 1), column: columnOf(text, '"A"', 1) }],
@@ -132,7 +144,7 @@ describe('validating prd.json', () => {
         ],
       );
       // Each problem offers to break the cycle at any of its edges, and each fix does break it.
-      const fixes = cycles[0].fixes!;
+      const fixes = cycles[0].fixes!.map((f) => f as RemoveDependencyFix);
       assert.deepEqual(
         fixes.map((f) => `${f.storyIndex}:${f.blockedId}:${f.elementIndex}`).sort(),
         ['1:C:1', '2:A:0', '3:B:1'],
@@ -159,7 +171,7 @@ describe('validating prd.json', () => {
         ['A', 'B', 'A'],
         ['C', 'D', 'E', 'C'],
       ]);
-      assert.equal(problemsOf(a, 'cycle').length, 5);
+      assert.equal(problemsOf(a, 'cycle').length, 2);
       assert.ok(problemsOf(a, 'cycle').every((p) => !p.message.includes('tangled')));
       assert.equal(a.readiness.next?.story.id, 'F');
     });
@@ -181,10 +193,10 @@ describe('validating prd.json', () => {
       }
       const cycles = problemsOf(a, 'cycle');
       assert.ok(cycles.every((p) => /4 stories are tangled/.test(p.message)));
-      // Every blockedBy element that is an edge of a reported cycle carries a problem.
-      const edgesReported = new Set(cycles.map((p) => `${p.storyId}:${p.range.offset}`));
-      assert.equal(edgesReported.size, cycles.length);
-      assert.ok(!cycles.some((p) => p.storyId === 'E'), 'E waits on the cycle but is not part of it');
+      // Every blockedBy element that is an edge of a reported cycle is listed once.
+      const edges = cycles.flatMap((p) => p.edges!);
+      assert.equal(new Set(edges.map((e) => e.range.offset)).size, edges.length);
+      assert.ok(!edges.some((e) => e.storyId === 'E'), 'E waits on the cycle but is not part of it');
     });
 
     it('sorts all problems by their place in the file', () => {
@@ -195,7 +207,7 @@ describe('validating prd.json', () => {
       assert.deepEqual(offsets, [...offsets].sort((x, y) => x - y));
       assert.deepEqual(
         a.problems.map((p) => p.code),
-        ['cycle', 'unknown-blocked-by', 'cycle', 'self-dependency', 'duplicate-id'],
+        ['cycle', 'unknown-blocked-by', 'self-dependency', 'duplicate-id'],
       );
     });
   });

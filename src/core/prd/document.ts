@@ -2,58 +2,20 @@
  * Reads prd.json into a lenient story model with exact positions. Every problem it meets (bytes,
  * syntax, schema) becomes a located Problem; it never throws on bad input.
  */
-import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
-import type { z } from 'zod';
+import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { LineIndex, type TextRange } from '../text';
-import { parseValidPrd } from './fastParse';
+import { scanStoryLocators } from './fastParse';
+import type { JsonPath, PrdDocument, PrdShape, Story } from './model';
 import type { Problem } from './problems';
-import { prdSchema } from './schema';
+import { shapeOf, valueAt } from './shape';
+import { buildStory, describePath, StoryFindings, type StoryLocator } from './story';
 
-export interface BlockedByRef {
-  readonly id: string;
-  /** Index inside the blockedBy array. */
-  readonly elementIndex: number;
-  readonly range: TextRange;
-}
-
-export interface Story {
-  /** Index in userStories. */
-  readonly index: number;
-  /** '' when the story has no usable id. */
-  readonly id: string;
-  readonly title: string;
-  /** Infinity when missing or not a number (runs last). */
-  readonly priority: number;
-  readonly passes: boolean;
-  readonly description: string;
-  readonly acceptanceCriteria: readonly string[];
-  readonly blockedBy: readonly BlockedByRef[];
-  readonly notes?: string;
-  /** The whole story object. */
-  readonly range: TextRange;
-  /** The id value, or the object's opening brace when there is none. */
-  readonly idRange: TextRange;
-  readonly passesRange?: TextRange;
-  readonly criteriaRanges: readonly TextRange[];
-}
-
-export interface PrdDocument {
-  readonly text: string;
-  readonly lines: LineIndex;
-  readonly projectName?: string;
-  readonly branchName?: string;
-  readonly description?: string;
-  readonly stories: readonly Story[];
-  /** Problems found while reading (encoding, syntax, schema); validation adds graph problems. */
-  readonly problems: readonly Problem[];
-  /** False when the text is not a JSON object with a userStories array (nothing to show). */
-  readonly hasStories: boolean;
-}
+export type { BlockedByRef, JsonPath, PrdDocument, PrdShape, Story } from './model';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Reads raw bytes: reports invalid UTF-8 at its line, strips a BOM, and parses the rest. */
-export function parsePrdBytes(bytes: Uint8Array): PrdDocument {
+export function parsePrdBytes(bytes: Uint8Array, options: ParseOptions = {}): PrdDocument {
   let body = bytes;
   if (body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) {
     body = body.subarray(3);
@@ -66,53 +28,117 @@ export function parsePrdBytes(bytes: Uint8Array): PrdDocument {
     valid = undefined;
   }
   if (valid !== undefined) {
-    return parsePrd(valid);
+    return parsePrd(valid, options);
   }
   const bad = firstInvalidUtf8(body);
   const text = new TextDecoder('utf-8').decode(body);
   if (bad < 0) {
-    return parsePrd(text);
+    return parsePrd(text, options);
   }
-  const doc = parsePrd(text);
+  const doc = parsePrd(text, options);
   const offset = new TextDecoder('utf-8').decode(body.subarray(0, bad)).length;
   const encoding: Problem = {
     code: 'encoding',
     severity: 'error',
-    message: `prd.json is not valid UTF-8: byte 0x${body[bad].toString(16).padStart(2, '0')} at byte offset ${bad} cannot be decoded. Save the file as UTF-8.`,
+    message: `${doc.fileName} is not valid UTF-8: byte 0x${body[bad].toString(16).padStart(2, '0')} at byte offset ${bad} cannot be decoded. Save the file as UTF-8.`,
     range: doc.lines.range(offset, 1),
   };
   return { ...doc, problems: [encoding, ...doc.problems] };
 }
 
-export function parsePrd(source: string): PrdDocument {
-  return readPrd(source, true);
+export interface ParseOptions {
+  /** The file's name as the user knows it (default prd.json): messages name it. */
+  readonly fileName?: string;
+}
+
+export function parsePrd(source: string, options: ParseOptions = {}): PrdDocument {
+  return readPrd(source, true, options.fileName ?? 'prd.json');
 }
 
 /** parsePrd without its fast path for valid files: the reference the unit tests hold that path to. */
-export function parsePrdWithTree(source: string): PrdDocument {
-  return readPrd(source, false);
+export function parsePrdWithTree(source: string, options: ParseOptions = {}): PrdDocument {
+  return readPrd(source, false, options.fileName ?? 'prd.json');
 }
 
-function readPrd(source: string, fast: boolean): PrdDocument {
+/**
+ * Deeper nesting is refused with a located problem before anything recursive (the parse tree,
+ * the value walk) sees the text. Real prd.json files nest a handful of levels.
+ */
+export const MAX_NESTING = 200;
+
+/** Offset of the bracket that opens level MAX_NESTING + 1, or -1. Strings are skipped. */
+export function tooDeepAt(text: string, limit = MAX_NESTING): number {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \ */) {
+          i++;
+        } else if (d === 34 || d === 10 || d === 13) {
+          break;
+        }
+      }
+    } else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > limit) {
+        return i;
+      }
+    } else if (c === 93 /* ] */ || c === 125 /* } */) {
+      depth = Math.max(0, depth - 1);
+    }
+  }
+  return -1;
+}
+
+const NO_SHAPE: PrdShape = { kind: 'none', lists: [], found: '' };
+
+function readPrd(source: string, fast: boolean, fileName: string): PrdDocument {
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const lines = new LineIndex(text);
   const problems: Problem[] = [];
-  const empty = (hasStories = false): PrdDocument => ({ text, lines, stories: [], problems, hasStories });
+  const empty = (shape: PrdShape = NO_SHAPE): PrdDocument => ({ text, lines, fileName, stories: [], problems, hasStories: false, shape });
 
   if (text.trim() === '') {
     problems.push({
       code: 'empty-file',
       severity: 'error',
-      message: 'prd.json is empty. It needs an object with a "userStories" array (run "Ralph: Create prd.json" for a template).',
+      message: `${fileName} is empty. It needs an object with a "userStories" array (run "Ralph: Create prd.json" for a template).`,
       range: lines.range(0, 0),
     });
     return empty();
   }
+  const deep = tooDeepAt(text);
+  if (deep >= 0) {
+    problems.push({
+      code: 'too-deep',
+      severity: 'error',
+      message: `${fileName} is nested more than ${MAX_NESTING} levels deep here: Ralph Workbench does not read it. A prd.json needs a few levels (the root, userStories, a story, its lists).`,
+      range: lines.range(deep, 1),
+    });
+    return empty();
+  }
 
-  // Valid JSON that matches the schema (the usual case) needs no parse tree.
-  const valid = fast ? parseValidPrd(text, lines) : undefined;
-  if (valid) {
-    return valid;
+  // Valid JSON with the stories in "userStories" (the usual case) needs no parse tree.
+  if (fast) {
+    let data: unknown;
+    let parsed = false;
+    try {
+      data = JSON.parse(text);
+      parsed = true;
+    } catch {
+      // the tree path reports where
+    }
+    if (parsed) {
+      const shape = shapeOf(data);
+      const list = shape.kind === 'standard' && shape.lists.length === 1 ? (valueAt(data, shape.lists[0]) as unknown[]) : undefined;
+      const locators = list && list.every(isRecord) ? scanStoryLocators(text, lines) : undefined;
+      if (list && locators && locators.length === list.length) {
+        const root = lines.range(Math.max(0, text.search(/\S/)), 1);
+        return assemble(text, lines, fileName, data, shape, problems, list.map((raw, i) => ({ raw: raw as Record<string, unknown>, path: ['userStories', i], at: locators[i] })), root, () => undefined);
+      }
+    }
   }
 
   const errors: ParseError[] = [];
@@ -128,51 +154,148 @@ function readPrd(source: string, fast: boolean): PrdDocument {
   if (!root) {
     return empty();
   }
-  if (root.type !== 'object') {
+  if (root.type !== 'object' && root.type !== 'array') {
     problems.push({
       code: 'schema',
       severity: 'error',
-      message: `prd.json must be a JSON object with a "userStories" array, not ${describeNodeType(root)}.`,
+      message: `${fileName} must be a JSON object with a "userStories" array, not ${describeNodeType(root)}.`,
       range: lines.range(root.offset, root.length),
     });
     return empty();
   }
-
   const data: unknown = nodeValue(root);
-  // reportInput: zod 4 leaves issue.input out otherwise, and a wrong-typed value would read as missing.
-  // After a syntax error the tree is a guess: schema complaints about it would only be noise.
-  const parsed = errors.length > 0 ? undefined : prdSchema.safeParse(data, { reportInput: true });
-  if (parsed && !parsed.success) {
-    for (const issue of parsed.error.issues) {
-      problems.push(schemaProblem(issue, root, lines));
-    }
+  const shape = shapeOf(data);
+  const items: StoryInput[] = [];
+  for (const listPath of shape.lists) {
+    const node = nodeAt(root, listPath);
+    (node?.type === 'array' ? (node.children ?? []) : []).forEach((child, i) => {
+      items.push({ raw: (child.type === 'object' ? nodeValue(child) : undefined) as Record<string, unknown> | undefined, node: child, path: [...listPath, i], at: treeLocator(child, lines) });
+    });
   }
-
-  const storiesNode = findNodeAtLocation(root, ['userStories']);
-  const stories: Story[] = [];
-  if (storiesNode?.type === 'array') {
-    const children = storiesNode.children ?? [];
-    for (let i = 0; i < children.length; i++) {
-      const node = children[i];
-      if (node.type === 'object') {
-        stories.push(readStory(node, i, lines));
-      }
-    }
-  }
-  const record = data as Record<string, unknown>;
-  return {
-    text,
-    lines,
-    projectName: stringOrUndefined(record.projectName),
-    branchName: stringOrUndefined(record.branchName),
-    description: stringOrUndefined(record.description),
-    stories,
-    problems,
-    hasStories: storiesNode?.type === 'array',
+  const locate = (path: JsonPath): TextRange | undefined => {
+    const node = nodeAt(root, path);
+    return node ? lines.range(node.offset, node.length) : undefined;
   };
+  return assemble(text, lines, fileName, data, shape, problems, items, lines.range(root.offset, 1), locate, errors.length > 0);
 }
 
-function readStory(node: Node, index: number, lines: LineIndex): Story {
+interface StoryInput {
+  /** The story object, or undefined when the list element is not an object. */
+  readonly raw: Record<string, unknown> | undefined;
+  readonly node?: Node;
+  readonly path: JsonPath;
+  readonly at: StoryLocator;
+}
+
+/** The document from its parsed value and its stories: the same for both paths. */
+function assemble(
+  text: string,
+  lines: LineIndex,
+  fileName: string,
+  data: unknown,
+  shape: PrdShape,
+  problems: Problem[],
+  items: readonly StoryInput[],
+  rootRange: TextRange,
+  locate: (path: JsonPath) => TextRange | undefined,
+  syntaxErrors = false,
+): PrdDocument {
+  const found: Problem[] = [];
+  const meta = shape.kind === 'wrapper' ? valueAt(data, shape.lists[0].slice(0, -1)) : data;
+  const record = isRecord(meta) ? meta : {};
+  const metaString = (k: string, severity: 'error' | 'warning'): string | undefined => {
+    const v = Object.prototype.hasOwnProperty.call(record, k) ? record[k] : undefined;
+    if (v === undefined || v === null || typeof v === 'string') {
+      return v ?? undefined;
+    }
+    const at = shape.kind === 'wrapper' ? [...shape.lists[0].slice(0, -1), k] : [k];
+    found.push({ code: 'schema', severity, message: `${describePath(at)}: expected a string, got ${Array.isArray(v) ? 'an array' : typeof v}${severity === 'warning' ? '; ignored' : ''}.`, range: locate(at) ?? rootRange });
+    return undefined;
+  };
+  const projectName = metaString('projectName', 'warning');
+  const branchName = metaString('branchName', 'error');
+  const description = metaString('description', 'warning');
+
+  if (shape.kind === 'none') {
+    found.push({
+      code: 'no-stories',
+      severity: 'error',
+      message: isRecord(data) ? `${fileName} has no list of stories: Ralph reads a "userStories" array (also accepted: "stories", "tasks", "items", a {"prd": {…}} wrapper, phases with stories, or a top-level array).` : `${fileName} must be a JSON object with a "userStories" array.`,
+      range: rootRange,
+    });
+  } else if (shape.kind === 'standard' && shape.lists.length === 0) {
+    const v = (data as Record<string, unknown>).userStories;
+    found.push({ code: 'schema', severity: 'error', message: `userStories: expected an array of stories, got ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`}.`, range: locate(['userStories']) ?? rootRange });
+  } else if (shape.kind !== 'standard') {
+    const fix = shape.kind === 'phases' ? undefined : { kind: 'convert-shape' as const, title: shape.kind === 'array' ? 'Wrap the array as {"userStories": […]}' : shape.kind === 'wrapper' ? `Convert to {"userStories": […]} (unwrap "${String(shape.lists[0][0])}")` : `Rename "${String(shape.lists[0][0])}" to "userStories"`, list: shape.lists[0] };
+    const how = shape.kind === 'phases' ? 'Move the stories of every phase into one "userStories" array.' : shape.kind === 'array' ? 'Wrap the array in {"userStories": […]} (quick fix).' : 'Convert it (quick fix).';
+    found.push({
+      code: 'shape',
+      severity: 'warning',
+      message: `${fileName}: found ${shape.found}: Ralph reads "userStories". The stories are shown as read from this non-standard shape; the ralph.sh loop and other tools may not read them. ${how}`,
+      range: rootRange,
+      fixes: fix ? [fix] : undefined,
+    });
+  }
+
+  const findings = new StoryFindings();
+  const stories: Story[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (item.raw) {
+      // index: the place in the list (non-objects count), so edits and derived ids (#n) match the file.
+      stories.push(buildStory(item.raw, i, item.path, item.at, findings));
+    } else {
+      findings.error('schema', `${describePath(item.path)}: expected a story object, got ${item.node ? describeNodeType(item.node) : 'something else'}.`, item.at.range);
+    }
+  }
+  const used = new Set(stories.map((s) => s.id));
+  const proposeId = (index: number): string => {
+    for (const candidate of [`US-${String(index + 1).padStart(3, '0')}`, `STORY-${index + 1}`]) {
+      if (!used.has(candidate)) {
+        used.add(candidate);
+        return candidate;
+      }
+    }
+    return `STORY-${index + 1}-${used.size}`;
+  };
+  // After a syntax error the tree is a guess: complaints about its fields would only be noise.
+  if (!syntaxErrors) {
+    problems.push(...found, ...findings.finish(proposeId));
+  }
+  return { text, lines, fileName, projectName, branchName, description, stories, problems, hasStories: shape.lists.length > 0, shape };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The node at a path, taking the last of repeated keys (as JSON.parse and nodeValue do). */
+function nodeAt(root: Node, path: JsonPath): Node | undefined {
+  let node: Node | undefined = root;
+  for (const p of path) {
+    if (!node) {
+      return undefined;
+    }
+    if (typeof p === 'number') {
+      node = node.type === 'array' ? node.children?.[p] : undefined;
+    } else if (node.type === 'object') {
+      let value: Node | undefined;
+      for (const prop of node.children ?? []) {
+        const [key, v] = prop.children ?? [];
+        if (key?.value === p && v) {
+          value = v;
+        }
+      }
+      node = value;
+    } else {
+      return undefined;
+    }
+  }
+  return node;
+}
+
+function treeLocator(node: Node, lines: LineIndex): StoryLocator {
   const props = new Map<string, Node>();
   for (const prop of node.children ?? []) {
     const [key, value] = prop.children ?? [];
@@ -180,53 +303,21 @@ function readStory(node: Node, index: number, lines: LineIndex): Story {
       props.set(key.value, value);
     }
   }
-  const str = (k: string): string | undefined => {
-    const v = props.get(k);
-    return v?.type === 'string' ? (v.value as string) : undefined;
-  };
-  const idNode = props.get('id');
-  const rawId = str('id')?.trim() ?? '';
-  const priorityNode = props.get('priority');
-  const passesNode = props.get('passes');
-  const criteriaNode = props.get('acceptanceCriteria');
-  const blockedNode = props.get('blockedBy');
-  const criteria: string[] = [];
-  const criteriaRanges: TextRange[] = [];
-  if (criteriaNode?.type === 'array') {
-    for (const c of criteriaNode.children ?? []) {
-      if (c.type === 'string') {
-        criteria.push(c.value as string);
-        criteriaRanges.push(lines.range(c.offset, c.length));
-      }
-    }
-  }
-  const blockedBy: BlockedByRef[] = [];
-  if (blockedNode?.type === 'array') {
-    (blockedNode.children ?? []).forEach((c, elementIndex) => {
-      if (c.type === 'string') {
-        blockedBy.push({ id: (c.value as string).trim(), elementIndex, range: lines.range(c.offset, c.length) });
-      }
-    });
-  }
-  const idAnchor = idNode ?? node;
   return {
-    index,
-    id: rawId,
-    title: str('title') ?? '',
-    priority: priorityNode?.type === 'number' ? (priorityNode.value as number) : Number.POSITIVE_INFINITY,
-    passes: passesNode?.type === 'boolean' ? (passesNode.value as boolean) : false,
-    description: str('description') ?? '',
-    acceptanceCriteria: criteria,
-    blockedBy,
-    notes: str('notes'),
     range: lines.range(node.offset, node.length),
-    idRange: idNode ? lines.range(idAnchor.offset, idAnchor.length) : lines.range(node.offset, 1),
-    passesRange: passesNode ? lines.range(passesNode.offset, passesNode.length) : undefined,
-    criteriaRanges,
+    value: (key) => {
+      const v = props.get(key);
+      return v ? lines.range(v.offset, v.length) : undefined;
+    },
+    element: (key, k) => {
+      const v = props.get(key);
+      const e = v?.type === 'array' ? v.children?.[k] : undefined;
+      return e ? lines.range(e.offset, e.length) : undefined;
+    },
   };
 }
 
-/** A plain value from a parse tree (jsonc-parser's getNodeValue, without its recursion limits on wide arrays). */
+/** A plain value from a parse tree (jsonc-parser's getNodeValue, without its recursion limits on wide arrays). Depth is bounded by MAX_NESTING. */
 function nodeValue(node: Node): unknown {
   switch (node.type) {
     case 'object': {
@@ -234,7 +325,8 @@ function nodeValue(node: Node): unknown {
       for (const prop of node.children ?? []) {
         const [key, value] = prop.children ?? [];
         if (key && value) {
-          obj[key.value as string] = nodeValue(value);
+          // defineProperty: a "__proto__" key is data, as in JSON.parse.
+          Object.defineProperty(obj, key.value as string, { value: nodeValue(value), enumerable: true, writable: true, configurable: true });
         }
       }
       return obj;
@@ -244,68 +336,6 @@ function nodeValue(node: Node): unknown {
     default:
       return node.value;
   }
-}
-
-type ZodIssue = z.core.$ZodIssue;
-
-function schemaProblem(issue: ZodIssue, root: Node, lines: LineIndex): Problem {
-  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-  // The deepest node that exists on the path: a missing property is reported on its parent object.
-  let node: Node | undefined;
-  let depth = path.length;
-  for (; depth >= 0 && !node; depth--) {
-    node = depth === 0 ? root : findNodeAtLocation(root, path.slice(0, depth));
-  }
-  const target = node ?? root;
-  const missing = issue.code === 'invalid_type' && issue.input === undefined;
-  // Point at the offending value itself, or at the object's opening brace for a missing field.
-  const range = missing ? lines.range(target.offset, 1) : lines.range(target.offset, target.length);
-  let storyIndex: number | undefined;
-  let storyId: string | undefined;
-  if (path[0] === 'userStories' && typeof path[1] === 'number') {
-    storyIndex = path[1];
-    const idNode = findNodeAtLocation(root, ['userStories', path[1], 'id']);
-    storyId = idNode?.type === 'string' ? (idNode.value as string) : undefined;
-  }
-  const where = describePath(path);
-  const field = path[path.length - 1];
-  let message: string;
-  if (missing) {
-    message = `${where}: missing required field "${String(field)}"${expectedSuffix(issue)}.`;
-  } else if (issue.code === 'invalid_type') {
-    message = `${where}: expected ${issue.expected}, got ${describeValue(issue.input)}.`;
-  } else {
-    message = `${where}: ${issue.message}.`;
-  }
-  return { code: 'schema', severity: 'error', message, range, storyId, storyIndex };
-}
-
-function expectedSuffix(issue: ZodIssue): string {
-  return issue.code === 'invalid_type' ? ` (${issue.expected})` : '';
-}
-
-function describePath(path: readonly (string | number)[]): string {
-  if (path.length === 0) {
-    return 'prd.json';
-  }
-  let out = '';
-  for (const p of path) {
-    out += typeof p === 'number' ? `[${p}]` : out === '' ? p : `.${p}`;
-  }
-  return out;
-}
-
-function describeValue(v: unknown): string {
-  if (v === null) {
-    return 'null';
-  }
-  if (Array.isArray(v)) {
-    return 'an array';
-  }
-  if (typeof v === 'string') {
-    return `a string (${JSON.stringify(v.length > 30 ? `${v.slice(0, 30)}…` : v)})`;
-  }
-  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
 }
 
 function describeNodeType(node: Node): string {
@@ -332,10 +362,6 @@ function describeParseError(code: string): string {
     InvalidCharacter: 'invalid character in string',
   };
   return words[code] ?? code;
-}
-
-function stringOrUndefined(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
 }
 
 /** Index of the first byte that is not part of a well-formed UTF-8 sequence, or -1. */

@@ -1,24 +1,39 @@
 /**
  * Minimal text edits to prd.json (jsonc-parser `modify`): only the touched value changes, so
  * formatting, key order and unknown fields are kept. The host applies them as a WorkspaceEdit.
+ * Every edit of a dependency edits the array the story already uses (blockedBy or an alias).
  */
-import { findNodeAtLocation, modify, parseTree } from 'jsonc-parser';
+import { findNodeAtLocation, modify, type Node, parseTree } from 'jsonc-parser';
 import type { TextEdit } from '../textEdit';
+import type { DependencyKey } from './dependencyKeys';
+import type { BlockedByRef, JsonPath, Story } from './model';
+import type { ProblemFix } from './problems';
 
 export { applyEdits, type TextEdit } from '../textEdit';
 
-export function setPassesEdits(text: string, storyIndex: number, passes: boolean): TextEdit[] {
-  return modify(text, ['userStories', storyIndex, 'passes'], passes, { formattingOptions: formattingOf(text) });
+/** A story by its index in userStories (the standard shape) or by its path. */
+type StoryAt = number | JsonPath;
+
+function storyPath(at: StoryAt): JsonPath {
+  return typeof at === 'number' ? ['userStories', at] : at;
+}
+
+function tree(text: string): Node | undefined {
+  return parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
+}
+
+export function setPassesEdits(text: string, story: StoryAt, passes: boolean): TextEdit[] {
+  return modify(text, [...storyPath(story), 'passes'], passes, { formattingOptions: formattingOf(text) });
 }
 
 /**
- * Deletes one blockedBy element and its separator, nothing else. Not jsonc-parser's `modify`: in
+ * Deletes one dependency element and its separator, nothing else. Not jsonc-parser's `modify`: in
  * 3.3.1 removing the last element leaves a stray character behind (invalid JSON,
  * microsoft/node-jsonc-parser#108), and its re-formatting rewrites the whole line or array.
  */
-export function removeBlockedByEdits(text: string, storyIndex: number, elementIndex: number): TextEdit[] {
-  const root = parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
-  const array = root && findNodeAtLocation(root, ['userStories', storyIndex, 'blockedBy']);
+export function removeBlockedByEdits(text: string, story: StoryAt, elementIndex: number, key: DependencyKey = 'blockedBy'): TextEdit[] {
+  const root = tree(text);
+  const array = root && findNodeAtLocation(root, [...storyPath(story), key]);
   const items = array?.type === 'array' ? (array.children ?? []) : [];
   const target = items[elementIndex];
   if (!array || !target) {
@@ -37,6 +52,90 @@ export function removeBlockedByEdits(text: string, storyIndex: number, elementIn
   const prev = items[elementIndex - 1];
   const start = prev.offset + prev.length;
   return [{ offset: start, length: target.offset + target.length - start, content: '' }];
+}
+
+/** Removes one dependency of a story (a BlockedByRef of the current text), in the array it is in. */
+export function removeDependencyEdits(text: string, story: Story, ref: BlockedByRef): TextEdit[] {
+  return removeBlockedByEdits(text, story.path, ref.elementIndex, ref.key);
+}
+
+/** Replaces one dependency id by another, in place. */
+export function replaceBlockedByEdits(text: string, story: StoryAt, elementIndex: number, key: DependencyKey, replacement: string): TextEdit[] {
+  const root = tree(text);
+  const target = root && findNodeAtLocation(root, [...storyPath(story), key, elementIndex]);
+  return target ? [{ offset: target.offset, length: target.length, content: JSON.stringify(replacement) }] : [];
+}
+
+/**
+ * Adds a dependency: to the array the story already uses; a story without one gets the key the
+ * file already uses (the first alias met in any story), else blockedBy.
+ */
+export function addDependencyEdits(text: string, stories: readonly Story[], story: Story, id: string): TextEdit[] {
+  const key = story.dependencyKey ?? stories.find((s) => s.dependencyKey)?.dependencyKey ?? 'blockedBy';
+  const count = story.blockedBy.filter((r) => r.key === key).length;
+  const root = tree(text);
+  const array = root && findNodeAtLocation(root, [...story.path, key]);
+  const length = array?.type === 'array' ? (array.children?.length ?? 0) : count;
+  return modify(text, [...story.path, key, length], id, { formattingOptions: formattingOf(text), isArrayInsertion: true });
+}
+
+/** The edits of a quick fix. */
+export function fixEdits(text: string, fix: ProblemFix): TextEdit[] {
+  switch (fix.kind) {
+    case 'remove-blocked-by':
+      return removeBlockedByEdits(text, fix.storyPath, fix.elementIndex, fix.key);
+    case 'replace-blocked-by':
+      return replaceBlockedByEdits(text, fix.storyPath, fix.elementIndex, fix.key, fix.replacement);
+    case 'write-ids': {
+      const options = { formattingOptions: formattingOf(text) };
+      const root = tree(text);
+      const edits: TextEdit[] = [];
+      fix.storyPaths.forEach((path, k) => {
+        if (root && findNodeAtLocation(root, [...path])?.type === 'object') {
+          edits.push(...modify(text, [...path, 'id'], fix.ids[k], options));
+        }
+      });
+      return edits;
+    }
+    case 'convert-shape':
+      return convertShapeEdits(text, fix.list);
+  }
+}
+
+/** {"stories": […]} → {"userStories": […]}; {"prd": {… "stories": […]}} → {… "userStories": […]}; […] → {"userStories": […]}. */
+export function convertShapeEdits(text: string, list: JsonPath): TextEdit[] {
+  const root = tree(text);
+  if (!root) {
+    return [];
+  }
+  const { eol } = formattingOf(text);
+  if (list.length === 0 && root.type === 'array') {
+    return [
+      { offset: root.offset, length: 0, content: `{${eol}"userStories": ` },
+      { offset: root.offset + root.length, length: 0, content: `${eol}}` },
+    ];
+  }
+  const rename = (parent: Node, key: string, base: number): TextEdit[] => {
+    const prop = parent.children?.find((p) => p.children?.[0]?.value === key);
+    const keyNode = prop?.children?.[0];
+    return keyNode && key !== 'userStories' ? [{ offset: keyNode.offset - base, length: keyNode.length, content: '"userStories"' }] : [];
+  };
+  if (list.length === 1 && root.type === 'object') {
+    return rename(root, String(list[0]), 0);
+  }
+  if (list.length === 2) {
+    const inner = findNodeAtLocation(root, [list[0]]);
+    if (inner?.type !== 'object') {
+      return [];
+    }
+    // The wrapper's object becomes the root, its list renamed.
+    let body = text.slice(inner.offset, inner.offset + inner.length);
+    for (const e of rename(inner, String(list[1]), inner.offset)) {
+      body = body.slice(0, e.offset) + e.content + body.slice(e.offset + e.length);
+    }
+    return [{ offset: root.offset, length: root.length, content: body }];
+  }
+  return [];
 }
 
 /** Indentation and line ending as the file already uses them. */

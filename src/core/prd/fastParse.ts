@@ -1,111 +1,44 @@
 /**
- * The fast path of parsePrd, for the common case: a file that is plain, valid JSON and matches the
- * schema. JSON.parse and zod give the values; one pass over the text (already validated by
- * JSON.parse, so the scan can be simple) gives the positions. It builds no parse tree, which on a
+ * Positions for the fast path of parsePrd: a file that JSON.parse accepted, with the stories in a
+ * root "userStories" array. One pass over the text (already validated by JSON.parse, so the scan
+ * can be simple) finds each story object, the value of each of its keys and the elements of the
+ * arrays the model places (dependencies, acceptance criteria). It builds no parse tree, which on a
  * 10,000-story file is most of the time and memory of the tree path.
  *
- * Anything unusual (a syntax or schema problem, a repeated "userStories" key, a "__proto__" key)
- * returns undefined and the parse-tree path handles it, with exact positions for its problems. For
- * every file it accepts, the result equals the tree path's (test/unit/properties.test.ts checks).
+ * Anything unusual (a repeated "userStories" key, a "__proto__" key, a structure it does not
+ * expect) returns undefined and the parse-tree path handles the file. The Story itself is built by
+ * story.ts for both paths; test/unit/properties.test.ts holds the two paths equal.
  */
 import type { LineIndex, TextRange } from '../text';
-import type { BlockedByRef, PrdDocument, Story } from './document';
-import { type PrdData, prdSchema } from './schema';
+import { ELEMENT_KEYS, type StoryLocator } from './story';
 
 interface StoryLayout {
   /** Offset of the opening brace, and of the character after the closing one. */
   start: number;
   end: number;
-  /** Offset and length of the id and passes values (-1 when absent). */
-  id: number;
-  idLength: number;
-  passes: number;
-  passesLength: number;
-  /** Offset, length pairs of the array elements. */
-  blockedBy: number[];
-  criteria: number[];
+  /** Offset and length of each key's value (the last one when a key repeats). */
+  values: Map<string, [number, number]>;
+  /** Offset, length pairs of the elements of the arrays under ELEMENT_KEYS. */
+  elements: Map<string, number[]>;
 }
 
-export function parseValidPrd(text: string, lines: LineIndex): PrdDocument | undefined {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (data === null || typeof data !== 'object' || Array.isArray(data) || !prdSchema.safeParse(data).success) {
-    return undefined;
-  }
-  const prd = data as PrdData;
+/** A locator per story of the root "userStories" array, or undefined when the scan gives up. */
+export function scanStoryLocators(text: string, lines: LineIndex): StoryLocator[] | undefined {
   const layout = scanLayout(text);
-  if (!layout || layout.length !== prd.userStories.length) {
+  if (!layout) {
     return undefined;
   }
-  const stories: Story[] = [];
-  for (let i = 0; i < layout.length; i++) {
-    const story = storyAt(prd.userStories[i], layout[i], i, lines);
-    if (!story) {
-      return undefined;
-    }
-    stories.push(story);
-  }
-  return {
-    text,
-    lines,
-    projectName: prd.projectName,
-    branchName: prd.branchName,
-    description: prd.description,
-    stories,
-    problems: [],
-    hasStories: true,
-  };
-}
-
-function storyAt(s: PrdData['userStories'][number], at: StoryLayout, index: number, lines: LineIndex): Story | undefined {
-  const ids = s.blockedBy ?? [];
-  if (at.id < 0 || at.passes < 0 || at.blockedBy.length !== 2 * ids.length || at.criteria.length !== 2 * s.acceptanceCriteria.length) {
-    return undefined;
-  }
-  const criteriaRanges: TextRange[] = [];
-  for (let k = 0; k < at.criteria.length; k += 2) {
-    criteriaRanges.push(lines.range(at.criteria[k], at.criteria[k + 1]));
-  }
-  return storyFromData(s, index, {
+  return layout.map((at) => ({
     range: lines.range(at.start, at.end - at.start),
-    idRange: lines.range(at.id, at.idLength),
-    passesRange: lines.range(at.passes, at.passesLength),
-    criteriaRanges,
-    blockedByRange: (k) => lines.range(at.blockedBy[2 * k], at.blockedBy[2 * k + 1]),
-  });
-}
-
-/** Where a story's parts are in the text (or empty ranges when nobody needs them). */
-export interface StoryRanges {
-  readonly range: TextRange;
-  readonly idRange: TextRange;
-  readonly passesRange?: TextRange;
-  readonly criteriaRanges: readonly TextRange[];
-  readonly blockedByRange: (elementIndex: number) => TextRange;
-}
-
-/** A Story from one schema-valid userStories element: the same shape, in the same key order, as readStory in document.ts. */
-export function storyFromData(s: PrdData['userStories'][number], index: number, at: StoryRanges): Story {
-  const blockedBy: BlockedByRef[] = (s.blockedBy ?? []).map((id, elementIndex) => ({ id: id.trim(), elementIndex, range: at.blockedByRange(elementIndex) }));
-  return {
-    index,
-    id: s.id.trim(),
-    title: s.title,
-    priority: s.priority,
-    passes: s.passes,
-    description: s.description,
-    acceptanceCriteria: s.acceptanceCriteria,
-    blockedBy,
-    notes: s.notes,
-    range: at.range,
-    idRange: at.idRange,
-    passesRange: at.passesRange,
-    criteriaRanges: at.criteriaRanges,
-  };
+    value: (key: string): TextRange | undefined => {
+      const v = at.values.get(key);
+      return v ? lines.range(v[0], v[1]) : undefined;
+    },
+    element: (key: string, k: number): TextRange | undefined => {
+      const e = at.elements.get(key);
+      return e && 2 * k + 1 < e.length ? lines.range(e[2 * k], e[2 * k + 1]) : undefined;
+    },
+  }));
 }
 
 const QUOTE = 34;
@@ -257,29 +190,22 @@ function scanLayout(text: string): StoryLayout[] | undefined {
 
   const story = (): StoryLayout => {
     // A repeated key counts once, the last time (as in JSON.parse and the tree path).
-    const at: StoryLayout = { start: i, end: i, id: -1, idLength: 0, passes: -1, passesLength: 0, blockedBy: [], criteria: [] };
+    const at: StoryLayout = { start: i, end: i, values: new Map(), elements: new Map() };
     members((key) => {
       const start = i;
-      switch (key) {
-        case 'id':
+      if (ELEMENT_KEYS.has(key)) {
+        at.elements.delete(key);
+        if (text.charCodeAt(i) === OPEN_BRACKET) {
+          const list: number[] = [];
+          at.elements.set(key, list);
+          elements(list);
+        } else {
           skipValue();
-          at.id = start;
-          at.idLength = i - start;
-          return;
-        case 'passes':
-          skipValue();
-          at.passes = start;
-          at.passesLength = i - start;
-          return;
-        case 'blockedBy':
-          at.blockedBy = [];
-          return text.charCodeAt(i) === OPEN_BRACKET ? elements(at.blockedBy) : skipValue();
-        case 'acceptanceCriteria':
-          at.criteria = [];
-          return text.charCodeAt(i) === OPEN_BRACKET ? elements(at.criteria) : skipValue();
-        default:
-          return skipValue();
+        }
+      } else {
+        skipValue();
       }
+      at.values.set(key, [start, i - start]);
     });
     at.end = i;
     return at;

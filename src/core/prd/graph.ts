@@ -1,6 +1,6 @@
 /** The blockedBy graph of a PRD: edges from a story to the stories it waits on. */
 import type { Adjacency } from '../graph';
-import type { Story } from './document';
+import type { Story } from './model';
 
 export interface StoryGraph {
   /** Index in `stories` of the first story with each id (later duplicates are not addressable). */
@@ -14,7 +14,7 @@ export interface StoryGraph {
 export function buildStoryGraph(stories: readonly Story[]): StoryGraph {
   const byId = new Map<string, number>();
   stories.forEach((s, i) => {
-    if (s.id !== '' && !byId.has(s.id)) {
+    if (!byId.has(s.id)) {
       byId.set(s.id, i);
     }
   });

@@ -4,7 +4,8 @@
  * names a passing story; the next story is the ready one with the lowest priority, ties in file order.
  */
 import { MinHeap } from '../heap';
-import type { Story } from './document';
+import type { Story } from './model';
+import { formatCycle, shortId } from './problems';
 import type { StoryGraph } from './graph';
 import { buildStoryGraph } from './graph';
 
@@ -44,11 +45,11 @@ export interface Readiness {
   readonly counts: { readonly total: number; readonly done: number; readonly ready: number; readonly blocked: number };
 }
 
-export function computeReadiness(stories: readonly Story[], graph: StoryGraph = buildStoryGraph(stories), cycles: readonly (readonly string[])[] = []): Readiness {
+export function computeReadiness(stories: readonly Story[], graph: StoryGraph = buildStoryGraph(stories), cycles: readonly (readonly string[])[] = [], fileName = 'prd.json'): Readiness {
   const n = stories.length;
   const passingIds = new Set<string>();
   for (const s of stories) {
-    if (s.passes && s.id !== '') {
+    if (s.passes) {
       passingIds.add(s.id);
     }
   }
@@ -164,13 +165,13 @@ export function computeReadiness(stories: readonly Story[], graph: StoryGraph = 
     state,
     order,
     blocked: blocked.map((s) => ({ id: s.story.id, waitingOn: s.waitingOn })),
-    explanation: explainStuck(stuck, graph, cycles),
+    explanation: explainStuck(stuck, graph, cycles, fileName),
     counts: { total: n, done, ready: ready.length, blocked: blocked.length },
   };
 }
 
 /** Root causes of stories that can never run: cycles, self-dependencies, unknown ids, then the chains behind them. */
-function explainStuck(stuck: readonly StoryState[], graph: StoryGraph, cycles: readonly (readonly string[])[]): string[] {
+function explainStuck(stuck: readonly StoryState[], graph: StoryGraph, cycles: readonly (readonly string[])[], fileName: string): string[] {
   if (stuck.length === 0) {
     return [];
   }
@@ -179,7 +180,7 @@ function explainStuck(stuck: readonly StoryState[], graph: StoryGraph, cycles: r
   const inCycle = new Set<string>();
   for (const cycle of cycles) {
     if (cycle.some((id) => stuckIds.has(id))) {
-      out.push(`${cycle.join(' → ')} is a dependency cycle: none of these stories can become ready until one blockedBy entry is removed.`);
+      out.push(`${formatCycle(cycle)} is a dependency cycle: none of these stories can become ready until one blockedBy entry is removed.`);
       for (const id of cycle) {
         inCycle.add(id);
       }
@@ -187,19 +188,19 @@ function explainStuck(stuck: readonly StoryState[], graph: StoryGraph, cycles: r
   }
   for (const s of stuck) {
     const id = s.story.id;
-    if (s.story.blockedBy.some((r) => r.id === id && id !== '')) {
-      out.push(`${id} is blocked by itself.`);
+    if (s.story.blockedBy.some((r) => r.id === id)) {
+      out.push(`${shortId(id)} is blocked by itself.`);
     }
     const unknown = s.waitingOn.filter((w) => !graph.byId.has(w));
     if (unknown.length > 0) {
-      out.push(`${id || `Story #${s.story.index + 1}`} waits on ${unknown.map((u) => `"${u}"`).join(', ')}, which ${unknown.length === 1 ? 'is not a story' : 'are not stories'} in prd.json.`);
+      out.push(`${shortId(id)} waits on ${unknown.map((u) => `"${shortId(u)}"`).join(', ')}, which ${unknown.length === 1 ? 'is not a story' : 'are not stories'} in ${fileName}.`);
     }
   }
   const downstream = stuck.filter(
     (s) => !inCycle.has(s.story.id) && s.waitingOn.every((w) => graph.byId.has(w) && w !== s.story.id),
   );
   for (const s of downstream) {
-    out.push(`${s.story.id} waits on ${s.waitingOn.join(', ')}, which can never become ready.`);
+    out.push(`${shortId(s.story.id)} waits on ${s.waitingOn.map(shortId).join(', ')}, which can never become ready.`);
   }
   return out;
 }

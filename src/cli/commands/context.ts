@@ -1,0 +1,10 @@
+/** `context <storyId>`: the agent's prompt for one story (src/cli/context.ts does the work). */
+import { contextUsage, runContext } from '../context';
+import type { CliCommand } from '../io';
+
+export const contextCommand: CliCommand = {
+  name: 'context',
+  summary: 'Print the prompt the agent would get for a story (context <storyId> --help).',
+  usage: contextUsage,
+  run: (argv, io) => runContext(argv, io),
+};
