@@ -6,9 +6,11 @@
  *   context  <storyId> [--prd FILE] [--progress FILE] [--pin FILE] [--template FILE]   the agent's prompt (context.ts)
  *   compact  [--file progress.txt] [--dry-run] [--threshold N] [--keep N]   progress.txt compaction (memory.ts)
  *   pin      [--root DIR] [--write] [--json]   generate / merge specs/INDEX.md (memory.ts)
+ *   graph    [--prd FILE] [--format text|mermaid|json]   the task graph (commands/graph.ts)
  */
 import { readFileSync } from 'node:fs';
 import { analyzePrd, analyzePrdQuick, type PrdAnalysis } from '../core/prd/index';
+import * as graphCommand from './commands/graph';
 import { isContextCommand, runContext } from './context';
 import { isMemoryCommand, runMemory } from './memory';
 import type { Problem } from '../core/prd/problems';
@@ -32,6 +34,8 @@ Commands:
              the rest per story (compact --help).
   pin        Generate the Pin (specs/INDEX.md) for the repository, merged with the existing one
              (pin --help).
+  graph      Print the story graph: waves, unschedulable stories, critical path, unblocks
+             (graph --help).
 
 Options:
   --prd FILE   The PRD to read (default ./prd.json)
@@ -81,6 +85,10 @@ export function runCli(argv: readonly string[], io: CliIo): number {
   }
   if (isMemoryCommand(argv)) {
     return runMemory(argv, io);
+  }
+  // Command modules ({name, summary, usage, run}) take their own arguments.
+  if (argv.find((a, i) => !a.startsWith('-') && (i === 0 || !['--prd', '--format'].includes(argv[i - 1]))) === graphCommand.name) {
+    return graphCommand.run(argv, io);
   }
   const args = parseArgs(argv);
   if (args.help || args.command === undefined) {
