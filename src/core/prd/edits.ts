@@ -12,13 +12,13 @@ export function setPassesEdits(text: string, storyIndex: number, passes: boolean
 }
 
 /**
- * Deletes one blockedBy element and its separator, nothing else. Not jsonc-parser's `modify`: in
+ * Deletes one blockedBy element (or one of an alias key, `key`) and its separator, nothing else. Not jsonc-parser's `modify`: in
  * 3.3.1 removing the last element leaves a stray character behind (invalid JSON,
  * microsoft/node-jsonc-parser#108), and its re-formatting rewrites the whole line or array.
  */
-export function removeBlockedByEdits(text: string, storyIndex: number, elementIndex: number): TextEdit[] {
+export function removeBlockedByEdits(text: string, storyIndex: number, elementIndex: number, key = 'blockedBy'): TextEdit[] {
   const root = parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
-  const array = root && findNodeAtLocation(root, ['userStories', storyIndex, 'blockedBy']);
+  const array = root && findNodeAtLocation(root, ['userStories', storyIndex, key]);
   const items = array?.type === 'array' ? (array.children ?? []) : [];
   const target = items[elementIndex];
   if (!array || !target) {

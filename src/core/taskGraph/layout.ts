@@ -55,17 +55,20 @@ export function layeredLayout(input: LayoutInput, options: Partial<LayoutOptions
 
   // 1. Acyclic orientation: depth-first, an edge to a node on the current DFS stack is reversed.
   const out: number[][] = Array.from({ length: n }, () => []);
-  const seenEdge = new Set<number>();
+  const seenEdge = new Map<number, number>();
+  const duplicates: [number, number][] = [];
   const edgeList: { from: number; to: number; index: number }[] = [];
   input.edges.forEach((e, index) => {
     if (e.from === e.to || e.from < 0 || e.to < 0 || e.from >= n || e.to >= n) {
       return;
     }
     const key = e.from * n + e.to;
-    if (seenEdge.has(key)) {
+    const first = seenEdge.get(key);
+    if (first !== undefined) {
+      duplicates.push([index, first]);
       return;
     }
-    seenEdge.add(key);
+    seenEdge.set(key, index);
     edgeList.push({ from: e.from, to: e.to, index });
     out[e.from].push(edgeList.length - 1);
   });
@@ -314,6 +317,12 @@ export function layeredLayout(input: LayoutInput, options: Partial<LayoutOptions
       rev.add(e.index);
     }
   });
+  for (const [dup, first] of duplicates) {
+    bends[dup] = bends[first];
+    if (rev.has(first)) {
+      rev.add(dup);
+    }
+  }
   return {
     layer,
     order,
