@@ -23,6 +23,12 @@ export interface RalphApi {
   runsSnapshot(): Promise<TreeSnapshotNode[]>;
   /** The Memory view, expanded to the given depth (default 2). */
   memorySnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
+  /** The latest message the Task Graph posts to its pages (the graph, or why there is none). */
+  taskGraphSnapshot(): unknown;
+  /** How many times the Task Graph computed a layout (a status-only change must not add one). */
+  taskGraphLayoutRuns(): number;
+  /** Hands the Task Graph a message as if its page had posted it; says whether it was rejected and what the host answered. */
+  taskGraphReceive(data: unknown): Promise<{ rejected: boolean; replies: unknown[] }>;
   /** What the runner is doing now. */
   runnerState(): { running: boolean; storyId?: string; iteration?: number; maxIterations?: number; terminalName?: string };
 }

@@ -15,6 +15,9 @@ import { PROPOSED_SCHEME, ProposedContentProvider } from './views/proposedConten
 import { ARCHIVE_SCHEME, ArchiveContentProvider, RunsTreeProvider } from './views/runsTree';
 import { RalphStatusBar } from './views/statusBar';
 import { bindStoriesViewDescription, StoriesTreeProvider } from './views/storiesTree';
+import { StoryNode } from './views/storyNodes';
+import { TaskGraphController } from './views/taskGraph/taskGraphController';
+import { registerTaskGraph } from './views/taskGraph/taskGraphViews';
 
 export function activate(context: vscode.ExtensionContext): RalphApi {
   const started = Date.now();
@@ -52,6 +55,28 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
   registerCompactionCommands(context, { memory, proposed, log });
 
+  const graph = new TaskGraphController({
+    prds,
+    runner,
+    log,
+    reveal: async (id, folder) => {
+      const node = tree.findStory(id, folder);
+      if (node) {
+        await treeView.reveal(node, { select: true, focus: false, expand: false });
+      }
+    },
+  });
+  context.subscriptions.push(
+    graph,
+    treeView.onDidChangeSelection((e) => {
+      const node = e.selection[0];
+      if (node instanceof StoryNode) {
+        graph.select(node.id);
+      }
+    }),
+  );
+  registerTaskGraph(context, graph);
+
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
   return {
     whenIdle: async () => {
@@ -61,6 +86,9 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
     memorySnapshot: (depth) => memoryTree.snapshot(depth),
     storiesSnapshot: (depth) => tree.snapshot(depth),
     runsSnapshot: () => runs.snapshot(),
+    taskGraphSnapshot: () => graph.snapshot(),
+    taskGraphLayoutRuns: () => graph.layoutRuns(),
+    taskGraphReceive: (data) => graph.receiveAsPage(data),
     runnerState: () => {
       const s = runner.state;
       return { running: s.running, storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, terminalName: s.terminal?.name };
