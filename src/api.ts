@@ -28,6 +28,12 @@ export interface RalphApi {
   clearCommandErrors(): void;
   /** Test seam: command handlers behave as in Restricted Mode (an untrusted workspace) while on. */
   simulateRestrictedMode(on: boolean): void;
+  /** The latest message the Task Graph posts to its pages (the graph, or why there is none). */
+  taskGraphSnapshot(): unknown;
+  /** How many times the Task Graph computed a layout (a status-only change must not add one). */
+  taskGraphLayoutRuns(): number;
+  /** Hands the Task Graph a message as if its page had posted it; says whether it was rejected and what the host answered. */
+  taskGraphReceive(data: unknown): Promise<{ rejected: boolean; replies: unknown[] }>;
   /** What the runner is doing now. */
   /**
    * For tests: answer the question asked before a run on a working tree with uncommitted changes

@@ -37,6 +37,7 @@ export const Commands = {
   addAgentsNote: "ralph.agents.addNote",
   generatePin: "ralph.pin.generate",
   searchPin: "ralph.pin.search",
+  openTaskGraph: "ralph.openTaskGraph",
 } as const;
 
 export const Views = {
@@ -44,6 +45,7 @@ export const Views = {
   stories: "ralph.stories",
   runs: "ralph.runs",
   memory: "ralph.memory",
+  taskGraph: "ralph.taskGraph",
 } as const;
 
 export const ContextKeys = {

@@ -19,6 +19,9 @@ import { PROPOSED_SCHEME, ProposedContentProvider } from './views/proposedConten
 import { ARCHIVE_SCHEME, ArchiveContentProvider, RunsTreeProvider } from './views/runsTree';
 import { RalphStatusBar } from './views/statusBar';
 import { bindStoriesViewDescription, StoriesTreeProvider } from './views/storiesTree';
+import { StoryNode } from './views/storyNodes';
+import { TaskGraphController } from './views/taskGraph/taskGraphController';
+import { registerTaskGraph } from './views/taskGraph/taskGraphViews';
 
 export function activate(context: vscode.ExtensionContext): RalphApi {
   const started = Date.now();
@@ -63,6 +66,28 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
     iterationRunning: (f) => runner.state.running && runner.state.folder?.uri.toString() === f.uri.toString(),
   });
 
+  const graph = new TaskGraphController({
+    prds,
+    runner,
+    log,
+    reveal: async (id, folder) => {
+      const node = tree.findStory(id, folder);
+      if (node) {
+        await treeView.reveal(node, { select: true, focus: false, expand: false });
+      }
+    },
+  });
+  context.subscriptions.push(
+    graph,
+    treeView.onDidChangeSelection((e) => {
+      const node = e.selection[0];
+      if (node instanceof StoryNode) {
+        graph.select(node.id);
+      }
+    }),
+  );
+  registerTaskGraph(context, graph);
+
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
   return {
     whenIdle: async () => {
@@ -78,6 +103,9 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
     answerDirtyTree: (handler) => {
       runner.answerDirtyTree = handler ? (_folder, files) => handler(files) : askDirtyTree;
     },
+    taskGraphSnapshot: () => graph.snapshot(),
+    taskGraphLayoutRuns: () => graph.layoutRuns(),
+    taskGraphReceive: (data) => graph.receiveAsPage(data),
     runnerState: () => {
       const s = runner.state;
       return { running: s.running, storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, terminalName: s.terminal?.name };

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs as nodeParseArgs } from 'node:util';
 import { contextCommand } from './commands/context';
+import * as graphCommand from './commands/graph';
 import { compactCommand, pinCommand } from './commands/memory';
 import { nextCommand } from './commands/next';
 import { parsePrdArgs, prdOptionsUsage } from './commands/prdArgs';
@@ -17,7 +18,7 @@ export type { CliIo } from './io';
 /** validate / next / ready arguments (kept under this name for callers and tests). */
 export { parsePrdArgs as parseArgs } from './commands/prdArgs';
 
-export const COMMANDS: readonly CliCommand[] = [validateCommand, nextCommand, readyCommand, contextCommand, compactCommand, pinCommand];
+export const COMMANDS: readonly CliCommand[] = [validateCommand, nextCommand, readyCommand, contextCommand, compactCommand, pinCommand, graphCommand];
 
 function indent(text: string, by: number): string {
   return text.replace(/\n/g, `\n${' '.repeat(by)}`);

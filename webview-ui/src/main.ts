@@ -1,7 +1,17 @@
 /**
- * Webview entry point. The task-graph page is built on top of this bundle (see the task-graph
- * issue); for now it loads the @vscode-elements components so every Ralph webview shares them.
+ * Webview entry point: the @vscode-elements components every Ralph page shares, and the task-graph
+ * page when the host's HTML asks for it (body data-mode = sidebar | editor).
  */
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import '@vscode-elements/elements/dist/vscode-textarea/index.js';
+import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
+import './graph/graph.css';
+import { GraphApp } from './graph/app';
 
-export {};
+const mode = document.body.dataset.mode;
+const root = document.getElementById('app');
+if (root && (mode === 'sidebar' || mode === 'editor')) {
+  new GraphApp(root, mode);
+}

@@ -1,0 +1,158 @@
+/**
+ * The one protocol between the extension host and the task-graph page, declared once for both
+ * sides. Every message is validated with zod on arrival (host: `parsePageMessage`, page:
+ * `parseHostMessage`); a malformed one is rejected and logged, never applied.
+ *
+ * Handshake: the page posts `ready` once its script runs; the host answers with the latest `graph`
+ * and `run` messages (and replays them whenever the view becomes visible again, because VS Code
+ * drops messages posted to a hidden webview).
+ */
+import { z } from 'zod';
+
+const id = z.string().max(500);
+const text = z.string().max(100_000);
+
+export const nodeStateSchema = z.enum(['done', 'ready', 'next', 'blocked', 'invalid']);
+
+export const graphNodeSchema = z.object({
+  id,
+  title: text,
+  state: nodeStateSchema,
+  wave: z.number().int().nonnegative().nullable(),
+  priority: z.number().nullable(),
+  critical: z.boolean(),
+  inCycle: z.boolean(),
+  unblocks: z.object({ direct: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
+  /** Ids of the stories it waits on (known or not), in file order. */
+  blockedBy: z.array(id).max(10_000),
+  unknownDependencies: z.array(id).max(10_000),
+  description: text,
+  acceptanceCriteria: z.array(text).max(1_000),
+  /** Small marks from other features (GitHub artifact pips). */
+  badges: z.array(z.object({ label: z.string().max(20), tooltip: z.string().max(500).optional() })).max(10),
+});
+export type GraphNodeDto = z.infer<typeof graphNodeSchema>;
+
+export const layoutSchema = z.object({
+  /** Bumped on every topology or direction change; a status-only update keeps it (and sends no layout). */
+  id: z.number().int(),
+  direction: z.enum(['LR', 'TB']),
+  nodeWidth: z.number(),
+  nodeHeight: z.number(),
+  width: z.number(),
+  height: z.number(),
+  /** Top-left corner of each node, by node index. */
+  x: z.array(z.number()),
+  y: z.array(z.number()),
+  /** Bend points of each edge (same order as `edges`), flattened [x0, y0, x1, y1, …]. */
+  bends: z.array(z.array(z.number())),
+});
+export type LayoutDto = z.infer<typeof layoutSchema>;
+
+export const problemSchema = z.object({ message: text, line: z.number().int(), column: z.number().int(), storyId: id.optional() });
+
+export const graphMessageSchema = z.object({
+  type: z.literal('graph'),
+  /** The prd.json this is about, relative to the workspace (for the header). */
+  source: z.string().max(2_000),
+  /** True when prd.json cannot be read right now and this is the last good picture. */
+  stale: z.boolean(),
+  /** Why the picture is stale, or graph problems (cycles, unknown ids) worth a line. */
+  problems: z.array(problemSchema).max(1_000),
+  nodes: z.array(graphNodeSchema),
+  /** [blocker, blocked, flags] with flags 1 = in a cycle, 2 = on the critical path. */
+  edges: z.array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative(), z.number().int().nonnegative()])),
+  waves: z.array(z.array(z.number().int().nonnegative())),
+  unschedulable: z.array(z.number().int().nonnegative()),
+  criticalPath: z.array(z.number().int().nonnegative()),
+  layoutId: z.number().int(),
+  /** Present when the layout changed; absent for a status-only update (the page keeps its layout). */
+  layout: layoutSchema.optional(),
+});
+export type GraphMessage = z.infer<typeof graphMessageSchema>;
+
+export const runMessageSchema = z.object({
+  type: z.literal('run'),
+  running: z.boolean(),
+  storyId: id.optional(),
+  iteration: z.number().int().optional(),
+  maxIterations: z.number().int().optional(),
+  /** ms since the epoch; the page shows the elapsed time. */
+  startedAt: z.number().optional(),
+  /** The last recorded outcome per story id ("passed", "failed", "no change", …). */
+  lastOutcome: z.record(z.string(), z.string().max(200)),
+});
+export type RunMessage = z.infer<typeof runMessageSchema>;
+
+export const hostMessageSchema = z.discriminatedUnion('type', [
+  graphMessageSchema,
+  runMessageSchema,
+  z.object({ type: z.literal('empty'), message: z.string().max(2_000) }),
+  /** Select a story (it was selected in the Stories view). */
+  z.object({ type: z.literal('select'), id }),
+  /** A result the page shows in its status line; `cycle` names the stories of a refused edge's cycle. */
+  z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), message: z.string().max(2_000), cycle: z.array(id).optional() }),
+]);
+export type HostMessage = z.infer<typeof hostMessageSchema>;
+
+export const editableFieldSchema = z.enum(['title', 'description', 'priority', 'acceptanceCriteria']);
+export type EditableField = z.infer<typeof editableFieldSchema>;
+
+export const pageMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  /** The user selected a story in the graph: reveal it in the Stories view. */
+  z.object({ type: z.literal('select'), id }),
+  /** Open prd.json at the story. */
+  z.object({ type: z.literal('open'), id }),
+  z.object({ type: z.literal('showTerminal') }),
+  z.object({ type: z.literal('copy'), format: z.enum(['text', 'mermaid']) }),
+  z.object({ type: z.literal('openInEditor') }),
+  z.object({ type: z.literal('setDirection'), direction: z.enum(['LR', 'TB']) }),
+  z.object({ type: z.literal('addDependency'), story: id, blocker: id }),
+  /** Asks the host for a quick pick of blockers to add to the story. */
+  z.object({ type: z.literal('pickBlocker'), story: id }),
+  z.object({ type: z.literal('removeDependency'), story: id, blocker: id }),
+  z.object({
+    type: z.literal('editStory'),
+    story: id,
+    field: editableFieldSchema,
+    value: z.union([z.string().max(100_000), z.number(), z.array(z.string().max(10_000)).max(1_000)]),
+  }),
+  z.object({ type: z.literal('addStory'), title: z.string().min(1).max(1_000), blockedBy: z.array(id).max(1_000).optional() }),
+]);
+export type PageMessage = z.infer<typeof pageMessageSchema>;
+
+export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };
+
+function parseWith<T>(schema: z.ZodType<T>, data: unknown): Parsed<T> {
+  const r = schema.safeParse(data);
+  if (r.success) {
+    return { ok: true, message: r.data };
+  }
+  const issue = r.error.issues[0];
+  const type = typeof data === 'object' && data !== null && 'type' in data ? String((data as { type: unknown }).type).slice(0, 40) : typeof data;
+  return { ok: false, error: `malformed ${type} message: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}` };
+}
+
+/** Validates a message from the page (on the host). */
+export function parsePageMessage(data: unknown): Parsed<PageMessage> {
+  return parseWith(pageMessageSchema, data);
+}
+
+/** Validates a message from the host (in the page). */
+export function parseHostMessage(data: unknown): Parsed<HostMessage> {
+  return parseWith(hostMessageSchema, data);
+}
+
+/** What the page keeps with setState across hiding and reloads. */
+export const viewStateSchema = z.object({
+  zoom: z.number().min(0.02).max(8),
+  panX: z.number(),
+  panY: z.number(),
+  selected: id.optional(),
+  hideDone: z.boolean(),
+  focus: z.boolean(),
+  search: z.string().max(200),
+  direction: z.enum(['LR', 'TB']),
+});
+export type ViewState = z.infer<typeof viewStateSchema>;

@@ -1,0 +1,318 @@
+/**
+ * The host side of the task graph, shared by the sidebar view and the editor panels: it turns the
+ * PRD and the runner's state into protocol messages, keeps the latest of each, and replays them
+ * to a page when it says `ready` or becomes visible again (VS Code drops messages posted to a
+ * hidden webview). Messages from pages are validated (graphProtocol.ts) before anything happens.
+ */
+import * as vscode from 'vscode';
+import { parseRuns } from '../../core/runs/runs';
+import { graphMermaid, graphText } from '../../core/taskGraph/format';
+import { GraphMessageBuilder, type Direction } from '../../core/taskGraph/message';
+import { taskGraphOf } from '../../core/taskGraph/model';
+import {
+  addDependencyEdits,
+  addStoryEdits,
+  removeDependencyEdits,
+  setStoryFieldEdits,
+  type GraphEditResult,
+} from '../../core/prd/graphEdits';
+import { type HostMessage, parsePageMessage, type PageMessage, type RunMessage } from '../../core/webview/graphProtocol';
+import { Commands } from '../../constants';
+import { editTextFile } from '../../services/fileEdits';
+import type { PrdEntry, PrdWorkspace } from '../../services/prdWorkspace';
+import type { Runner } from '../../services/runner';
+import { readText } from '../../services/workspaceFiles';
+import { Disposable } from '../../util/disposable';
+
+/** One page: a webview view or a panel. */
+export interface GraphPage {
+  readonly webview: vscode.Webview;
+  readonly visible: boolean;
+  readonly kind: 'sidebar' | 'editor';
+}
+
+export interface TaskGraphDeps {
+  readonly prds: PrdWorkspace;
+  readonly runner: Runner;
+  readonly log: vscode.LogOutputChannel;
+  /** Selects the story in the Stories view without taking the focus from the graph. */
+  readonly reveal: (id: string, folder: vscode.Uri | undefined) => Promise<void>;
+}
+
+export class TaskGraphController extends Disposable {
+  private readonly pages = new Set<GraphPage>();
+  private readonly ready = new WeakSet<GraphPage>();
+  private readonly builders = new Map<Direction, GraphMessageBuilder>();
+  private direction: Direction = 'LR';
+  private graph?: HostMessage;
+  private run: RunMessage = { type: 'run', running: false, lastOutcome: {} };
+  private selected?: string;
+  private readonly onDidSelectEmitter = this.register(new vscode.EventEmitter<string>());
+  /** A page selected a story (the Stories view follows). */
+  readonly onDidSelect = this.onDidSelectEmitter.event;
+  /** Messages rejected by validation (host tests read it). */
+  rejected = 0;
+
+  constructor(private readonly deps: TaskGraphDeps) {
+    super();
+    this.register(deps.prds.onDidChange(() => this.refreshGraph()));
+    this.register(deps.runner.onDidChange(() => this.refreshRun()));
+    this.register(deps.runner.onDidRecord(() => void this.refreshOutcomes()));
+    this.refreshGraph();
+    this.refreshRun();
+    void this.refreshOutcomes();
+  }
+
+  /** The entry the graph shows: the first workspace folder with a prd.json. */
+  entry(): PrdEntry | undefined {
+    return this.deps.prds.list()[0];
+  }
+
+  /** Adds a page; returns what to dispose when it goes away. */
+  attach(page: GraphPage): vscode.Disposable {
+    this.pages.add(page);
+    const sub = page.webview.onDidReceiveMessage((data: unknown) => void this.receive(page, data));
+    return new vscode.Disposable(() => {
+      sub.dispose();
+      this.pages.delete(page);
+    });
+  }
+
+  /** A page became visible again: replay the latest state (messages sent while hidden were dropped). */
+  replay(page: GraphPage): void {
+    if (this.ready.has(page)) {
+      this.sendAll(page);
+    }
+  }
+
+  /** Selects a story in every page (the Stories view's selection changed). */
+  select(id: string): void {
+    if (id === this.selected) {
+      return;
+    }
+    this.selected = id;
+    this.broadcast({ type: 'select', id });
+  }
+
+  /** The latest graph message (tests and the API read it). */
+  snapshot(): HostMessage | undefined {
+    return this.graph;
+  }
+
+  layoutRuns(): number {
+    return [...this.builders.values()].reduce((s, b) => s + b.layoutRuns, 0);
+  }
+
+  private builder(): GraphMessageBuilder {
+    let b = this.builders.get(this.direction);
+    if (!b) {
+      b = new GraphMessageBuilder();
+      this.builders.set(this.direction, b);
+    }
+    return b;
+  }
+
+  private refreshGraph(): void {
+    const entry = this.entry();
+    if (!entry) {
+      this.graph = { type: 'empty', message: 'No prd.json in this workspace yet. Create one with "Ralph: Create prd.json".' };
+    } else {
+      const started = Date.now();
+      const source = vscode.workspace.asRelativePath(entry.uri);
+      const runs = this.builder().layoutRuns;
+      this.graph = this.builder().build(entry.analysis, source, this.direction);
+      if (this.builder().layoutRuns !== runs) {
+        this.deps.log.debug(`[graph] ${entry.analysis.doc.stories.length} stories laid out in ${Date.now() - started} ms`);
+      }
+    }
+    this.broadcast(this.graph);
+  }
+
+  private refreshRun(): void {
+    const s = this.deps.runner.state;
+    this.run = {
+      type: 'run',
+      running: s.running,
+      storyId: s.storyId,
+      iteration: s.iteration,
+      maxIterations: s.maxIterations,
+      startedAt: s.iterationStartedAt,
+      lastOutcome: this.run.lastOutcome,
+    };
+    this.broadcast(this.run);
+  }
+
+  private async refreshOutcomes(): Promise<void> {
+    const entry = this.entry();
+    if (!entry) {
+      return;
+    }
+    const text = await readText(vscode.Uri.joinPath(entry.folder.uri, '.ralph', 'runs.jsonl')).catch(() => undefined);
+    const lastOutcome: Record<string, string> = Object.create(null) as Record<string, string>;
+    for (const r of text ? parseRuns(text).runs : []) {
+      lastOutcome[r.storyId] = r.outcome;
+    }
+    this.run = { ...this.run, lastOutcome };
+    this.broadcast(this.run);
+  }
+
+  private sendAll(page: GraphPage): void {
+    if (this.graph) {
+      // A (re)loaded page has no layout: send the current one with the graph.
+      const g = this.graph.type === 'graph' && !this.graph.layout ? { ...this.graph, layout: this.builder().currentLayout() } : this.graph;
+      void page.webview.postMessage(g);
+    }
+    void page.webview.postMessage(this.run);
+    if (this.selected) {
+      void page.webview.postMessage({ type: 'select', id: this.selected } satisfies HostMessage);
+    }
+  }
+
+  private broadcast(message: HostMessage): void {
+    for (const page of this.pages) {
+      if (this.ready.has(page) && page.visible) {
+        void page.webview.postMessage(message);
+      }
+    }
+  }
+
+  private notice(page: GraphPage, level: 'info' | 'error', message: string, cycle?: readonly string[]): void {
+    void page.webview.postMessage({ type: 'notice', level, message, cycle: cycle ? [...cycle] : undefined } satisfies HostMessage);
+  }
+
+  /**
+   * Handles a message as if a visible editor page had sent it, and returns what the host answered
+   * (for the host tests and the API: they cannot post into a real webview).
+   */
+  async receiveAsPage(data: unknown): Promise<{ rejected: boolean; replies: HostMessage[] }> {
+    const replies: HostMessage[] = [];
+    const webview = { postMessage: async (m: HostMessage) => replies.push(m) } as unknown as vscode.Webview;
+    const before = this.rejected;
+    await this.receive({ webview, visible: true, kind: 'editor' }, data);
+    return { rejected: this.rejected > before, replies };
+  }
+
+  /** Validates and handles one message from a page. */
+  async receive(page: GraphPage, data: unknown): Promise<void> {
+    const parsed = parsePageMessage(data);
+    if (!parsed.ok) {
+      this.rejected++;
+      this.deps.log.warn(`[graph] rejected a message from the page: ${parsed.error}`);
+      return;
+    }
+    try {
+      await this.handle(page, parsed.message);
+    } catch (e) {
+      this.deps.log.error(`[graph] ${parsed.message.type}: ${(e as Error).message}`);
+      this.notice(page, 'error', (e as Error).message);
+    }
+  }
+
+  private async handle(page: GraphPage, m: PageMessage): Promise<void> {
+    const entry = this.entry();
+    switch (m.type) {
+      case 'ready':
+        this.ready.add(page);
+        this.sendAll(page);
+        return;
+      case 'select':
+        this.selected = m.id;
+        this.onDidSelectEmitter.fire(m.id);
+        for (const other of this.pages) {
+          if (other !== page && this.ready.has(other) && other.visible) {
+            void other.webview.postMessage({ type: 'select', id: m.id } satisfies HostMessage);
+          }
+        }
+        await this.deps.reveal(m.id, entry?.folder.uri);
+        return;
+      case 'open':
+        await vscode.commands.executeCommand(Commands.storyOpen, m.id, entry?.folder.uri);
+        return;
+      case 'showTerminal':
+        await vscode.commands.executeCommand(Commands.showRunTerminal);
+        return;
+      case 'openInEditor':
+        await vscode.commands.executeCommand(Commands.openTaskGraph);
+        return;
+      case 'copy': {
+        if (!entry || !entry.analysis.readable) {
+          throw new Error('prd.json cannot be read right now; fix it first.');
+        }
+        const g = taskGraphOf(entry.analysis);
+        await vscode.env.clipboard.writeText(m.format === 'mermaid' ? graphMermaid(g) : graphText(g));
+        this.notice(page, 'info', m.format === 'mermaid' ? 'Copied the graph as Mermaid.' : 'Copied the graph as text.');
+        return;
+      }
+      case 'setDirection':
+        if (m.direction !== this.direction) {
+          this.direction = m.direction;
+          this.refreshGraph();
+          // every page needs the new layout, including those that keep the old direction's builder
+          for (const p of this.pages) {
+            if (this.ready.has(p) && p.visible) {
+              this.sendAll(p);
+            }
+          }
+        }
+        return;
+      case 'pickBlocker':
+        await this.pickBlocker(page, m.story);
+        return;
+      case 'addDependency':
+        await this.edit(page, (text) => addDependencyEdits(text, m.story, m.blocker), `${m.story} now waits on ${m.blocker}.`);
+        return;
+      case 'removeDependency':
+        await this.edit(page, (text) => removeDependencyEdits(text, m.story, m.blocker), `${m.story} no longer waits on ${m.blocker}.`);
+        return;
+      case 'editStory':
+        await this.edit(page, (text) => setStoryFieldEdits(text, m.story, m.field, m.value), `Saved the ${m.field === 'acceptanceCriteria' ? 'acceptance criteria' : m.field} of ${m.story}.`);
+        return;
+      case 'addStory':
+        await this.edit(page, (text) => addStoryEdits(text, m.title, m.blockedBy), `Added "${m.title}".`);
+        return;
+    }
+  }
+
+  private async pickBlocker(page: GraphPage, storyId: string): Promise<void> {
+    const entry = this.entry();
+    if (!entry?.analysis.readable) {
+      throw new Error('prd.json cannot be read right now; fix it first.');
+    }
+    const story = entry.analysis.doc.stories.find((s) => s.id === storyId);
+    const existing = new Set(story?.blockedBy.map((r) => r.id) ?? []);
+    const items = entry.analysis.doc.stories
+      .filter((s) => s.id !== '' && s.id !== storyId && !existing.has(s.id))
+      .map((s) => ({ label: s.id, description: s.title, detail: s.passes ? 'passes' : undefined }));
+    const pick = await vscode.window.showQuickPick(items, { title: `Add a blocker to ${storyId}`, placeHolder: `${storyId} will wait until the story you pick passes`, matchOnDescription: true });
+    if (pick) {
+      await this.handle(page, { type: 'addDependency', story: storyId, blocker: pick.label });
+    }
+  }
+
+  /** Applies a graph edit as an undoable WorkspaceEdit of prd.json, or shows why it was refused. */
+  private async edit(page: GraphPage, compute: (text: string) => GraphEditResult, done: string): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      throw new Error('Editing prd.json from the graph needs a trusted workspace.');
+    }
+    const entry = this.entry();
+    if (!entry) {
+      throw new Error('There is no prd.json in this workspace.');
+    }
+    let refusal: GraphEditResult | undefined;
+    const result = await editTextFile(entry.uri, (text) => {
+      const r = compute(text);
+      if (!r.ok) {
+        refusal = r;
+        return [];
+      }
+      return r.edits;
+    });
+    if (refusal && !refusal.ok) {
+      this.notice(page, 'error', refusal.message, refusal.cycle);
+      return;
+    }
+    this.deps.log.info(`[graph] ${done}`);
+    this.notice(page, 'info', result === 'unchanged' ? 'Nothing to change.' : done);
+    this.deps.prds.refreshAll();
+  }
+}

@@ -1,0 +1,82 @@
+/** The task graph's prd.json edits: minimal, the story's own dependency key kept, cycles refused. */
+import assert from 'node:assert/strict';
+import { applyEdits } from '../../src/core/prd/edits';
+import { addDependencyEdits, addStoryEdits, nextStoryId, removeDependencyEdits, setStoryFieldEdits, type GraphEditResult } from '../../src/core/prd/graphEdits';
+import { makePrd } from './helpers';
+
+function apply(text: string, r: GraphEditResult): string {
+  assert.ok(r.ok, r.ok ? '' : r.message);
+  return applyEdits(text, r.ok ? r.edits : []);
+}
+
+const base = makePrd([
+  { id: 'US-001', passes: true, custom: { keep: 1 } },
+  { id: 'US-002', blockedBy: ['US-001'] },
+  { id: 'US-003', dependsOn: ['US-002'] },
+  { id: 'US-004' },
+]);
+
+describe('task graph edits', () => {
+  it('adds a blocker to the end of the story\'s own list, touching nothing else', () => {
+    const out = apply(base, addDependencyEdits(base, 'US-002', 'US-004'));
+    assert.deepEqual(JSON.parse(out).userStories[1].blockedBy, ['US-001', 'US-004']);
+    assert.equal(out.replace(/,\s*"US-004"/, ''), base);
+  });
+
+  it('keeps an alias key: a dependsOn story gets its new blocker under dependsOn', () => {
+    const out = apply(base, addDependencyEdits(base, 'US-003', 'US-004'));
+    const s = JSON.parse(out).userStories[2];
+    assert.deepEqual(s.dependsOn, ['US-002', 'US-004']);
+    assert.equal(s.blockedBy, undefined);
+    const removed = apply(out, removeDependencyEdits(out, 'US-003', 'US-002'));
+    assert.deepEqual(JSON.parse(removed).userStories[2].dependsOn, ['US-004']);
+  });
+
+  it('a story without a list gets one under the key the file uses', () => {
+    const out = apply(base, addDependencyEdits(base, 'US-004', 'US-001'));
+    assert.deepEqual(JSON.parse(out).userStories[3].blockedBy, ['US-001']);
+    assert.deepEqual(Object.keys(JSON.parse(out).userStories[3]).slice(0, 2), ['id', 'title']);
+  });
+
+  it('refuses a dependency that closes a cycle, and names the cycle', () => {
+    const r = addDependencyEdits(base, 'US-001', 'US-002');
+    assert.equal(r.ok, false);
+    assert.ok(!r.ok && r.cycle);
+    assert.deepEqual(!r.ok && r.cycle, ['US-001', 'US-002', 'US-001']);
+    assert.match(!r.ok ? r.message : '', /would close the cycle US-001 → US-002 → US-001/);
+    assert.equal(addDependencyEdits(base, 'US-002', 'US-002').ok, false);
+    assert.equal(addDependencyEdits(base, 'US-002', 'US-001').ok, false); // already there
+    assert.equal(addDependencyEdits(base, 'US-002', 'NOPE').ok, false);
+  });
+
+  it('removes the only blocker and leaves an empty list', () => {
+    const out = apply(base, removeDependencyEdits(base, 'US-002', 'US-001'));
+    assert.deepEqual(JSON.parse(out).userStories[1].blockedBy, []);
+    assert.equal(removeDependencyEdits(base, 'US-002', 'US-004').ok, false);
+  });
+
+  it('sets title, description, priority and criteria; unknown fields and key order survive', () => {
+    let out = apply(base, setStoryFieldEdits(base, 'US-001', 'title', 'New <b>title</b>'));
+    out = apply(out, setStoryFieldEdits(out, 'US-001', 'priority', '7'));
+    out = apply(out, setStoryFieldEdits(out, 'US-001', 'acceptanceCriteria', 'one\n\n two '));
+    const s = JSON.parse(out).userStories[0];
+    assert.equal(s.title, 'New <b>title</b>');
+    assert.equal(s.priority, 7);
+    assert.deepEqual(s.acceptanceCriteria, ['one', 'two']);
+    assert.deepEqual(s.custom, { keep: 1 });
+    assert.deepEqual(Object.keys(s), Object.keys(JSON.parse(base).userStories[0]));
+    assert.equal(setStoryFieldEdits(base, 'US-001', 'priority', 'high').ok, false);
+    assert.equal(setStoryFieldEdits(base, 'US-001', 'title', '  ').ok, false);
+  });
+
+  it('adds a story with the next id and the file\'s dependency key', () => {
+    const r = addStoryEdits(base, 'Export as CSV', ['US-004']);
+    const out = apply(base, r);
+    const added = JSON.parse(out).userStories[4];
+    assert.equal(added.id, 'US-005');
+    assert.equal(added.passes, false);
+    assert.deepEqual(added.dependsOn ?? added.blockedBy, ['US-004']);
+    assert.equal(nextStoryId(['T-9', 'T-10']), 'T-11');
+    assert.equal(nextStoryId([]), 'US-001');
+  });
+});

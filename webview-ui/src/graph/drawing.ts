@@ -1,0 +1,441 @@
+/**
+ * The full drawing (editor panel): layered layout from the host, SVG for what is visible (nodes and
+ * edges outside the viewport are not in the DOM, so 5,000 stories stay responsive), a canvas
+ * overview when the zoom shows more than a few hundred stories at once.
+ */
+import { accessibleName, type Derived, elapsed, type GraphMessage, iconOf, type LayoutDto, lineage, type RunMessage, svg, type ViewState } from './model';
+
+/** Above this many visible stories the drawing switches to the canvas overview. */
+const SVG_LIMIT = 600;
+
+export interface DrawingHost {
+  graph(): GraphMessage | undefined;
+  layout(): LayoutDto | undefined;
+  derived(): Derived | undefined;
+  run(): RunMessage;
+  view(): ViewState;
+  selected(): number | undefined;
+  selectedEdge(): number | undefined;
+  matches(): Set<number> | undefined;
+  /** Nodes to flag (the stories of a refused dependency's cycle). */
+  flagged(i: number): boolean;
+  /** Nodes the filters hide (done, out of focus). */
+  hidden(i: number): boolean;
+  onNodeClick(i: number): void;
+  onNodeOpen(i: number): void;
+  onEdgeClick(k: number): void;
+  onRunClick(): void;
+  onViewChange(): void;
+}
+
+export class Drawing {
+  readonly root: HTMLDivElement;
+  private readonly svgEl: SVGSVGElement;
+  private readonly scene: SVGGElement;
+  private readonly canvas: HTMLCanvasElement;
+  private hover?: number;
+  private frame = 0;
+  private drag?: { x: number; y: number; panX: number; panY: number; moved: boolean };
+  /** How the last frame was drawn (the UI tests read data-render). */
+  mode: 'svg' | 'canvas' = 'svg';
+
+  constructor(private readonly host: DrawingHost) {
+    this.root = document.createElement('div');
+    this.root.className = 'canvas-wrap';
+    this.svgEl = svg('svg', { class: 'graph', role: 'group', 'aria-label': 'Task graph' });
+    const defs = svg('defs');
+    for (const kind of ['edge', 'critical', 'cycle', 'lit']) {
+      const m = svg('marker', { id: `arrow-${kind}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
+      m.append(svg('path', { d: 'M0,0 L10,5 L0,10 z', class: `arrow arrow-${kind}` }));
+      defs.append(m);
+    }
+    this.svgEl.append(defs);
+    this.scene = svg('g', { class: 'scene' });
+    this.svgEl.append(this.scene);
+    this.canvas = document.createElement('canvas');
+    this.canvas.className = 'overview';
+    this.canvas.setAttribute('aria-hidden', 'true');
+    this.root.append(this.svgEl, this.canvas);
+    this.bindPanZoom();
+    new ResizeObserver(() => this.schedule()).observe(this.root);
+  }
+
+  schedule(): void {
+    if (this.frame === 0) {
+      this.frame = requestAnimationFrame(() => {
+        this.frame = 0;
+        this.render();
+      });
+    }
+  }
+
+  /** Zoom and pan so the whole (filtered) graph fits. */
+  fit(): void {
+    const l = this.host.layout();
+    const g = this.host.graph();
+    if (!l || !g) {
+      return;
+    }
+    let x0 = Infinity;
+    let y0 = Infinity;
+    let x1 = -Infinity;
+    let y1 = -Infinity;
+    g.nodes.forEach((_, i) => {
+      if (this.host.hidden(i) || l.x[i] === undefined) {
+        return;
+      }
+      x0 = Math.min(x0, l.x[i]);
+      y0 = Math.min(y0, l.y[i]);
+      x1 = Math.max(x1, l.x[i] + l.nodeWidth);
+      y1 = Math.max(y1, l.y[i] + l.nodeHeight);
+    });
+    if (!Number.isFinite(x0)) {
+      return;
+    }
+    const w = this.root.clientWidth || 800;
+    const h = this.root.clientHeight || 600;
+    const zoom = Math.max(0.02, Math.min(1.25, (w - 48) / (x1 - x0), (h - 48) / (y1 - y0)));
+    const v = this.host.view();
+    v.zoom = zoom;
+    v.panX = (w - (x1 - x0) * zoom) / 2 - x0 * zoom;
+    v.panY = (h - (y1 - y0) * zoom) / 2 - y0 * zoom;
+    this.host.onViewChange();
+    this.schedule();
+  }
+
+  zoomBy(factor: number, cx?: number, cy?: number): void {
+    const v = this.host.view();
+    const w = this.root.clientWidth;
+    const h = this.root.clientHeight;
+    const px = cx ?? w / 2;
+    const py = cy ?? h / 2;
+    const z = Math.max(0.02, Math.min(8, v.zoom * factor));
+    v.panX = px - ((px - v.panX) * z) / v.zoom;
+    v.panY = py - ((py - v.panY) * z) / v.zoom;
+    v.zoom = z;
+    this.host.onViewChange();
+    this.schedule();
+  }
+
+  /** Pans so node i is visible (centred when it was out of view). */
+  reveal(i: number): void {
+    const l = this.host.layout();
+    if (!l || l.x[i] === undefined) {
+      return;
+    }
+    const v = this.host.view();
+    const w = this.root.clientWidth;
+    const h = this.root.clientHeight;
+    if (v.zoom < 0.5) {
+      v.zoom = 0.8;
+    }
+    const sx = l.x[i] * v.zoom + v.panX;
+    const sy = l.y[i] * v.zoom + v.panY;
+    if (sx < 0 || sy < 0 || sx + l.nodeWidth * v.zoom > w || sy + l.nodeHeight * v.zoom > h) {
+      v.panX = w / 2 - (l.x[i] + l.nodeWidth / 2) * v.zoom;
+      v.panY = h / 2 - (l.y[i] + l.nodeHeight / 2) * v.zoom;
+      this.host.onViewChange();
+    }
+    this.schedule();
+  }
+
+  focusNode(i: number): void {
+    this.reveal(i);
+    this.render();
+    const node = this.scene.querySelector<SVGGElement>(`g.node[data-index="${i}"]`);
+    node?.focus({ preventScroll: true });
+  }
+
+  render(): void {
+    const g = this.host.graph();
+    const l = this.host.layout();
+    const d = this.host.derived();
+    this.scene.replaceChildren();
+    if (!g || !l || !d || l.x.length !== g.nodes.length) {
+      return;
+    }
+    const v = this.host.view();
+    this.scene.setAttribute('transform', `translate(${v.panX},${v.panY}) scale(${v.zoom})`);
+    const w = this.root.clientWidth || 800;
+    const h = this.root.clientHeight || 600;
+    const margin = 200;
+    const vx0 = (-v.panX - margin) / v.zoom;
+    const vy0 = (-v.panY - margin) / v.zoom;
+    const vx1 = (w - v.panX + margin) / v.zoom;
+    const vy1 = (h - v.panY + margin) / v.zoom;
+    const NW = l.nodeWidth;
+    const NH = l.nodeHeight;
+    const inView = (i: number): boolean => l.x[i] + NW >= vx0 && l.x[i] <= vx1 && l.y[i] + NH >= vy0 && l.y[i] <= vy1;
+    const visible: number[] = [];
+    for (let i = 0; i < g.nodes.length; i++) {
+      if (!this.host.hidden(i) && inView(i)) {
+        visible.push(i);
+      }
+    }
+    const useCanvas = visible.length > SVG_LIMIT;
+    this.mode = useCanvas ? 'canvas' : 'svg';
+    this.root.dataset.render = this.mode;
+    this.root.dataset.visibleNodes = String(useCanvas ? 0 : visible.length);
+    if (useCanvas) {
+      this.drawCanvas(g, l, d, v, w, h);
+      return;
+    }
+    this.canvas.style.display = 'none';
+    const run = this.host.run();
+    const runningIndex = run.running && run.storyId !== undefined ? d.byId.get(run.storyId) : undefined;
+    const selected = this.host.selected();
+    const lit = this.hover !== undefined ? lineage(d, this.hover) : undefined;
+    const matches = this.host.matches();
+    const lr = l.direction === 'LR';
+
+    // edges first (under the nodes)
+    const edgeLayer = svg('g', { class: 'edges' });
+    const selectedEdge = this.host.selectedEdge();
+    g.edges.forEach(([from, to, flags], k) => {
+      if (this.host.hidden(from) || this.host.hidden(to)) {
+        return;
+      }
+      const bends = l.bends[k] ?? [];
+      const pts: number[] = lr ? [l.x[from] + NW, l.y[from] + NH / 2] : [l.x[from] + NW / 2, l.y[from] + NH];
+      pts.push(...bends);
+      pts.push(...(lr ? [l.x[to], l.y[to] + NH / 2] : [l.x[to] + NW / 2, l.y[to]]));
+      let minX = Infinity;
+      let maxX = -Infinity;
+      let minY = Infinity;
+      let maxY = -Infinity;
+      for (let p = 0; p < pts.length; p += 2) {
+        minX = Math.min(minX, pts[p]);
+        maxX = Math.max(maxX, pts[p]);
+        minY = Math.min(minY, pts[p + 1]);
+        maxY = Math.max(maxY, pts[p + 1]);
+      }
+      if (maxX < vx0 || minX > vx1 || maxY < vy0 || minY > vy1) {
+        return;
+      }
+      const kind = lit && lit.has(from) && lit.has(to) ? 'lit' : flags & 1 ? 'cycle' : flags & 2 ? 'critical' : 'edge';
+      const path = svg('path', {
+        d: curve(pts, lr),
+        class: `edge ${kind}${lit && !(lit.has(from) && lit.has(to)) ? ' dim' : ''}${selectedEdge === k ? ' selected' : ''}`,
+        'marker-end': `url(#arrow-${kind})`,
+        'data-from': g.nodes[from].id,
+        'data-to': g.nodes[to].id,
+      });
+      const hit = svg('path', { d: curve(pts, lr), class: 'edge-hit', 'data-edge': k });
+      const title = svg('title', {}, `${g.nodes[from].id} blocks ${g.nodes[to].id} (click, then Delete to remove)`);
+      hit.append(title);
+      hit.addEventListener('click', (e) => {
+        e.stopPropagation();
+        this.host.onEdgeClick(k);
+      });
+      edgeLayer.append(path, hit);
+    });
+    this.scene.append(edgeLayer);
+
+    const nodeLayer = svg('g', { class: 'nodes' });
+    const now = Date.now();
+    for (const i of visible) {
+      const n = g.nodes[i];
+      const running = i === runningIndex;
+      const classes = ['node', `state-${n.state}`];
+      if (n.critical) {
+        classes.push('critical');
+      }
+      if (n.inCycle) {
+        classes.push('cycle');
+      }
+      if (running) {
+        classes.push('running');
+      }
+      if (i === selected) {
+        classes.push('selected');
+      }
+      if (lit) {
+        classes.push(lit.has(i) ? 'lit' : 'dim');
+      }
+      if (matches?.has(i)) {
+        classes.push('match');
+      }
+      if (this.host.flagged(i)) {
+        classes.push('flagged');
+      }
+      const node = svg('g', {
+        class: classes.join(' '),
+        transform: `translate(${l.x[i]},${l.y[i]})`,
+        role: 'button',
+        tabindex: i === (selected ?? visible[0]) ? 0 : -1,
+        'aria-label': accessibleName(n, running),
+        'aria-pressed': i === selected ? 'true' : 'false',
+        'data-id': n.id,
+        'data-index': i,
+        'data-state': n.state,
+      });
+      node.append(svg('rect', { class: 'box', width: NW, height: NH, rx: 6 }));
+      const icon = iconOf(n, running);
+      node.append(svg('text', { class: `icon codicon-glyph icon-${icon.codicon}`, x: 10, y: 24 }, icon.glyph));
+      node.append(svg('text', { class: 'id', x: 30, y: 22 }, clip(n.id, 22)));
+      node.append(svg('text', { class: 'title', x: 10, y: 44 }, clip(n.title, 30)));
+      const chips: string[] = [];
+      if (n.wave !== null) {
+        chips.push(`W${n.wave + 1}`);
+      }
+      if (n.unblocks.total > 0) {
+        chips.push(`unblocks ${n.unblocks.total}`);
+      }
+      if (chips.length > 0) {
+        node.append(svg('text', { class: 'chip', x: NW - 8, y: 20, 'text-anchor': 'end' }, chips.join(' · ')));
+      }
+      n.badges.slice(0, 4).forEach((b, k) => {
+        const badge = svg('text', { class: 'badge', x: 10 + k * 26, y: NH - 4 }, b.label);
+        if (b.tooltip) {
+          badge.append(svg('title', {}, b.tooltip));
+        }
+        node.append(badge);
+      });
+      const outcome = run.lastOutcome[n.id];
+      if (running) {
+        const mark = svg('g', { class: 'run-mark', role: 'button', 'aria-label': `Running, iteration ${run.iteration ?? '?'} of ${run.maxIterations ?? '?'}: show the agent's terminal` });
+        mark.append(svg('rect', { x: NW - 92, y: NH - 18, width: 88, height: 16, rx: 8 }));
+        mark.append(svg('text', { x: NW - 48, y: NH - 6, 'text-anchor': 'middle' }, `▶ ${run.iteration ?? '?'}/${run.maxIterations ?? '?'} · ${elapsed(run.startedAt, now)}`));
+        mark.addEventListener('click', (e) => {
+          e.stopPropagation();
+          this.host.onRunClick();
+        });
+        node.append(mark);
+      } else if (outcome) {
+        node.append(svg('text', { class: `outcome outcome-${outcome}`, x: NW - 8, y: NH - 6, 'text-anchor': 'end' }, `last run: ${outcome}`));
+      }
+      node.append(svg('title', {}, `${n.id}: ${n.title}`));
+      node.addEventListener('click', () => this.host.onNodeClick(i));
+      node.addEventListener('dblclick', () => this.host.onNodeOpen(i));
+      node.addEventListener('mouseenter', () => {
+        this.hover = i;
+        this.schedule();
+      });
+      node.addEventListener('mouseleave', () => {
+        if (this.hover === i) {
+          this.hover = undefined;
+          this.schedule();
+        }
+      });
+      nodeLayer.append(node);
+    }
+    this.scene.append(nodeLayer);
+  }
+
+  private drawCanvas(g: GraphMessage, l: LayoutDto, d: Derived, v: ViewState, w: number, h: number): void {
+    const c = this.canvas;
+    c.style.display = 'block';
+    const dpr = window.devicePixelRatio || 1;
+    c.width = Math.round(w * dpr);
+    c.height = Math.round(h * dpr);
+    c.style.width = `${w}px`;
+    c.style.height = `${h}px`;
+    const ctx = c.getContext('2d');
+    if (!ctx) {
+      return;
+    }
+    const css = getComputedStyle(this.root);
+    ctx.setTransform(dpr * v.zoom, 0, 0, dpr * v.zoom, dpr * v.panX, dpr * v.panY);
+    ctx.clearRect(-v.panX / v.zoom, -v.panY / v.zoom, w / v.zoom, h / v.zoom);
+    ctx.lineWidth = 1 / v.zoom;
+    ctx.strokeStyle = css.getPropertyValue('--edge').trim() || '#888';
+    ctx.beginPath();
+    const lr = l.direction === 'LR';
+    g.edges.forEach(([from, to]) => {
+      if (this.host.hidden(from) || this.host.hidden(to)) {
+        return;
+      }
+      ctx.moveTo(lr ? l.x[from] + l.nodeWidth : l.x[from] + l.nodeWidth / 2, lr ? l.y[from] + l.nodeHeight / 2 : l.y[from] + l.nodeHeight);
+      ctx.lineTo(lr ? l.x[to] : l.x[to] + l.nodeWidth / 2, lr ? l.y[to] + l.nodeHeight / 2 : l.y[to]);
+    });
+    ctx.stroke();
+    const fill: Record<string, string> = {
+      done: css.getPropertyValue('--done').trim(),
+      ready: css.getPropertyValue('--ready').trim(),
+      next: css.getPropertyValue('--ready').trim(),
+      blocked: css.getPropertyValue('--blocked').trim(),
+      invalid: css.getPropertyValue('--invalid').trim(),
+    };
+    const selected = this.host.selected();
+    g.nodes.forEach((n, i) => {
+      if (this.host.hidden(i)) {
+        return;
+      }
+      ctx.fillStyle = fill[n.state] || '#888';
+      ctx.fillRect(l.x[i], l.y[i], l.nodeWidth, l.nodeHeight);
+      if (i === selected || n.critical) {
+        ctx.lineWidth = 4 / v.zoom;
+        ctx.strokeStyle = css.getPropertyValue(i === selected ? '--focus' : '--critical').trim() || '#f00';
+        ctx.strokeRect(l.x[i], l.y[i], l.nodeWidth, l.nodeHeight);
+      }
+    });
+    void d;
+  }
+
+  private bindPanZoom(): void {
+    this.root.addEventListener(
+      'wheel',
+      (e) => {
+        e.preventDefault();
+        const r = this.root.getBoundingClientRect();
+        if (e.ctrlKey || e.metaKey) {
+          this.zoomBy(Math.exp(-e.deltaY / 300), e.clientX - r.left, e.clientY - r.top);
+        } else {
+          const v = this.host.view();
+          v.panX -= e.deltaX;
+          v.panY -= e.deltaY;
+          this.host.onViewChange();
+          this.schedule();
+        }
+      },
+      { passive: false },
+    );
+    this.root.addEventListener('pointerdown', (e) => {
+      if (e.button !== 0 || (e.target as Element).closest('g.node, .edge-hit')) {
+        return;
+      }
+      const v = this.host.view();
+      this.drag = { x: e.clientX, y: e.clientY, panX: v.panX, panY: v.panY, moved: false };
+      this.root.setPointerCapture(e.pointerId);
+    });
+    this.root.addEventListener('pointermove', (e) => {
+      if (!this.drag) {
+        return;
+      }
+      const v = this.host.view();
+      v.panX = this.drag.panX + e.clientX - this.drag.x;
+      v.panY = this.drag.panY + e.clientY - this.drag.y;
+      this.drag.moved = true;
+      this.schedule();
+    });
+    this.root.addEventListener('pointerup', () => {
+      if (this.drag?.moved) {
+        this.host.onViewChange();
+      }
+      this.drag = undefined;
+    });
+  }
+}
+
+/** A smooth path through the points, leaving and entering along the flow. */
+function curve(pts: number[], lr: boolean): string {
+  let d = `M${pts[0]},${pts[1]}`;
+  for (let p = 2; p < pts.length; p += 2) {
+    const x0 = pts[p - 2];
+    const y0 = pts[p - 1];
+    const x1 = pts[p];
+    const y1 = pts[p + 1];
+    if (lr) {
+      const mx = (x0 + x1) / 2;
+      d += ` C${mx},${y0} ${mx},${y1} ${x1},${y1}`;
+    } else {
+      const my = (y0 + y1) / 2;
+      d += ` C${x0},${my} ${x1},${my} ${x1},${y1}`;
+    }
+  }
+  return d;
+}
+
+function clip(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}

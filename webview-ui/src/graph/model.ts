@@ -1,0 +1,135 @@
+/** What the page knows: the latest graph, layout, run status and view state, plus derived lookups. */
+import type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, ViewState } from '../../../src/core/webview/graphProtocol';
+
+export type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, ViewState };
+
+export interface Derived {
+  readonly byId: Map<string, number>;
+  /** blockers[i]: nodes i waits on; dependents[i]: nodes that wait on i (indices). */
+  readonly blockers: number[][];
+  readonly dependents: number[][];
+  /** Edge index by "from,to". */
+  readonly edgeIndex: Map<string, number>;
+}
+
+export function derive(g: GraphMessage): Derived {
+  const byId = new Map<string, number>();
+  g.nodes.forEach((n, i) => {
+    if (!byId.has(n.id)) {
+      byId.set(n.id, i);
+    }
+  });
+  const blockers: number[][] = g.nodes.map(() => []);
+  const dependents: number[][] = g.nodes.map(() => []);
+  const edgeIndex = new Map<string, number>();
+  g.edges.forEach(([from, to], k) => {
+    if (from < g.nodes.length && to < g.nodes.length) {
+      blockers[to].push(from);
+      dependents[from].push(to);
+      edgeIndex.set(`${from},${to}`, k);
+    }
+  });
+  return { byId, blockers, dependents, edgeIndex };
+}
+
+export function lineage(d: Derived, start: number): Set<number> {
+  const out = new Set<number>([start]);
+  for (const adj of [d.blockers, d.dependents]) {
+    const stack = [start];
+    const seen = new Set<number>([start]);
+    while (stack.length > 0) {
+      for (const w of adj[stack.pop() as number]) {
+        if (!seen.has(w)) {
+          seen.add(w);
+          out.add(w);
+          stack.push(w);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+const STATE_WORDS: Record<GraphNodeDto['state'], string> = {
+  done: 'done',
+  ready: 'ready',
+  next: 'ready, runs next',
+  blocked: 'blocked',
+  invalid: 'can never run',
+};
+
+export function stateWords(n: GraphNodeDto, running: boolean): string {
+  if (running) {
+    return 'running now';
+  }
+  return n.inCycle ? 'in a dependency cycle' : STATE_WORDS[n.state];
+}
+
+/** "US-004 Priority selector, blocked by US-002 and US-003, wave 3" plus state and unblocks. */
+export function accessibleName(n: GraphNodeDto, running: boolean): string {
+  const parts = [`${n.id} ${n.title}`.trim()];
+  if (n.blockedBy.length > 0) {
+    parts.push(`blocked by ${joinAnd(n.blockedBy)}`);
+  }
+  if (n.wave !== null) {
+    parts.push(`wave ${n.wave + 1}`);
+  }
+  parts.push(stateWords(n, running));
+  if (n.critical) {
+    parts.push('on the critical path');
+  }
+  if (n.unblocks.total > 0) {
+    parts.push(`unblocks ${n.unblocks.total}`);
+  }
+  return parts.join(', ');
+}
+
+export function joinAnd(xs: readonly string[]): string {
+  return xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+}
+
+export const ICONS: Record<GraphNodeDto['state'] | 'running' | 'cycle', { codicon: string; glyph: string }> = {
+  done: { codicon: 'pass-filled', glyph: '\uebb3' },
+  ready: { codicon: 'circle-large-outline', glyph: '\uebb5' },
+  next: { codicon: 'play-circle', glyph: '\ueba6' },
+  blocked: { codicon: 'lock', glyph: '\uea75' },
+  invalid: { codicon: 'error', glyph: '\uea87' },
+  cycle: { codicon: 'sync', glyph: '\uea77' },
+  running: { codicon: 'loading', glyph: '\ueb19' },
+};
+
+export function iconOf(n: GraphNodeDto, running: boolean): { codicon: string; glyph: string } {
+  return running ? ICONS.running : n.inCycle ? ICONS.cycle : ICONS[n.state];
+}
+
+export function elapsed(startedAt: number | undefined, now: number): string {
+  if (startedAt === undefined) {
+    return '';
+  }
+  const s = Math.max(0, Math.floor((now - startedAt) / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** Creates an element with attributes and text (never HTML). */
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    e.setAttribute(k, v);
+  }
+  if (text !== undefined) {
+    e.textContent = text;
+  }
+  return e;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, text?: string): SVGElementTagNameMap[K] {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    e.setAttribute(k, String(v));
+  }
+  if (text !== undefined) {
+    e.textContent = text;
+  }
+  return e;
+}
