@@ -6,9 +6,11 @@
  *   context  <storyId> [--prd FILE] [--progress FILE] [--pin FILE] [--template FILE]   the agent's prompt (context.ts)
  *   compact  [--file progress.txt] [--dry-run] [--threshold N] [--keep N]   progress.txt compaction (memory.ts)
  *   pin      [--root DIR] [--write] [--json]   generate / merge specs/INDEX.md (memory.ts)
+ *   artifacts <issue>... [--repo O/R] [--api-url URL] [--offline] [--self-heal] [--json]   GitHub issue artifacts (commands/artifacts.ts)
  */
 import { readFileSync } from 'node:fs';
 import { analyzePrd, analyzePrdQuick, type PrdAnalysis } from '../core/prd/index';
+import { artifactsCommand } from './commands/artifacts';
 import { isContextCommand, runContext } from './context';
 import { isMemoryCommand, runMemory } from './memory';
 import type { Problem } from '../core/prd/problems';
@@ -32,6 +34,8 @@ Commands:
              the rest per story (compact --help).
   pin        Generate the Pin (specs/INDEX.md) for the repository, merged with the existing one
              (pin --help).
+  artifacts  An issue's research / plan / review documents from its GitHub comments and
+             thoughts/shared; --self-heal posts missing links (artifacts --help).
 
 Options:
   --prd FILE   The PRD to read (default ./prd.json)
@@ -205,10 +209,20 @@ if (require.main === module) {
     }
     throw e;
   });
-  const code = runCli(process.argv.slice(2), {
-    stdout: (s) => process.stdout.write(s),
-    stderr: (s) => process.stderr.write(s),
-    readFile: (p) => readFileSync(p),
-  });
-  process.exitCode = code;
+  const argv = process.argv.slice(2);
+  const io = { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s) };
+  if (argv[0] === artifactsCommand.name) {
+    // Asynchronous commands (network) run here; runCli stays synchronous.
+    artifactsCommand.run(argv.slice(1), io).then(
+      (code) => {
+        process.exitCode = code;
+      },
+      (e: unknown) => {
+        process.stderr.write(`ralph-workbench: ${(e as Error).message ?? String(e)}\n`);
+        process.exitCode = 1;
+      },
+    );
+  } else {
+    process.exitCode = runCli(argv, { ...io, readFile: (p) => readFileSync(p) });
+  }
 }
