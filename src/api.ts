@@ -23,6 +23,12 @@ export interface RalphApi {
   runsSnapshot(): Promise<TreeSnapshotNode[]>;
   /** The Memory view, expanded to the given depth (default 2). */
   memorySnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
+  /** The Issues view, expanded to the given depth (default 3), after pending GitHub reads. */
+  issuesSnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
+  /** Re-reads every issue (new clients: picks up a changed session or test access). */
+  refreshIssues(): Promise<void>;
+  /** Artifact status of a story's issue in the first folder (what the task graph's badge shows). */
+  storyArtifacts(storyId: string): { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string } | undefined;
   /** What the runner is doing now. */
   runnerState(): { running: boolean; storyId?: string; iteration?: number; maxIterations?: number; terminalName?: string };
 }

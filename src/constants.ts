@@ -35,6 +35,14 @@ export const Commands = {
   addAgentsNote: "ralph.agents.addNote",
   generatePin: "ralph.pin.generate",
   searchPin: "ralph.pin.search",
+  githubRefresh: "ralph.github.refresh",
+  githubShowIssue: "ralph.github.showIssue",
+  githubSignIn: "ralph.github.signIn",
+  githubSelfHeal: "ralph.github.selfHeal",
+  githubSelfHealAll: "ralph.github.selfHealAll",
+  githubLinkToIssue: "ralph.github.linkToIssue",
+  githubOpenArtifact: "ralph.github.openArtifact",
+  githubOpenIssue: "ralph.github.openIssue",
 } as const;
 
 export const Views = {
@@ -42,6 +50,7 @@ export const Views = {
   stories: "ralph.stories",
   runs: "ralph.runs",
   memory: "ralph.memory",
+  issues: "ralph.issues",
 } as const;
 
 export const ContextKeys = {

@@ -2,16 +2,20 @@
 import * as vscode from 'vscode';
 import type { RalphApi } from './api';
 import { registerCompactionCommands } from './commands/compactionCommands';
+import { registerGitHubCommands } from './commands/githubCommands';
 import { registerMemoryCommands } from './commands/memoryCommands';
 import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
 import { Views } from './constants';
+import { GitHubAuth } from './services/githubAuth';
+import { GitHubWorkspace } from './services/githubWorkspace';
 import { MemoryWorkspace } from './services/memoryWorkspace';
 import { PrdWorkspace } from './services/prdWorkspace';
 import { Runner } from './services/runner';
 import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
 import { MemoryTreeProvider } from './views/memoryTree';
 import { PROPOSED_SCHEME, ProposedContentProvider } from './views/proposedContent';
+import { IssuesTreeProvider } from './views/issuesTree';
 import { ARCHIVE_SCHEME, ArchiveContentProvider, RunsTreeProvider } from './views/runsTree';
 import { RalphStatusBar } from './views/statusBar';
 import { bindStoriesViewDescription, StoriesTreeProvider } from './views/storiesTree';
@@ -52,11 +56,28 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
   registerCompactionCommands(context, { memory, proposed, log });
 
+  const githubAuth = new GitHubAuth(context.extensionMode);
+  const github = new GitHubWorkspace(prds, githubAuth, context.workspaceState, log);
+  const issuesTree = new IssuesTreeProvider(github);
+  context.subscriptions.push(githubAuth, github, issuesTree, vscode.window.createTreeView(Views.issues, { treeDataProvider: issuesTree, showCollapseAll: true }));
+  registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log, testMode: context.extensionMode !== vscode.ExtensionMode.Production });
+  void prds.whenIdle().then(() => github.refresh());
+
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
   return {
     whenIdle: async () => {
       await prds.whenIdle();
       await memory.whenIdle();
+      await github.whenIdle();
+    },
+    issuesSnapshot: async (depth) => {
+      await github.whenIdle();
+      return issuesTree.snapshot(depth);
+    },
+    refreshIssues: () => github.refresh({ resetClients: true }),
+    storyArtifacts: (storyId) => {
+      const folder = vscode.workspace.workspaceFolders?.[0];
+      return folder ? github.artifactStatusByStory(folder.uri).get(storyId) : undefined;
     },
     memorySnapshot: (depth) => memoryTree.snapshot(depth),
     storiesSnapshot: (depth) => tree.snapshot(depth),

@@ -2,6 +2,7 @@
  * Which GitHub issues a story belongs to: its `issue` field (a number, "#42", "GH-0042" or an
  * issue URL), then `GH-<n>` / `#<n>` in its id, title or notes. Pure.
  */
+import { parse as parseJsonc } from 'jsonc-parser';
 
 export interface StoryLike {
   readonly id: string;
@@ -49,4 +50,18 @@ function mentions(text: string | undefined): number[] {
 export function issuesOfStory(story: StoryLike): number[] {
   const all = [...fromField(story.issue), ...mentions(story.id), ...mentions(story.title), ...mentions(story.notes)];
   return [...new Set(all)];
+}
+
+/**
+ * The `issue` field of each story, by story index, from prd.json text (userStories, stories,
+ * tasks, or a bare array). The PRD model does not carry unknown fields, so it is read here.
+ */
+export function issueFieldsByIndex(text: string): unknown[] {
+  const data = parseJsonc(text, [], { allowTrailingComma: true, disallowComments: false }) as unknown;
+  const list = Array.isArray(data)
+    ? data
+    : data && typeof data === 'object'
+      ? ((data as Record<string, unknown>).userStories ?? (data as Record<string, unknown>).stories ?? (data as Record<string, unknown>).tasks)
+      : undefined;
+  return Array.isArray(list) ? list.map((s) => (s && typeof s === 'object' ? (s as Record<string, unknown>).issue : undefined)) : [];
 }

@@ -95,7 +95,8 @@ export async function createOctokit(o: {
     baseUrl: o.baseUrl,
     userAgent: 'ralph-workbench',
     request: { fetch: o.fetch },
-    log: { debug: () => undefined, info: () => undefined, warn: (m: string) => log(m), error: (m: string) => log(m) },
+    // Failed requests are reported by GitHubError messages; Octokit's own request log stays quiet.
+    log: { debug: () => undefined, info: () => undefined, warn: (m: string) => log(m), error: () => undefined },
     retry: { retries: o.retries, retryAfterBaseValue: o.retryAfterBaseMs },
     throttle: {
       retryAfterBaseValue: o.retryAfterBaseMs,
