@@ -29,6 +29,8 @@ export interface RalphApi {
   refreshIssues(): Promise<void>;
   /** Artifact status of a story's issue in the first folder (what the task graph's badge shows). */
   storyArtifacts(storyId: string): { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string } | undefined;
+  /** The extension's log folder (its output channel's file is there). */
+  readonly logFolder: string;
   /** What the runner is doing now. */
   runnerState(): { running: boolean; storyId?: string; iteration?: number; maxIterations?: number; terminalName?: string };
 }

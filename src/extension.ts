@@ -74,6 +74,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
       await github.whenIdle();
       return issuesTree.snapshot(depth);
     },
+    logFolder: context.logUri.fsPath,
     refreshIssues: () => github.refresh({ resetClients: true }),
     storyArtifacts: (storyId) => {
       const folder = vscode.workspace.workspaceFolders?.[0];

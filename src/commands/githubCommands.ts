@@ -30,8 +30,26 @@ function folderOf(uri?: vscode.Uri): vscode.WorkspaceFolder | undefined {
   return (uri && vscode.workspace.getWorkspaceFolder(uri)) ?? vscode.workspace.workspaceFolders?.[0];
 }
 
+/** An issue (and optionally one of its on-disk documents) named without a tree node. */
+export interface IssueRef {
+  readonly folder?: vscode.Uri;
+  readonly issue: number;
+  readonly path?: string;
+}
+
 export function registerGitHubCommands(context: vscode.ExtensionContext, deps: GitHubCommandDeps): void {
   const { github, log } = deps;
+
+  const resolveRef = (ref?: IssueRef): IssueTreeNode | undefined => {
+    const folder = ref && folderOf(ref.folder);
+    const f = folder && github.forFolder(folder);
+    const issue = f?.issues.find((i) => i.number === ref?.issue);
+    if (!f || !issue) {
+      return undefined;
+    }
+    const artifact = ref?.path ? issue.artifacts.find((a) => a.path === ref.path) : undefined;
+    return artifact ? { kind: 'artifact', folder: f, issue, artifact } : { kind: 'issue', folder: f, issue };
+  };
 
   const confirm = async (message: string, detail: string, action: string, opts?: TestOptions): Promise<boolean> => {
     if (deps.testMode && opts?.confirmed === true) {
@@ -119,7 +137,8 @@ export function registerGitHubCommands(context: vscode.ExtensionContext, deps: G
         await vscode.env.openExternal(vscode.Uri.parse(issueUrl(node.folder.repo, node.issue.number), true));
       }
     }),
-    vscode.commands.registerCommand(Commands.githubSelfHeal, async (node?: IssueTreeNode, opts?: TestOptions) => {
+    vscode.commands.registerCommand(Commands.githubSelfHeal, async (arg?: IssueTreeNode | IssueRef, opts?: TestOptions) => {
+      const node = arg && 'kind' in arg ? arg : resolveRef(arg);
       if (!requireTrust() || !node || (node.kind !== 'artifact' && node.kind !== 'issue')) {
         return 0;
       }

@@ -14,6 +14,7 @@ import { Disposable } from '../util/disposable';
 
 export const TEST_ACCESS_ENV = 'RALPH_TEST_GITHUB';
 const SCOPES = ['repo'];
+const SILENT_TIMEOUT_MS = 5000;
 
 export interface GitHubAccess {
   readonly token: string;
@@ -105,7 +106,10 @@ export class GitHubAuth extends Disposable {
     }
     const p = currentProvider();
     try {
-      const session = await vscode.authentication.getSession(p.providerId, SCOPES, interactive ? { createIfNone: true } : { silent: true });
+      const asking = vscode.authentication.getSession(p.providerId, SCOPES, interactive ? { createIfNone: true } : { silent: true });
+      // A silent request waits for the provider to register; where there is none (a remote or
+      // web host without the GitHub authentication extension) it would wait forever.
+      const session = interactive ? await asking : await Promise.race([asking, new Promise<undefined>((r) => setTimeout(() => r(undefined), SILENT_TIMEOUT_MS))]);
       return session ? { token: session.accessToken, apiUrl: p.apiUrl, webHost: p.webHost, account: session.account.label } : undefined;
     } catch {
       return undefined;

@@ -209,10 +209,11 @@ export class GitHubWorkspace extends Disposable {
         }
       }
       const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
-      const access = await this.auth.access(false);
+      let access: Promise<GitHubAccess | undefined> | undefined;
+      const lazyAccess = (): Promise<GitHubAccess | undefined> => (access ??= this.auth.access(false));
       for (const folder of folders) {
         try {
-          await this.refreshFolder(folder, access);
+          await this.refreshFolder(folder, lazyAccess);
         } catch (e) {
           this.log.error(`[github] ${folder.name}: ${(e as Error).message}`);
         }
@@ -223,22 +224,17 @@ export class GitHubWorkspace extends Disposable {
     return this.pending;
   }
 
-  private async repoOf(folder: vscode.WorkspaceFolder, webHost: string): Promise<RepoRef | undefined> {
-    const setting = vscode.workspace.getConfiguration('ralph.github', folder.uri).get<string>('repository', '').trim();
-    if (setting) {
-      return parseRepoSlug(setting, webHost);
-    }
-    const remote = await repoFromGitRemote(folder.uri.fsPath);
-    return remote;
-  }
-
-  private async refreshFolder(folder: vscode.WorkspaceFolder, access: GitHubAccess | undefined): Promise<void> {
+  private async refreshFolder(folder: vscode.WorkspaceFolder, getAccess: () => Promise<GitHubAccess | undefined>): Promise<void> {
     const key = folder.uri.toString();
     const state = this.folders.get(key) ?? {};
     this.folders.set(key, state);
     const provider = currentProvider();
+    const setting0 = vscode.workspace.getConfiguration('ralph.github', folder.uri).get<string>('repository', '').trim();
+    const remote = setting0 ? undefined : await repoFromGitRemote(folder.uri.fsPath);
+    // Only a folder with a GitHub repository asks for a session.
+    const access = setting0 || remote ? await getAccess() : undefined;
     const webHost = access?.webHost ?? provider.webHost;
-    const repo = await this.repoOf(folder, webHost);
+    const repo = setting0 ? parseRepoSlug(setting0, webHost) : remote;
     state.repo = repo;
     const storyIssues = this.storyIssues(folder);
     const filter = vscode.workspace.getConfiguration('ralph.github', folder.uri).get<{ labels?: string; assignee?: string; milestone?: string }>('issueFilter', {});
