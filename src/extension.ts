@@ -16,6 +16,7 @@ import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
 import { MemoryTreeProvider } from './views/memoryTree';
 import { PROPOSED_SCHEME, ProposedContentProvider } from './views/proposedContent';
 import { IssuesTreeProvider } from './views/issuesTree';
+import { storyArtifactChildren } from './views/storyArtifactNodes';
 import { ARCHIVE_SCHEME, ArchiveContentProvider, RunsTreeProvider } from './views/runsTree';
 import { RalphStatusBar } from './views/statusBar';
 import { bindStoriesViewDescription, StoriesTreeProvider } from './views/storiesTree';
@@ -27,7 +28,12 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
 
   const prds = new PrdWorkspace(log);
   const memory = new MemoryWorkspace(log);
-  const tree = new StoriesTreeProvider(prds, (folder, storyId) => memory.learningsFor(folder, storyId), memory.onDidChange);
+  const githubAuth = new GitHubAuth(context.extensionMode);
+  const github = new GitHubWorkspace(prds, githubAuth, context.workspaceState, log);
+  const tree = new StoriesTreeProvider(prds, (folder, storyId) => memory.learningsFor(folder, storyId), memory.onDidChange, {
+    of: storyArtifactChildren(github),
+    onDidChange: github.onDidChange,
+  });
   const treeView = vscode.window.createTreeView(Views.stories, { treeDataProvider: tree, showCollapseAll: true });
   const memoryTree = new MemoryTreeProvider(memory);
   context.subscriptions.push(prds, memory, tree, treeView, new PrdDiagnostics(prds), memoryTree);
@@ -39,7 +45,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   );
   context.subscriptions.push(bindStoriesViewDescription(treeView, prds));
 
-  const runner = new Runner(prds, log);
+  const runner = new Runner(prds, log, (folder, storyId) => github.issuePlanFor(folder, storyId));
   const runs = new RunsTreeProvider(runner);
   context.subscriptions.push(
     runner,
@@ -56,8 +62,6 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
   registerCompactionCommands(context, { memory, proposed, log });
 
-  const githubAuth = new GitHubAuth(context.extensionMode);
-  const github = new GitHubWorkspace(prds, githubAuth, context.workspaceState, log);
   const issuesTree = new IssuesTreeProvider(github);
   context.subscriptions.push(githubAuth, github, issuesTree, vscode.window.createTreeView(Views.issues, { treeDataProvider: issuesTree, showCollapseAll: true }));
   registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log, testMode: context.extensionMode !== vscode.ExtensionMode.Production });

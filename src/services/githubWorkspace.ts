@@ -13,7 +13,8 @@ import { artifactOfPath } from '../core/artifacts/discovery';
 import type { PlannedComment } from '../core/artifacts/selfHeal';
 import { issueFieldsByIndex, issuesOfStory } from '../core/artifacts/storyIssues';
 import { parseRepoSlug, type RepoRef } from '../core/artifacts/url';
-import { linkDocument, readIssues, repoFromGitRemote, selfHeal } from '../node/github/artifacts';
+import type { IssuePlanInput } from '../core/artifacts/promptSection';
+import { linkDocument, readIssuePlan, readIssues, repoFromGitRemote, selfHeal } from '../node/github/artifacts';
 import { GitHubClient, type GitHubErrorKind } from '../node/github/client';
 import { KeyedDebouncer } from '../util/debounce';
 import { Disposable } from '../util/disposable';
@@ -157,6 +158,12 @@ export class GitHubWorkspace extends Disposable {
       }
     }
     return out;
+  }
+
+  /** The prompt's plan input for a story: its issue's plan (first 100 lines) and research path. */
+  async issuePlanFor(folder: vscode.WorkspaceFolder, storyId: string): Promise<IssuePlanInput | undefined> {
+    await this.whenIdle();
+    return readIssuePlan(folder.uri.fsPath, this.artifactsForStory(folder.uri, storyId));
   }
 
   /** Issue numbers of a folder: stories, then issues the user added. */

@@ -18,6 +18,7 @@ import {
   type ShellKind,
   TemplateError,
 } from '../core/agents/presets';
+import type { IssuePlanInput } from '../core/artifacts/promptSection';
 import { buildPrompt, promptFileName } from '../core/context/prompt';
 import { planCompaction } from '../core/progress/compact';
 import { decodeText } from '../core/progress/parse';
@@ -79,6 +80,8 @@ export class Runner extends Disposable {
   constructor(
     private readonly prds: PrdWorkspace,
     private readonly log: vscode.LogOutputChannel,
+    /** The story's GitHub issue plan for the prompt (the GitHub layer), if any. */
+    private readonly issuePlanFor?: (folder: vscode.WorkspaceFolder, storyId: string) => Promise<IssuePlanInput | undefined>,
   ) {
     super();
   }
@@ -329,12 +332,14 @@ export class Runner extends Disposable {
         specs.set(rel, await readText(joinRelative(folder.uri, rel)).catch(() => undefined));
       }
     }
+    const issuePlan = await this.issuePlanFor?.(folder, storyId).catch(() => undefined);
     return buildPrompt({
       prd: analysis,
       storyId,
       progressText,
       pinText,
       template,
+      issuePlan,
       readFile: (p) => specs.get(p),
       files: { prd: settings.prdPath, progress: settings.progressPath, pin: settings.pinPath },
     });

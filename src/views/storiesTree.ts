@@ -25,6 +25,8 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     private readonly prds: PrdWorkspace,
     private readonly learningsOf: (folder: vscode.Uri, storyId: string) => readonly StoryLearningRef[] = () => [],
     onDidChangeLearnings?: vscode.Event<void>,
+    /** More children of a story after the built-in ones (the GitHub layer's issue artifacts). */
+    private readonly extraChildren?: { of: (story: StoryNode) => StoryTreeNode[]; onDidChange: vscode.Event<void> },
   ) {
     super();
     const refresh = (): void => {
@@ -35,6 +37,9 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     this.register(prds.onDidChange(refresh));
     if (onDidChangeLearnings) {
       this.register(onDidChangeLearnings(refresh));
+    }
+    if (extraChildren) {
+      this.register(extraChildren.onDidChange(refresh));
     }
   }
 
@@ -59,7 +64,7 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
       case 'info':
         return node.children();
       case 'story':
-        return node.children((id) => this.nodesFor(node.entry).byId.get(id), this.learningsOf(node.entry.folder.uri, node.id));
+        return [...node.children((id) => this.nodesFor(node.entry).byId.get(id), this.learningsOf(node.entry.folder.uri, node.id)), ...(this.extraChildren?.of(node) ?? [])];
       default:
         return [];
     }

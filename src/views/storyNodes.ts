@@ -6,8 +6,9 @@ import type { StoryState } from '../core/prd/readiness';
 import { Commands } from '../constants';
 import type { LearningRef } from '../services/memoryWorkspace';
 import type { PrdEntry } from '../services/prdWorkspace';
+import type { StoryArtifactNode } from './storyArtifactNodes';
 
-export type StoryTreeNode = FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode;
+export type StoryTreeNode = FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode | StoryArtifactNode;
 
 /** A learning recorded for a story in progress.txt. */
 export type StoryLearningRef = LearningRef;

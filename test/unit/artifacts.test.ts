@@ -3,7 +3,10 @@ import fc from 'fast-check';
 import { artifactOfPath, discoverOnDisk, issueNumbersIn } from '../../src/core/artifacts/discovery';
 import { issueArtifacts, phaseOf, type ArtifactEntry } from '../../src/core/artifacts/issueArtifacts';
 import { type ArtifactComment, parseArtifactComment, scanComments, selfHealBody, SELF_HEAL_NOTE, verdictFromDocument, type IssueComment } from '../../src/core/artifacts/protocol';
+import { issuePlanSection, planSources } from '../../src/core/artifacts/promptSection';
 import { planSelfHeal } from '../../src/core/artifacts/selfHeal';
+import { buildPrompt } from '../../src/core/context/prompt';
+import { analyzePrd } from '../../src/core/prd/index';
 import { issuesOfStory } from '../../src/core/artifacts/storyIssues';
 import { apiUrlForHost, blobUrl, mapArtifactUrl, parseRemoteUrl, parseRepoSlug, webHostForApiUrl } from '../../src/core/artifacts/url';
 
@@ -310,5 +313,37 @@ describe('which issues a story belongs to', () => {
     assert.deepEqual(issuesOfStory({ id: 'GH-12', notes: 'https://github.com/a/b/issues/9 and &#39; a/b#5' }), [12]);
     assert.deepEqual(issuesOfStory({ id: 'US-1', issue: 'https://github.com/a/b/issues/99' }), [99]);
     assert.deepEqual(issuesOfStory({ id: 'US-1', title: 'color #fff' }), []);
+  });
+});
+
+describe('the prompt gets the story issue\'s plan', () => {
+  it('planSources prefers the linked plan, and the section has the plan path, its head and the research path', () => {
+    const issue = issueArtifacts({
+      number: 42,
+      title: 'Task priorities',
+      comments: [c(`## Implementation Plan\n\n${blob('thoughts/shared/plans/linked.md')}`)],
+      disk: [
+        { kind: 'research', path: 'thoughts/shared/research/r-GH-42.md' },
+        { kind: 'plan', path: 'thoughts/shared/plans/other-GH-42.md' },
+      ],
+      repo,
+      isLocalFile: () => true,
+    });
+    const src = planSources([issue]);
+    assert.deepEqual([src?.planPath, src?.researchPath], ['thoughts/shared/plans/linked.md', 'thoughts/shared/research/r-GH-42.md']);
+    const section = issuePlanSection({ issue: 42, title: 'Task priorities', planPath: src!.planPath, planHead: '# Plan\nPhase 1\n', planTruncated: true, researchPath: src!.researchPath });
+    assert.match(section, /^## GitHub issue #42 — Task priorities/);
+    assert.match(section, /Implementation plan: `thoughts\/shared\/plans\/linked.md`/);
+    assert.match(section, /Research document: `thoughts\/shared\/research\/r-GH-42.md`/);
+    assert.match(section, /````markdown\n# Plan\nPhase 1\n````/);
+    assert.equal(planSources([{ ...issue, artifacts: issue.artifacts.filter((a) => a.kind !== 'plan') }]), undefined);
+  });
+
+  it('buildPrompt appends the section to the context only when there is a plan', () => {
+    const prd = analyzePrd(JSON.stringify({ userStories: [{ id: 'US-1', title: 'T', priority: 1, passes: false, description: 'd', acceptanceCriteria: ['a'] }] }));
+    const without = buildPrompt({ prd, storyId: 'US-1' });
+    assert.doesNotMatch(without, /GitHub issue/);
+    const withPlan = buildPrompt({ prd, storyId: 'US-1', issuePlan: { issue: 7, planPath: 'thoughts/shared/plans/p.md', planHead: 'PLAN HEAD', planTruncated: false } });
+    assert.match(withPlan, /## GitHub issue #7[\s\S]*PLAN HEAD/);
   });
 });

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { runArtifacts, type ArtifactsIo } from '../../src/cli/commands/artifacts';
 import { SELF_HEAL_NOTE } from '../../src/core/artifacts/protocol';
-import { readIssues, selfHeal } from '../../src/node/github/artifacts';
+import { issueArtifacts } from '../../src/core/artifacts/issueArtifacts';
+import { readIssuePlan, readIssues, selfHeal } from '../../src/node/github/artifacts';
 import { GitHubClient } from '../../src/node/github/client';
 import { GitHubEmulator } from '../support/githubEmulator';
 
@@ -248,5 +249,23 @@ describe('GitHub layer against the emulator', function () {
   it('rejects bad arguments with usage', async () => {
     assert.equal((await cli(['forty-two'])).code, 1);
     assert.equal((await cli([])).code, 1);
+  });
+});
+
+describe('the plan for the prompt, read from disk', () => {
+  it('takes the first 100 lines of the plan and says when there is more', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-plan-'));
+    try {
+      const plan = 'thoughts/shared/plans/2026-11-16-GH-0042-p.md';
+      mkdirSync(path.join(dir, 'thoughts/shared/plans'), { recursive: true });
+      writeFileSync(path.join(dir, plan), Array.from({ length: 150 }, (_, i) => `line ${i + 1}`).join('\n'));
+      const issue = issueArtifacts({ number: 42, disk: [{ kind: 'plan', path: plan }], isLocalFile: () => true });
+      const input = await readIssuePlan(dir, [issue]);
+      assert.equal(input?.planPath, plan);
+      assert.equal(input?.planHead.trimEnd().split('\n').length, 100);
+      assert.equal(input?.planTruncated, true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -9,6 +9,7 @@ import { issueArtifacts, type ArtifactEntry, type IssueArtifacts } from '../../c
 import { type IssueComment, linkBody, scanComments, type ArtifactKind, type Verdict, verdictFromDocument } from '../../core/artifacts/protocol';
 import { planSelfHeal, linkedPaths, type PlannedComment } from '../../core/artifacts/selfHeal';
 import { blobUrl, mapArtifactUrl, parseRemoteUrl, type RepoRef } from '../../core/artifacts/url';
+import { type IssuePlanInput, PLAN_LINES, planSources } from '../../core/artifacts/promptSection';
 import { readInsideBounded, resolveInside } from '../workspacePath';
 import { GitHubError, type GitHubClient } from './client';
 
@@ -201,4 +202,21 @@ export async function linkDocument(
   }
   await client.createComment(issue, linkBody(kind, url));
   return { posted: true, url };
+}
+
+/** The prompt's plan input: the first issue with a local plan, its first 100 lines, the research path. */
+export async function readIssuePlan(root: string, issues: readonly IssueArtifacts[]): Promise<IssuePlanInput | undefined> {
+  const src = planSources(issues);
+  if (!src) {
+    return undefined;
+  }
+  try {
+    const r = await readInsideBounded(root, src.planPath, { maxBytes: 64 * 1024, maxLines: PLAN_LINES }, { what: 'plan document' });
+    if (!r) {
+      return undefined;
+    }
+    return { issue: src.issue.number, title: src.issue.title, planPath: src.planPath, planHead: r.text, planTruncated: r.truncated, researchPath: src.researchPath, reviewVerdict: src.reviewVerdict };
+  } catch {
+    return undefined;
+  }
 }
