@@ -122,6 +122,20 @@ suite('GitHub Issues view (emulator)', () => {
     assert.match(research[0].icon ?? '', /link-external/);
   });
 
+  test('Link to Issue from an open thoughts/shared document posts its comment once', async () => {
+    const rel = 'thoughts/shared/research/2026-11-17-GH-0043-priority-notifications.md';
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(workspaceFolder().uri, ...rel.split('/')));
+    await vscode.window.showTextDocument(doc);
+    const before = gh.issues.get(43)!.comments.length;
+    assert.equal(await vscode.commands.executeCommand<boolean>('ralph.github.linkToIssue', undefined, { confirmed: true }), true);
+    assert.equal(gh.issues.get(43)!.comments.at(-1)!.body, `## Research Document\n\n${blob(rel)}`);
+    assert.equal(await vscode.commands.executeCommand<boolean>('ralph.github.linkToIssue', undefined, { confirmed: true }), false);
+    assert.equal(gh.issues.get(43)!.comments.length, before + 1, 'posted once');
+    const i43 = issueNode(await ralph.issuesSnapshot(), 43);
+    assert.ok(artifacts(i43).some((a) => a.startsWith('Research: linked · 2026-11-17')), JSON.stringify(artifacts(i43)));
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
   for (const [name, arm, label] of [
     ['403 rate limit', () => gh.faults.push({ path: /./, fault: { kind: 'rate-limit', resetInSeconds: 3600 } }), /^Rate-limited: showing documents on disk only$/],
     ['401', () => gh.faults.push({ path: /./, fault: { kind: 'status', status: 401 } }), /^GitHub refused the session/],
