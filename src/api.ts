@@ -34,6 +34,14 @@ export interface RalphApi {
   taskGraphLayoutRuns(): number;
   /** Hands the Task Graph a message as if its page had posted it; says whether it was rejected and what the host answered. */
   taskGraphReceive(data: unknown): Promise<{ rejected: boolean; replies: unknown[] }>;
+  /** The Issues view, expanded to the given depth (default 3), after pending GitHub reads. */
+  issuesSnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
+  /** Re-reads every issue (new clients: picks up a changed session or test access). */
+  refreshIssues(): Promise<void>;
+  /** Artifact status of a story's issue in the first folder (what the task graph's badge shows). */
+  storyArtifacts(storyId: string): { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string } | undefined;
+  /** The extension's log folder (its output channel's file is there). */
+  readonly logFolder: string;
   /** What the runner is doing now. */
   /**
    * For tests: answer the question asked before a run on a working tree with uncommitted changes

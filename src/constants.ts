@@ -38,6 +38,14 @@ export const Commands = {
   generatePin: "ralph.pin.generate",
   searchPin: "ralph.pin.search",
   openTaskGraph: "ralph.openTaskGraph",
+  githubRefresh: "ralph.github.refresh",
+  githubShowIssue: "ralph.github.showIssue",
+  githubSignIn: "ralph.github.signIn",
+  githubSelfHeal: "ralph.github.selfHeal",
+  githubSelfHealAll: "ralph.github.selfHealAll",
+  githubLinkToIssue: "ralph.github.linkToIssue",
+  githubOpenArtifact: "ralph.github.openArtifact",
+  githubOpenIssue: "ralph.github.openIssue",
 } as const;
 
 export const Views = {
@@ -46,6 +54,7 @@ export const Views = {
   runs: "ralph.runs",
   memory: "ralph.memory",
   taskGraph: "ralph.taskGraph",
+  issues: "ralph.issues",
 } as const;
 
 export const ContextKeys = {

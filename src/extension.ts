@@ -2,12 +2,15 @@
 import * as vscode from 'vscode';
 import type { RalphApi } from './api';
 import { registerCompactionCommands } from './commands/compactionCommands';
+import { registerGitHubCommands } from './commands/githubCommands';
 import { registerMemoryCommands } from './commands/memoryCommands';
 import { clearCommandErrors, commandErrors } from './commands/run';
 import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
 import { simulateRestrictedMode } from './commands/trust';
 import { Views } from './constants';
+import { GitHubAuth } from './services/githubAuth';
+import { GitHubWorkspace } from './services/githubWorkspace';
 import { MemoryWorkspace } from './services/memoryWorkspace';
 import { PrdWorkspace } from './services/prdWorkspace';
 import { askDirtyTree } from './services/runMessages';
@@ -16,6 +19,8 @@ import { RunsWorkspace } from './services/runsWorkspace';
 import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
 import { MemoryTreeProvider } from './views/memoryTree';
 import { PROPOSED_SCHEME, ProposedContentProvider } from './views/proposedContent';
+import { IssuesTreeProvider } from './views/issuesTree';
+import { storyArtifactChildren } from './views/storyArtifactNodes';
 import { ARCHIVE_SCHEME, ArchiveContentProvider, RunsTreeProvider } from './views/runsTree';
 import { RalphStatusBar } from './views/statusBar';
 import { bindStoriesViewDescription, StoriesTreeProvider } from './views/storiesTree';
@@ -30,8 +35,13 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
 
   const prds = new PrdWorkspace(log);
   const memory = new MemoryWorkspace(log);
-  const runner = new Runner(prds, log);
-  const tree = new StoriesTreeProvider(prds, (folder, storyId) => memory.learningsFor(folder, storyId), memory.onDidChange, runner);
+  const githubAuth = new GitHubAuth(context.extensionMode);
+  const github = new GitHubWorkspace(prds, githubAuth, context.workspaceState, log);
+  const runner = new Runner(prds, log, (folder, storyId) => github.issuePlanFor(folder, storyId));
+  const tree = new StoriesTreeProvider(prds, (folder, storyId) => memory.learningsFor(folder, storyId), memory.onDidChange, runner, {
+    of: storyArtifactChildren(github),
+    onDidChange: github.onDidChange,
+  });
   const treeView = vscode.window.createTreeView(Views.stories, { treeDataProvider: tree, showCollapseAll: true });
   const memoryTree = new MemoryTreeProvider(memory);
   context.subscriptions.push(prds, memory, tree, treeView, new PrdDiagnostics(prds), memoryTree);
@@ -88,11 +98,27 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
   );
   registerTaskGraph(context, graph);
 
+  const issuesTree = new IssuesTreeProvider(github);
+  context.subscriptions.push(githubAuth, github, issuesTree, vscode.window.createTreeView(Views.issues, { treeDataProvider: issuesTree, showCollapseAll: true }));
+  registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log, testMode: context.extensionMode !== vscode.ExtensionMode.Production });
+  void prds.whenIdle().then(() => github.refresh());
+
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
   return {
     whenIdle: async () => {
       await prds.whenIdle();
       await memory.whenIdle();
+      await github.whenIdle();
+    },
+    issuesSnapshot: async (depth) => {
+      await github.whenIdle();
+      return issuesTree.snapshot(depth);
+    },
+    logFolder: context.logUri.fsPath,
+    refreshIssues: () => github.refresh({ resetClients: true }),
+    storyArtifacts: (storyId) => {
+      const folder = vscode.workspace.workspaceFolders?.[0];
+      return folder ? github.artifactStatusByStory(folder.uri).get(storyId) : undefined;
     },
     memorySnapshot: (depth) => memoryTree.snapshot(depth),
     storiesSnapshot: (depth) => tree.snapshot(depth),

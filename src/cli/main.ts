@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs as nodeParseArgs } from 'node:util';
+import { artifactsCommand } from './commands/artifacts';
 import { contextCommand } from './commands/context';
 import * as graphCommand from './commands/graph';
 import { compactCommand, pinCommand } from './commands/memory';
@@ -18,7 +19,7 @@ export type { CliIo } from './io';
 /** validate / next / ready arguments (kept under this name for callers and tests). */
 export { parsePrdArgs as parseArgs } from './commands/prdArgs';
 
-export const COMMANDS: readonly CliCommand[] = [validateCommand, nextCommand, readyCommand, contextCommand, compactCommand, pinCommand, graphCommand];
+export const COMMANDS: readonly CliCommand[] = [validateCommand, nextCommand, readyCommand, contextCommand, compactCommand, pinCommand, graphCommand, artifactsCommand];
 
 function indent(text: string, by: number): string {
   return text.replace(/\n/g, `\n${' '.repeat(by)}`);

@@ -7,6 +7,7 @@
 import { statSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { shellKindOf, type ShellKind } from '../core/agents/presets';
+import type { IssuePlanInput } from '../core/artifacts/promptSection';
 import { buildPrompt, promptFileName } from '../core/context/prompt';
 import { completeIteration, planAgentCommand } from '../core/loop/iteration';
 import { type IterationRecord, LoopController, type StopStep } from '../core/loop/loop';
@@ -82,6 +83,8 @@ export class Runner extends Disposable {
   constructor(
     private readonly prds: PrdWorkspace,
     private readonly log: vscode.LogOutputChannel,
+    /** The story's GitHub issue plan for the prompt (the GitHub layer), if any. */
+    private readonly issuePlanFor?: (folder: vscode.WorkspaceFolder, storyId: string) => Promise<IssuePlanInput | undefined>,
   ) {
     super();
     this.register(
@@ -247,7 +250,7 @@ export class Runner extends Disposable {
       const r = analysis.readiness;
       throw new RunError(r.state === 'complete' ? 'Every story passes: there is no next prompt.' : `No story is ready. ${r.explanation.join(' ')}`);
     }
-    return { storyId: id, text: this.prompt(folder, readSettings(folder.uri), analysis, id) };
+    return { storyId: id, text: await this.prompt(folder, readSettings(folder.uri), analysis, id) };
   }
 
   /** Reads prd.json from disk (undefined when it does not exist). */
@@ -304,7 +307,7 @@ export class Runner extends Disposable {
       await writeInside(root, '.ralph/.gitignore', '# Ralph Workbench runtime state (prompts, runs, logs): not for git\n*\n');
     }
     await this.autoCompact(folder, settings);
-    const promptText = this.prompt(folder, settings, before, storyId);
+    const promptText = await this.prompt(folder, settings, before, storyId);
     const promptsDir = joinRelative(folder.uri, '.ralph/prompts');
     const taken = new Set(await vscode.workspace.fs.readDirectory(promptsDir).then((e) => e.map(([n]) => n), () => [] as string[]));
     const promptRel = `.ralph/prompts/${promptFileName(new Date(), storyId, (n) => taken.has(n))}`;
@@ -392,7 +395,7 @@ export class Runner extends Disposable {
   }
 
   /** The prompt of a story, from the one prompt-inputs reader (every path inside the folder, reads bounded). */
-  private prompt(folder: vscode.WorkspaceFolder, settings: RalphSettings, analysis: PrdAnalysis, storyId: string): string {
+  private async prompt(folder: vscode.WorkspaceFolder, settings: RalphSettings, analysis: PrdAnalysis, storyId: string): Promise<string> {
     let inputs;
     try {
       inputs = readPromptInputs(
@@ -406,12 +409,14 @@ export class Runner extends Disposable {
     for (const note of inputs.notes) {
       this.log.warn(`[runner] ${note}`);
     }
+    const issuePlan = await this.issuePlanFor?.(folder, storyId).catch(() => undefined);
     return buildPrompt({
       prd: analysis,
       storyId,
       progressText: inputs.progressText,
       pinText: inputs.pinText,
       template: inputs.template,
+      issuePlan,
       readFile: inputs.readSpec,
       files: { prd: settings.prdPath, progress: settings.progressPath, pin: settings.pinPath },
     });

@@ -38,6 +38,8 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     private readonly learningsOf: (folder: vscode.Uri, storyId: string) => readonly StoryLearningRef[] = () => [],
     onDidChangeLearnings?: vscode.Event<void>,
     private readonly runner?: RunningSource,
+    /** More children of a story after the built-in ones (the GitHub layer's issue artifacts). */
+    private readonly extraChildren?: { of: (story: StoryNode) => StoryTreeNode[]; onDidChange: vscode.Event<void> },
   ) {
     super();
     const refresh = (): void => {
@@ -62,6 +64,9 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
           }
         }),
       );
+    }
+    if (extraChildren) {
+      this.register(extraChildren.onDidChange(refresh));
     }
   }
 
@@ -115,7 +120,7 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
       case 'info':
         return node.children();
       case 'story':
-        return node.children((id) => this.nodesFor(node.entry).byId.get(id), this.learningsOf(node.entry.folder.uri, node.id));
+        return [...node.children((id) => this.nodesFor(node.entry).byId.get(id), this.learningsOf(node.entry.folder.uri, node.id)), ...(this.extraChildren?.of(node) ?? [])];
       default:
         return [];
     }

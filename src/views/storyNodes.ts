@@ -7,8 +7,9 @@ import { Commands } from '../constants';
 import type { LearningRef } from '../services/memoryWorkspace';
 import type { PrdEntry } from '../services/prdWorkspace';
 import { toRange } from '../util/ranges';
+import type { StoryArtifactNode } from './storyArtifactNodes';
 
-export type StoryTreeNode = FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode;
+export type StoryTreeNode = FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode | StoryArtifactNode;
 
 /** A learning recorded for a story in progress.txt. */
 export type StoryLearningRef = LearningRef;

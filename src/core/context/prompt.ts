@@ -17,6 +17,7 @@ import { parsePin, matchPin, type PinMatch } from '../pin/format';
 import type { Story } from '../prd/document';
 import type { PrdAnalysis } from '../prd/index';
 import { parseProgress, patternsText, recentEntriesText } from '../progress/parse';
+import { type IssuePlanInput, issuePlanSection } from '../artifacts/promptSection';
 import { COMPLETE_SIGNAL } from '../output';
 import { featCommitSubject } from '../runs/runs';
 
@@ -45,6 +46,8 @@ export interface PromptInput {
   readonly specLines?: number;
   /** At most this many Pin entries, best matches first (default 4). */
   readonly maxPinEntries?: number;
+  /** The story's GitHub issue plan (path, first 100 lines) and research path, when there is one. */
+  readonly issuePlan?: IssuePlanInput;
 }
 
 export class PromptError extends Error {
@@ -142,7 +145,7 @@ export function buildPrompt(input: PromptInput): string {
     recentProgress: recentSection(input.progressText, files.progress, input.recentEntries ?? 3),
     pin: pinSection(story, input, files.pin),
   };
-  const context = SECTION_PLACEHOLDERS.map((k) => sections[k]).join('\n\n');
+  const context = [...SECTION_PLACEHOLDERS.map((k) => sections[k]), ...(input.issuePlan ? [issuePlanSection(input.issuePlan)] : [])].join('\n\n');
   const values: Record<PromptPlaceholder, string> = {
     ...sections,
     context,

@@ -1,0 +1,200 @@
+/**
+ * One issue's artifacts, put together from its comments (the source of truth) and the files
+ * found by name (the fallback), and the phase that comes next. Pure: the caller says which
+ * local files exist and what verdict a review document on disk carries.
+ */
+import type { DiskArtifact } from './discovery';
+import { type ArtifactComment, type ArtifactKind, type IssueComment, KIND_LABELS, scanComments, type Verdict } from './protocol';
+import { mapArtifactUrl, type RepoRef } from './url';
+
+export type ArtifactStatus = 'linked' | 'on-disk' | 'missing';
+export type Phase = 'research' | 'plan' | 'review' | 'implement' | 'done';
+
+export interface ArtifactEntry {
+  readonly kind: ArtifactKind;
+  readonly status: ArtifactStatus;
+  /** The document's URL (from the comment). */
+  readonly url?: string;
+  /** The comment that links it. */
+  readonly commentUrl?: string;
+  readonly commentId?: number;
+  /** Workspace-relative, `/`-separated; only for a file inside the workspace that exists. */
+  readonly path?: string;
+  readonly verdict?: Verdict;
+  readonly summary?: readonly string[];
+  readonly selfHealed?: boolean;
+  /** Why a linked URL is not opened as a local file. */
+  readonly remoteReason?: string;
+  readonly createdAt?: string;
+}
+
+export interface IssueArtifacts {
+  readonly number: number;
+  readonly title?: string;
+  readonly state?: string;
+  readonly labels: readonly string[];
+  readonly phase: Phase;
+  readonly artifacts: readonly ArtifactEntry[];
+  readonly warnings: readonly string[];
+  /** Set when the issue could not be read from GitHub: the artifacts come from disk only. */
+  readonly error?: string;
+}
+
+export interface AssembleInput {
+  readonly number: number;
+  /** Every comment of the issue, or undefined when GitHub was not read (disk only). */
+  readonly comments?: readonly IssueComment[];
+  readonly disk: readonly DiskArtifact[];
+  readonly repo?: RepoRef;
+  /** Whether a workspace-relative path is a file inside the workspace. */
+  readonly isLocalFile: (path: string) => boolean;
+  /** Verdicts read from review documents on disk, by path. */
+  readonly diskVerdicts?: ReadonlyMap<string, Verdict>;
+}
+
+type Slot = 'research' | 'plan' | 'review' | 'implementation';
+const SLOTS: readonly Slot[] = ['research', 'plan', 'review', 'implementation'];
+
+function slotOf(kind: ArtifactKind): Slot {
+  return kind === 'group-plan' ? 'plan' : kind;
+}
+
+function newest(a: ArtifactComment | undefined, b: ArtifactComment | undefined): ArtifactComment | undefined {
+  if (!a || !b) {
+    return a ?? b;
+  }
+  const ta = Date.parse(a.createdAt ?? '') || 0;
+  const tb = Date.parse(b.createdAt ?? '') || 0;
+  return ta > tb || (ta === tb && a.commentId > b.commentId) ? a : b;
+}
+
+/** The artifacts of an issue, one slot per kind (a plan slot holds a plan or a group plan). */
+export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEntry[]; warnings: string[] } {
+  const artifacts: ArtifactEntry[] = [];
+  const warnings: string[] = [];
+  const scanned = input.comments ? scanComments(input.comments) : undefined;
+  for (const ig of scanned?.ignored ?? []) {
+    warnings.push(`Comment ${ig.commentUrl ?? `#${ig.commentId}`} ${ig.reason}.`);
+  }
+  for (const slot of SLOTS) {
+    const comment =
+      slot === 'plan' ? newest(scanned?.latest.get('plan'), scanned?.latest.get('group-plan')) : scanned?.latest.get(slot);
+    const onDisk = input.disk.filter((d) => slotOf(d.kind) === slot);
+    let linkedPath: string | undefined;
+    if (comment) {
+      for (const n of comment.notes) {
+        warnings.push(`${KIND_LABELS[comment.kind]} comment ${comment.commentUrl ?? `#${comment.commentId}`}: ${n}.`);
+      }
+      const mapped = comment.url ? mapArtifactUrl(comment.url, input.repo) : undefined;
+      let remoteReason: string | undefined;
+      if (mapped?.local) {
+        if (input.isLocalFile(mapped.path)) {
+          linkedPath = mapped.path;
+        } else {
+          remoteReason = `${mapped.path} is not in this workspace`;
+          warnings.push(`${KIND_LABELS[comment.kind]} is linked to ${mapped.path}, which is not in this workspace: open it on GitHub.`);
+        }
+      } else if (mapped) {
+        remoteReason = mapped.reason;
+      }
+      const verdict = comment.kind === 'review' ? (comment.verdict ?? (linkedPath ? input.diskVerdicts?.get(linkedPath) : undefined)) : undefined;
+      artifacts.push({
+        kind: comment.kind,
+        status: 'linked',
+        url: comment.url,
+        commentUrl: comment.commentUrl,
+        commentId: comment.commentId,
+        path: linkedPath,
+        verdict,
+        summary: comment.summary,
+        selfHealed: comment.selfHealed,
+        remoteReason,
+        createdAt: comment.createdAt,
+      });
+    }
+    if (!comment || linkedPath === undefined) {
+      const d = onDisk[0];
+      if (d) {
+        artifacts.push({
+          kind: d.kind,
+          status: 'on-disk',
+          path: d.path,
+          verdict: d.kind === 'review' ? input.diskVerdicts?.get(d.path) : undefined,
+        });
+      } else if (!comment) {
+        artifacts.push({ kind: slot, status: 'missing' });
+      }
+    }
+  }
+  return { artifacts, warnings };
+}
+
+function present(artifacts: readonly ArtifactEntry[], slot: Slot): ArtifactEntry | undefined {
+  return artifacts.find((a) => slotOf(a.kind) === slot && a.status !== 'missing');
+}
+
+/** The phase that comes next, and warnings for missing prerequisites. */
+export function phaseOf(artifacts: readonly ArtifactEntry[]): { phase: Phase; warnings: string[] } {
+  const warnings: string[] = [];
+  const research = present(artifacts, 'research');
+  const plan = present(artifacts, 'plan');
+  const review = artifacts.find((a) => a.kind === 'review' && a.status !== 'missing' && a.verdict) ?? present(artifacts, 'review');
+  const impl = present(artifacts, 'implementation');
+  if (plan && !research) {
+    warnings.push('A plan exists but no research document: planning needs research.');
+  }
+  if (impl && !plan) {
+    warnings.push('Implementation is complete but there is no plan: implementing needs a plan.');
+  }
+  if (review && !plan) {
+    warnings.push('A plan review exists but no plan.');
+  }
+  const after = (a?: ArtifactEntry, b?: ArtifactEntry): boolean =>
+    !a?.createdAt || !b?.createdAt || Date.parse(a.createdAt) >= Date.parse(b.createdAt);
+  if (impl && review?.verdict === 'NEEDS_ITERATION' && after(impl, review)) {
+    warnings.push('Implemented although the plan review says NEEDS_ITERATION.');
+  }
+  let phase: Phase;
+  if (impl) {
+    phase = 'done';
+  } else if (!plan) {
+    phase = research ? 'plan' : 'research';
+  } else if (!review) {
+    phase = 'review';
+  } else if (review.verdict === 'APPROVED') {
+    phase = 'implement';
+  } else if (review.verdict === 'NEEDS_ITERATION') {
+    // A plan posted after the critique is the iterated plan: it needs a new review.
+    phase = plan.createdAt && review.createdAt && Date.parse(plan.createdAt) > Date.parse(review.createdAt) ? 'review' : 'plan';
+  } else {
+    phase = 'review';
+    warnings.push('The plan review has no verdict (APPROVED or NEEDS_ITERATION).');
+  }
+  return { phase, warnings };
+}
+
+/** Assembles an issue: artifacts, phase, and every warning. */
+export function issueArtifacts(
+  input: AssembleInput & { title?: string; state?: string; labels?: readonly string[]; error?: string },
+): IssueArtifacts {
+  const { artifacts, warnings } = assembleArtifacts(input);
+  const p = phaseOf(artifacts);
+  return {
+    number: input.number,
+    title: input.title,
+    state: input.state,
+    labels: input.labels ?? [],
+    phase: p.phase,
+    artifacts,
+    warnings: [...warnings, ...p.warnings],
+    error: input.error,
+  };
+}
+
+export const PHASE_LABELS: Readonly<Record<Phase, string>> = {
+  research: 'next: research',
+  plan: 'next: plan',
+  review: 'next: plan review',
+  implement: 'next: implement',
+  done: 'implemented',
+};

@@ -1,0 +1,46 @@
+/**
+ * The prompt's "GitHub issue" section: when the story to run has an issue with a linked (or
+ * on-disk) plan, the agent gets the plan's path and its first lines, and the research document's
+ * path. Pure: the caller reads the files.
+ */
+import type { IssueArtifacts } from './issueArtifacts';
+
+export interface IssuePlanInput {
+  readonly issue: number;
+  readonly title?: string;
+  /** Workspace-relative path of the plan (or group plan). */
+  readonly planPath: string;
+  /** The plan's first lines (at most `PLAN_LINES`). */
+  readonly planHead: string;
+  /** True when the plan has more lines than were included. */
+  readonly planTruncated: boolean;
+  readonly researchPath?: string;
+  readonly reviewVerdict?: string;
+}
+
+export const PLAN_LINES = 100;
+
+/** The local plan and research of the first issue that has a plan on disk (linked preferred). */
+export function planSources(issues: readonly IssueArtifacts[]): { issue: IssueArtifacts; planPath: string; researchPath?: string; reviewVerdict?: string } | undefined {
+  for (const issue of issues) {
+    const local = (kinds: string[]): string | undefined =>
+      (issue.artifacts.find((a) => kinds.includes(a.kind) && a.status === 'linked' && a.path) ?? issue.artifacts.find((a) => kinds.includes(a.kind) && a.status === 'on-disk' && a.path))?.path;
+    const planPath = local(['plan', 'group-plan']);
+    if (planPath) {
+      const review = issue.artifacts.find((a) => a.kind === 'review' && a.verdict);
+      return { issue, planPath, researchPath: local(['research']), reviewVerdict: review?.verdict };
+    }
+  }
+  return undefined;
+}
+
+/** The markdown section. */
+export function issuePlanSection(p: IssuePlanInput): string {
+  const lines = [`## GitHub issue #${p.issue}${p.title ? ` — ${p.title.replace(/\s+/g, ' ')}` : ''}`, ''];
+  lines.push(`Implementation plan: \`${p.planPath}\`${p.reviewVerdict ? ` (plan review: ${p.reviewVerdict})` : ''}`);
+  if (p.researchPath) {
+    lines.push(`Research document: \`${p.researchPath}\``);
+  }
+  lines.push('', `First ${PLAN_LINES} lines of the plan${p.planTruncated ? ' (read the file for the rest)' : ''}:`, '', '````markdown', p.planHead.replace(/\s+$/, ''), '````');
+  return lines.join('\n');
+}

@@ -1,0 +1,118 @@
+/**
+ * GitHub access from VS Code's authentication providers, as GitHub Pull Requests & Issues does:
+ * `github`, or `github-enterprise` when the `github-enterprise.uri` setting names a GitHub
+ * Enterprise Server (or GHE.com) instance. The token stays in memory: never in settings, on disk
+ * or in a log.
+ *
+ * Test-only seam: outside production mode, the environment variable RALPH_TEST_GITHUB
+ * (`{"apiUrl": "http://127.0.0.1:…", "token": "…"}`) replaces the provider, because the real
+ * providers cannot sign in offline. It is ignored in an installed extension.
+ */
+import * as vscode from 'vscode';
+import { apiUrlForHost } from '../core/artifacts/url';
+import { Disposable } from '../util/disposable';
+
+export const TEST_ACCESS_ENV = 'RALPH_TEST_GITHUB';
+const SCOPES = ['repo'];
+const SILENT_TIMEOUT_MS = 5000;
+
+export interface GitHubAccess {
+  readonly token: string;
+  /** REST base. */
+  readonly apiUrl: string;
+  /** Web host of the repository links (github.com or the enterprise host). */
+  readonly webHost: string;
+  readonly account?: string;
+}
+
+export interface GitHubProvider {
+  readonly providerId: 'github' | 'github-enterprise';
+  readonly webHost: string;
+  readonly apiUrl: string;
+  readonly label: string;
+}
+
+/** Which provider this window uses: GitHub Enterprise when `github-enterprise.uri` is set. */
+export function currentProvider(): GitHubProvider {
+  const uri = vscode.workspace.getConfiguration('github-enterprise').get<string>('uri', '')?.trim();
+  if (uri) {
+    try {
+      const host = new URL(uri).host.toLowerCase();
+      if (host && host !== 'github.com') {
+        return { providerId: 'github-enterprise', webHost: host, apiUrl: apiUrlForHost(host), label: `GitHub Enterprise (${host})` };
+      }
+    } catch {
+      // an invalid URI: fall through to github.com (the built-in extension rejects it too)
+    }
+  }
+  return { providerId: 'github', webHost: 'github.com', apiUrl: 'https://api.github.com', label: 'GitHub' };
+}
+
+export class GitHubAuth extends Disposable {
+  private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
+  /** Sessions or the enterprise setting changed. */
+  readonly onDidChange = this.onDidChangeEmitter.event;
+
+  constructor(private readonly mode: vscode.ExtensionMode) {
+    super();
+    this.register(
+      vscode.authentication.onDidChangeSessions((e) => {
+        if (e.provider.id === 'github' || e.provider.id === 'github-enterprise') {
+          this.onDidChangeEmitter.fire();
+        }
+      }),
+    );
+    this.register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('github-enterprise.uri')) {
+          this.onDidChangeEmitter.fire();
+        }
+      }),
+    );
+  }
+
+  private testAccess(): GitHubAccess | undefined {
+    if (this.mode === vscode.ExtensionMode.Production) {
+      return undefined;
+    }
+    const raw = process.env[TEST_ACCESS_ENV];
+    if (!raw) {
+      return undefined;
+    }
+    try {
+      const v = JSON.parse(raw) as { apiUrl?: unknown; token?: unknown };
+      if (typeof v.apiUrl === 'string' && typeof v.token === 'string') {
+        return { token: v.token, apiUrl: v.apiUrl, webHost: 'github.com', account: 'test' };
+      }
+    } catch {
+      // not JSON: ignored
+    }
+    return undefined;
+  }
+
+  /** True when the test seam is in use (the API URL is the emulator's). */
+  get usingTestAccess(): boolean {
+    return this.testAccess() !== undefined;
+  }
+
+  /**
+   * The session's token without prompting (`silent`), or after asking the user to sign in
+   * (`interactive`). Undefined when there is none or the provider failed.
+   */
+  async access(interactive = false): Promise<GitHubAccess | undefined> {
+    const test = this.testAccess();
+    if (test) {
+      return test;
+    }
+    const p = currentProvider();
+    try {
+      const asking = vscode.authentication.getSession(p.providerId, SCOPES, interactive ? { createIfNone: true } : { silent: true });
+      // A silent request waits for the provider to register; where there is none (a remote or
+      // web host without the GitHub authentication extension) it would wait forever.
+      const session = interactive ? await asking : await Promise.race([asking, new Promise<undefined>((r) => setTimeout(() => r(undefined), SILENT_TIMEOUT_MS))]);
+      return session ? { token: session.accessToken, apiUrl: p.apiUrl, webHost: p.webHost, account: session.account.label } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}

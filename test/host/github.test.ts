@@ -1,0 +1,173 @@
+/**
+ * The Issues view in the real extension host, against the local GitHub emulator (127.0.0.1).
+ * The real authentication providers cannot sign in offline, so the test-only seam
+ * RALPH_TEST_GITHUB supplies the token and API URL (ignored in production mode).
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { RalphApi, TreeSnapshotNode } from '../../src/api';
+import { SELF_HEAL_NOTE } from '../../src/core/artifacts/protocol';
+import { GitHubEmulator } from '../support/githubEmulator';
+import { api, waitFor, workspaceFolder } from './helpers';
+
+const TOKEN = 'ghp_hostTestSecretToken_do_not_log_42';
+const RESEARCH = 'thoughts/shared/research/2026-11-15-GH-0042-task-priorities.md';
+const PLAN = 'thoughts/shared/plans/2026-11-16-GH-0042-task-priorities.md';
+const REVIEW = 'thoughts/shared/reviews/2026-11-16-GH-0042-critique.md';
+const blob = (p: string, repo = 'acme/taskflow'): string => `https://github.com/${repo}/blob/main/${p}`;
+
+function issueNode(nodes: readonly TreeSnapshotNode[], n: number): TreeSnapshotNode | undefined {
+  return nodes.find((x) => x.label.startsWith(`#${n}`));
+}
+
+function artifacts(node: TreeSnapshotNode | undefined): string[] {
+  return (node?.children ?? []).filter((c) => /\bartifact\b/.test(c.contextValue ?? '')).map((c) => `${c.label}: ${c.description}`);
+}
+
+suite('GitHub Issues view (emulator)', () => {
+  let gh: GitHubEmulator;
+  let ralph: RalphApi;
+  const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('ralph.github', workspaceFolder().uri);
+
+  suiteSetup(async () => {
+    ralph = await api();
+    gh = await new GitHubEmulator({ token: TOKEN }).start();
+    gh.addIssue(42, 'Task priorities', ['ralph']);
+    gh.addIssue(43, 'Notifications');
+  });
+
+  suiteTeardown(async () => {
+    delete process.env.RALPH_TEST_GITHUB;
+    await config().update('repository', undefined, vscode.ConfigurationTarget.Workspace);
+    await ralph.refreshIssues();
+    await gh.stop();
+  });
+
+  test('without a repository or session: the documents on disk, and a node that says so', async () => {
+    delete process.env.RALPH_TEST_GITHUB;
+    await vscode.commands.executeCommand('ralph.github.showIssue', 42);
+    const nodes = await ralph.issuesSnapshot();
+    assert.match(nodes[0].label, /No GitHub repository|Sign in to GitHub/, JSON.stringify(nodes, null, 1));
+    const i42 = issueNode(nodes, 42);
+    assert.deepEqual(artifacts(i42), [
+      'Research: on disk, not linked · 2026-11-15-GH-0042-task-priorities.md',
+      'Plan: on disk, not linked · 2026-11-16-GH-0042-task-priorities.md',
+      'Plan review: on disk, not linked · APPROVED · 2026-11-16-GH-0042-critique.md',
+      'Implementation: missing',
+    ]);
+    assert.equal(gh.requests.length, 0);
+  });
+
+  test('signed out with a repository: "Sign in to GitHub" and disk-only results', async () => {
+    await config().update('repository', 'acme/taskflow', vscode.ConfigurationTarget.Workspace);
+    await ralph.refreshIssues();
+    const nodes = await ralph.issuesSnapshot();
+    assert.equal(nodes[0].label, 'Sign in to GitHub', JSON.stringify(nodes, null, 1));
+    assert.ok(issueNode(nodes, 42));
+  });
+
+  test('signed in: linked from a comment, on disk not linked, missing; the phase and verdict', async () => {
+    gh.addComment(42, `## Research Document\n\n${blob(RESEARCH)}\n\nKey findings.`);
+    gh.addComment(42, `## Plan Review\n\nVERDICT: APPROVED\n\nFull critique: ${blob(REVIEW)}`);
+    process.env.RALPH_TEST_GITHUB = JSON.stringify({ apiUrl: gh.apiUrl, token: TOKEN });
+    await ralph.refreshIssues();
+    const nodes = await ralph.issuesSnapshot();
+    const i42 = issueNode(nodes, 42);
+    assert.equal(i42?.label, '#42 Task priorities');
+    assert.match(i42?.description ?? '', /open · next: implement · ralph/);
+    assert.deepEqual(artifacts(i42), [
+      'Research: linked · 2026-11-15-GH-0042-task-priorities.md',
+      'Plan: on disk, not linked · 2026-11-16-GH-0042-task-priorities.md',
+      'Plan review: linked · APPROVED · 2026-11-16-GH-0042-critique.md',
+      'Implementation: missing',
+    ]);
+    assert.ok(!nodes.some((n) => /\bnotice\b/.test(n.contextValue ?? '')), 'no notice when GitHub was read');
+  });
+
+  test('self-heal posts exactly one well-formed comment; the node turns linked; a second self-heal posts none', async () => {
+    const before = gh.issues.get(42)!.comments.length;
+    const posted = await vscode.commands.executeCommand<number>('ralph.github.selfHeal', { issue: 42, path: PLAN }, { confirmed: true });
+    assert.equal(posted, 1);
+    const comments = gh.issues.get(42)!.comments;
+    assert.equal(comments.length, before + 1);
+    assert.equal(comments.at(-1)!.body, `## Implementation Plan\n\n${blob(PLAN)}\n\n${SELF_HEAL_NOTE}`);
+    const nodes = await ralph.issuesSnapshot();
+    assert.match(artifacts(issueNode(nodes, 42))[1], /^Plan: linked/);
+    const again = await vscode.commands.executeCommand<number>('ralph.github.selfHealAll', undefined, { confirmed: true });
+    assert.equal(again, 0);
+    assert.equal(gh.issues.get(42)!.comments.length, before + 1, 'nothing posted twice');
+  });
+
+  test('refresh with nothing changed costs only 304s', async () => {
+    await ralph.refreshIssues();
+    await ralph.issuesSnapshot();
+    const mark = gh.requests.length;
+    await vscode.commands.executeCommand('ralph.github.refresh');
+    await ralph.issuesSnapshot();
+    const refresh = gh.since(mark);
+    assert.ok(refresh.length > 0);
+    assert.deepEqual([...new Set(refresh.map((r) => r.status))], [304], JSON.stringify(refresh));
+  });
+
+  test('a link into another repository or with ../ is never opened as a local file', async () => {
+    gh.addComment(43, `## Research Document\n\n${blob('thoughts/shared/research/2026-11-17-GH-0043-priority-notifications.md', 'evil/fork')}`);
+    gh.addComment(43, '## Implementation Plan\n\nhttps://github.com/acme/taskflow/blob/main/thoughts/../../../etc/passwd');
+    await vscode.commands.executeCommand('ralph.github.showIssue', '#43');
+    const i43 = issueNode(await ralph.issuesSnapshot(), 43);
+    const research = (i43?.children ?? []).filter((c) => c.label === 'Research');
+    assert.deepEqual(research.map((c) => c.description?.split(' · ')[0]), ['linked', 'on disk, not linked']);
+    assert.match(research[0].description ?? '', /github\.com\/evil\/fork/);
+    assert.match(research[0].icon ?? '', /link-external/);
+  });
+
+  test('Link to Issue from an open thoughts/shared document posts its comment once', async () => {
+    const rel = 'thoughts/shared/research/2026-11-17-GH-0043-priority-notifications.md';
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(workspaceFolder().uri, ...rel.split('/')));
+    await vscode.window.showTextDocument(doc);
+    const before = gh.issues.get(43)!.comments.length;
+    assert.equal(await vscode.commands.executeCommand<boolean>('ralph.github.linkToIssue', undefined, { confirmed: true }), true);
+    assert.equal(gh.issues.get(43)!.comments.at(-1)!.body, `## Research Document\n\n${blob(rel)}`);
+    assert.equal(await vscode.commands.executeCommand<boolean>('ralph.github.linkToIssue', undefined, { confirmed: true }), false);
+    assert.equal(gh.issues.get(43)!.comments.length, before + 1, 'posted once');
+    const i43 = issueNode(await ralph.issuesSnapshot(), 43);
+    assert.ok(artifacts(i43).some((a) => a.startsWith('Research: linked · 2026-11-17')), JSON.stringify(artifacts(i43)));
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  for (const [name, arm, label] of [
+    ['403 rate limit', () => gh.faults.push({ path: /./, fault: { kind: 'rate-limit', resetInSeconds: 3600 } }), /^Rate-limited: showing documents on disk only$/],
+    ['401', () => gh.faults.push({ path: /./, fault: { kind: 'status', status: 401 } }), /^GitHub refused the session/],
+    ['500', () => gh.faults.push({ path: /./, fault: { kind: 'status', status: 500 } }), /^GitHub could not be read/],
+  ] as const) {
+    test(`fault ${name}: a clear node, documents on disk, and the view still works`, async () => {
+      arm();
+      try {
+        await ralph.refreshIssues();
+        const nodes = await ralph.issuesSnapshot();
+        assert.match(nodes[0].label, label, JSON.stringify(nodes.slice(0, 2), null, 1));
+        assert.ok(nodes[0].tooltip && nodes[0].tooltip.length > 20, 'the tooltip says what to do');
+        const i42 = issueNode(nodes, 42);
+        assert.match(i42?.description ?? '', /disk only/);
+        assert.match(artifacts(i42)[0], /^Research: on disk/);
+      } finally {
+        gh.faults.length = 0;
+      }
+    });
+  }
+
+  test('the token never reaches the log', async () => {
+    await ralph.refreshIssues();
+    const logFile = await waitFor('the log file mentions [github]', () => {
+      const dir = ralph.logFolder;
+      const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.log')) : [];
+      const f = files.map((x) => path.join(dir, x)).find((x) => fs.readFileSync(x, 'utf8').includes('[github]'));
+      return f;
+    });
+    const text = fs.readFileSync(logFile, 'utf8');
+    assert.ok(!text.includes(TOKEN), 'token in the log');
+    const settings = path.join(workspaceFolder().uri.fsPath, '.vscode', 'settings.json');
+    assert.ok(!fs.existsSync(settings) || !fs.readFileSync(settings, 'utf8').includes(TOKEN), 'token in settings');
+  });
+});
