@@ -20,11 +20,13 @@ export const SETTING_KEYS = {
   keepRecentLines: { key: 'progress.keepRecentLines', default: 200 },
   autoCompact: { key: 'progress.autoCompact', default: false },
   keepFinishedTerminals: { key: 'terminals.keepFinished', default: 3 },
-} as const satisfies Record<string, { key: string; default: string | number | boolean }>;
+  githubRepository: { key: 'github.repository', default: '' },
+  githubIssueFilter: { key: 'github.issueFilter', default: {} as { readonly labels?: string; readonly assignee?: string; readonly milestone?: string } },
+} as const satisfies Record<string, { key: string; default: string | number | boolean | object }>;
 
 export type SettingName = keyof typeof SETTING_KEYS;
 
-type Widen<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean : never;
+type Widen<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean : T;
 export type SettingValues = { readonly [N in SettingName]: Widen<(typeof SETTING_KEYS)[N]['default']> };
 
 /** The full id of a setting, e.g. `ralph.agent.command`. */

@@ -20,6 +20,7 @@ import { KeyedDebouncer } from '../util/debounce';
 import { Disposable } from '../util/disposable';
 import { currentProvider, type GitHubAccess, type GitHubAuth } from './githubAuth';
 import type { PrdWorkspace } from './prdWorkspace';
+import { readSetting } from './settings';
 
 export type NoticeKind = 'signed-out' | 'offline' | 'rate-limited' | 'no-repo' | 'auth' | 'error';
 
@@ -236,7 +237,7 @@ export class GitHubWorkspace extends Disposable {
     const state = this.folders.get(key) ?? {};
     this.folders.set(key, state);
     const provider = currentProvider();
-    const setting0 = vscode.workspace.getConfiguration('ralph.github', folder.uri).get<string>('repository', '').trim();
+    const setting0 = readSetting('githubRepository', folder.uri).trim();
     const remote = setting0 ? undefined : await repoFromGitRemote(folder.uri.fsPath);
     // Only a folder with a GitHub repository asks for a session.
     const access = setting0 || remote ? await getAccess() : undefined;
@@ -244,12 +245,12 @@ export class GitHubWorkspace extends Disposable {
     const repo = setting0 ? parseRepoSlug(setting0, webHost) : remote;
     state.repo = repo;
     const storyIssues = this.storyIssues(folder);
-    const filter = vscode.workspace.getConfiguration('ralph.github', folder.uri).get<{ labels?: string; assignee?: string; milestone?: string }>('issueFilter', {});
+    const filter = readSetting('githubIssueFilter', folder.uri);
     let numbers = this.issueNumbers(folder);
     this.lastIssueSets.set(key, numbers.join(','));
     let notice: Notice | undefined;
     let client: GitHubClient | undefined;
-    const setting = vscode.workspace.getConfiguration('ralph.github', folder.uri).get<string>('repository', '').trim();
+    const setting = readSetting('githubRepository', folder.uri).trim();
     if (!repo) {
       notice = {
         kind: 'no-repo',

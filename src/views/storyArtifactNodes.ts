@@ -8,10 +8,10 @@ import type { ArtifactEntry, IssueArtifacts } from '../core/artifacts/issueArtif
 import { KIND_LABELS } from '../core/artifacts/protocol';
 import type { GitHubWorkspace } from '../services/githubWorkspace';
 import { artifactItem } from './issuesTree';
-import type { StoryNode } from './storyNodes';
+import type { ExtraStoryChild, StoryNode } from './storyNodes';
 
-export class StoryArtifactNode {
-  readonly kind = 'storyArtifact';
+export class StoryArtifactNode implements ExtraStoryChild {
+  readonly kind = 'extra:storyArtifact';
   constructor(
     readonly parent: StoryNode,
     private readonly github: GitHubWorkspace,

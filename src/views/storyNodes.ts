@@ -7,9 +7,16 @@ import { Commands } from '../constants';
 import type { LearningRef } from '../services/memoryWorkspace';
 import type { PrdEntry } from '../services/prdWorkspace';
 import { toRange } from '../util/ranges';
-import type { StoryArtifactNode } from './storyArtifactNodes';
 
-export type StoryTreeNode = FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode | StoryArtifactNode;
+export type StoryTreeNode = FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode | ExtraStoryChild;
+
+/** A child of a story contributed by another layer (the GitHub layer's issue artifacts). */
+export interface ExtraStoryChild {
+  /** `extra:<what>`, so it never narrows to one of the Stories tree's own kinds. */
+  readonly kind: `extra:${string}`;
+  readonly parent: StoryNode;
+  treeItem(): vscode.TreeItem;
+}
 
 /** A learning recorded for a story in progress.txt. */
 export type StoryLearningRef = LearningRef;
