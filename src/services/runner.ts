@@ -19,6 +19,7 @@ import { freshProgressText, LAST_BRANCH_FILE } from '../core/runs/archive';
 import { RUNS_FILE, serializeRun } from '../core/runs/runs';
 import { applyCompaction } from '../node/compaction';
 import { PromptInputError, readPromptInputs } from '../node/promptInputs';
+import { resolveInside, WorkspacePathError } from '../node/workspacePath';
 import { Disposable } from '../util/disposable';
 import { hasUnsavedChanges } from '../util/documents';
 import { GitRepo } from './git';
@@ -253,9 +254,17 @@ export class Runner extends Disposable {
     return { storyId: id, text: await this.prompt(folder, readSettings(folder.uri), analysis, id) };
   }
 
-  /** Reads prd.json from disk (undefined when it does not exist). */
+  /** Reads prd.json from disk (undefined when it does not exist); a ralph.prdPath leading outside the folder is refused. */
   async readPrd(folder: vscode.WorkspaceFolder): Promise<PrdAnalysis | undefined> {
-    const bytes = await readBytes(this.prds.prdUri(folder));
+    let uri = this.prds.prdUri(folder);
+    if (uri.scheme === 'file') {
+      try {
+        uri = vscode.Uri.file(await resolveInside(folder.uri.fsPath, readSettings(folder.uri).prdPath, { what: 'ralph.prdPath' }));
+      } catch (e) {
+        throw e instanceof WorkspacePathError ? new RunError(e.message) : e;
+      }
+    }
+    const bytes = await readBytes(uri);
     return bytes === undefined ? undefined : analyzePrd(bytes);
   }
 

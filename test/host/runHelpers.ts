@@ -104,7 +104,7 @@ export async function useFakeAgent(options: AgentOptions = {}): Promise<string> 
 
 export async function resetSettings(): Promise<void> {
   const c = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
-  for (const key of ['agent.preset', 'agent.command', 'loop.noProgressLimit', 'loop.failureLimit', 'git.manageBranch', 'progress.autoCompact', 'terminals.keepFinished', 'pinPath']) {
+  for (const key of ['agent.preset', 'agent.command', 'loop.noProgressLimit', 'loop.failureLimit', 'git.manageBranch', 'progress.autoCompact', 'terminals.keepFinished', 'pinPath', 'prdPath']) {
     if (c.inspect(key)?.workspaceValue !== undefined) {
       await c.update(key, undefined, vscode.ConfigurationTarget.Workspace);
     }

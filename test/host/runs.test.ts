@@ -633,6 +633,23 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     }
   });
 
+  test('a ralph.prdPath leading outside the workspace is not run', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-outside-prd-'));
+    fs.writeFileSync(path.join(outside, 'prd.json'), pristine.prd);
+    const c = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
+    await c.update('prdPath', path.relative(ws(), path.join(outside, 'prd.json')), vscode.ConfigurationTarget.Workspace);
+    try {
+      const { value: r, opened } = await watchTerminals(() => vscode.commands.executeCommand<unknown>('ralph.startLoop', 1, workspaceFolder().uri));
+      assert.equal(r, undefined, 'the run ends with an error message');
+      assert.deepEqual(opened, []);
+      assert.equal(fs.readFileSync(path.join(outside, 'prd.json'), 'utf8'), pristine.prd);
+    } finally {
+      await c.update('prdPath', undefined, vscode.ConfigurationTarget.Workspace);
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   test('agent terminals: the running one and the last ralph.terminals.keepFinished finished ones stay, older ones close; a run\'s row reaches its terminal', async function () {
     this.timeout(120_000);
     await useFakeAgent({ mode: 'pass' });

@@ -172,19 +172,17 @@ describe('fake agent', function () {
     const prompt = buildPrompt({ prd: analyzePrd(readFileSync(path.join(w, 'prd.json'), 'utf8')), storyId: 'US-006' });
     const file = path.join(w, 'p.md');
     writeFileSync(file, prompt);
-    const child = spawn(process.execPath, [agent, file], { cwd: w, env: { ...process.env, FAKE_AGENT_MODE: 'hang' } });
-    let out = '';
-    await new Promise<void>((resolve) => {
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('never finishing')) {
-          resolve();
-        }
-      });
-    });
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(child.exitCode, null);
+    const ready = path.join(w, 'hanging');
+    const child = spawn(process.execPath, [agent, file], { cwd: w, env: { ...process.env, FAKE_AGENT_MODE: 'hang', FAKE_AGENT_READY_FILE: ready } });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_c, sig) => resolve(sig)));
+    // It says so once it waits forever (no fixed sleep: the file is written after the wait began).
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(ready)) {
+      assert.ok(Date.now() < deadline, 'the hanging agent never reported that it waits');
+      assert.equal(child.exitCode, null, 'the hanging agent exited');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(child.exitCode, null);
     child.kill('SIGTERM');
     assert.equal(await exited, 'SIGTERM');
     assert.equal(passesOf(w)['US-006'], false);

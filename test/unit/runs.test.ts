@@ -1,11 +1,15 @@
 /** runs.jsonl records, their summary, feat-commit detection, and archive naming. */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { completeIteration } from '../../src/core/loop/iteration';
+import { LoopController } from '../../src/core/loop/loop';
+import { analyzePrd } from '../../src/core/prd/index';
 import { archiveFolderName, featureName, freshProgressText, parseLastBranch, shouldArchive } from '../../src/core/runs/archive';
 import {
   detectFeatCommit,
   featCommitSubject,
   formatDuration,
+  MAX_UNCOMMITTED,
   parseRuns,
   RUN_OUTCOMES,
   type RunRecord,
@@ -13,6 +17,7 @@ import {
   summarizeRuns,
   summaryLine,
 } from '../../src/core/runs/runs';
+import { makePrd } from './helpers';
 
 const record = (over: Partial<RunRecord> = {}): RunRecord => ({
   start: '2026-11-20T10:00:00.000Z',
@@ -43,6 +48,36 @@ describe('runs.jsonl', () => {
     assert.deepEqual(parseRuns(text), { runs: lines, errors: [] });
     // Fixed field order, whatever order the object had.
     assert.match(serializeRun(record()), /^\{"start":"[^"]+","end":"[^"]+","storyId":"US-006","storyTitle":/);
+  });
+
+  it('records what the agent left uncommitted, bounded, and reads it back', () => {
+    const withLeft = record({ uncommitted: ['README.md', 'src/a b.ts'] });
+    assert.match(serializeRun(withLeft), /"loopId":"loop-1","uncommitted":\["README\.md","src\/a b\.ts"\]\}\n$/);
+    assert.deepEqual(parseRuns(serializeRun(withLeft)).runs, [withLeft]);
+    assert.ok(!serializeRun(record({ uncommitted: [] })).includes('uncommitted'), 'no field when nothing was left');
+    const many = Array.from({ length: MAX_UNCOMMITTED + 7 }, (_, i) => `f${i}`);
+    const line = completeIteration(new LoopController(), {
+      storyId: 'US-1',
+      storyTitle: 'One',
+      agent: 'custom',
+      started: 0,
+      ended: 10,
+      exitCode: 0,
+      stopped: false,
+      completeSignal: false,
+      before: analyzePrd(makePrd([{ id: 'US-1' }])),
+      after: analyzePrd(makePrd([{ id: 'US-1', passes: true }])),
+      commits: [],
+      uncommitted: many,
+      promptFile: 'p.md',
+      iteration: 1,
+      loopId: 'l',
+    }).line;
+    assert.equal(line.uncommitted?.length, MAX_UNCOMMITTED);
+    assert.equal(line.uncommittedMore, 7);
+    const back = parseRuns(`${JSON.stringify({ ...record(), uncommitted: [...many, 3, null] })}\n`).runs[0];
+    assert.equal(back.uncommitted?.length, MAX_UNCOMMITTED);
+    assert.equal(back.uncommittedMore, 7);
   });
 
   it('keeps titles with newlines, quotes and U+2028 on one line (property)', () => {
