@@ -446,7 +446,7 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
   test('an invalid prd.json: no agent runs, the result says invalid-prd', async () => {
     await useFakeAgent({ mode: 'pass' });
     fs.writeFileSync(ws('prd.json'), '{\n  "branchName": "ralph/task-priority",\n  "userStories": [\n    { "id": "US-1", "title": \n');
-    await waitForTree('the tree to show the problems of prd.json', (n) => /problems? in prd\.json/.test(n[0]?.label ?? ''));
+    await waitForTree('the tree to show the problems of prd.json', (n) => n.some((x) => /problems? in prd\.json/.test(x.label)));
     const { value: r, opened } = await watchTerminals(() => runCommand('ralph.runNext'));
     assert.equal(r.stop.reason, 'invalid-prd', r.stop.message);
     assert.match(r.stop.message, /no agent was run/);
@@ -572,25 +572,55 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     assert.equal(fs.existsSync(ws('.ralph', 'prompts')), false, 'no prompt file written');
     assert.deepEqual(runsJsonl(), []);
   });
-  test('a story id with a TAB and shell syntax never reaches the command line: nothing runs, the agent gets the exact id', async () => {
-    const id = 'Q\t; touch pwned; echo \\';
-    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-my-agent-'));
-    const received = path.join(bin, 'story-arg.txt');
-    // my-agent: records its --story argument, then does the story like the fake agent.
+  /** A custom agent `my-agent --story ${storyId} < ${promptFile}` that records the --story argument it received. */
+  async function useRecordingAgent(bin: string, received: string): Promise<void> {
     fs.writeFileSync(path.join(bin, 'my-agent'), `#!/bin/sh\nprintf '%s' "$2" > "${received}"\nexec node "${fakeAgentPath()}" "$@"\n`, { mode: 0o755 });
-    fs.writeFileSync(ws('Qfile'), 'a file for tab completion to find\n');
-    git('add', 'Qfile');
-    await useCustomPrd({ projectName: 'Tab', branchName: 'ralph/tab', description: 'd', userStories: [{ id, title: 'Tab', priority: 1, passes: false, description: 'x', acceptanceCriteria: ['a'] }] }, 1);
     const c = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
     await c.update('agent.preset', 'custom', vscode.ConfigurationTarget.Workspace);
     await c.update('agent.command', `"${path.join(bin, 'my-agent')}" --story \${storyId} < \${promptFile}`, vscode.ConfigurationTarget.Workspace);
+  }
+
+  function assertNothingRan(bin: string): void {
+    for (const dir of [ws(), path.dirname(ws()), os.homedir(), bin]) {
+      assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('pwned')), [], `nothing ran in ${dir}`);
+    }
+  }
+
+  test('a story id with shell syntax never reaches the command line: the agent gets the exact id, nothing else runs', async () => {
+    // Schema-valid (no control character), and every kind of shell syntax a quote-based defence could get wrong.
+    const id = 'Q"; touch pwned1; echo \'$(touch pwned2)`touch pwned3`\\';
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-my-agent-'));
+    const received = path.join(bin, 'story-arg.txt');
+    fs.writeFileSync(ws('Qfile'), 'a file for tab completion to find\n');
+    git('add', 'Qfile');
+    await useCustomPrd({ projectName: 'Hostile', branchName: 'ralph/hostile', description: 'd', userStories: [{ id, title: 'Hostile', priority: 1, passes: false, description: 'x', acceptanceCriteria: ['a'] }] }, 1);
+    await useRecordingAgent(bin, received);
     try {
       const r = await runCommand('ralph.startLoop', 1);
       assert.deepEqual(r.iterations.map((i) => i.outcome), ['passed'], r.stop.message);
       assert.equal(fs.readFileSync(received, 'utf8'), id, 'the agent received the exact id');
-      for (const dir of [ws(), path.dirname(ws()), os.homedir(), bin]) {
-        assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('pwned')), [], `nothing ran in ${dir}`);
-      }
+      assertNothingRan(bin);
+    } finally {
+      fs.rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
+  test('a story id with a TAB (the tab-completion exploit) is a schema error: nothing runs', async () => {
+    const id = 'Q\t; touch pwned; echo \\';
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-my-agent-'));
+    const received = path.join(bin, 'story-arg.txt');
+    fs.writeFileSync(ws('Qfile'), 'a file for tab completion to find\n');
+    git('add', 'Qfile');
+    fs.writeFileSync(ws('prd.json'), `${JSON.stringify({ projectName: 'Tab', branchName: 'ralph/tab', description: 'd', userStories: [{ id, title: 'Tab', priority: 1, passes: false, description: 'x', acceptanceCriteria: ['a'] }] }, null, 2)}\n`);
+    git('commit', '-q', '-am', 'test: a prd.json with a TAB in an id');
+    await waitForTree('the tree to say prd.json cannot be read (control character in an id)', (nodes) => /control character/.test(JSON.stringify(nodes)), 2);
+    await useRecordingAgent(bin, received);
+    try {
+      const r = await runCommand('ralph.startLoop', 1);
+      assert.equal(r.stop.reason, 'invalid-prd', r.stop.message);
+      assert.deepEqual(r.iterations, [], 'no iteration ran');
+      assert.equal(fs.existsSync(received), false, 'the agent never started');
+      assertNothingRan(bin);
     } finally {
       fs.rmSync(bin, { recursive: true, force: true });
     }
