@@ -305,7 +305,8 @@ describe('progress.txt edits', () => {
     assert.equal(addLearningAppend(demo, 'US-004', 'x', now), undefined);
     assert.equal(addLearningAppend(demo, 'US-077', 'x', now), '\n## 2026-11-19 09:05 - US-077\n- **Learnings for future iterations:**\n  - x\n---\n');
     const tail = '## 2026-01-01 - US-1\n- **Learnings for future iterations:**\n  - a\n';
-    assert.equal(addLearningAppend(tail, 'US-1', 'b', now), '  - b\n');
+    // Self-describing: a new entry of the story, right even when an agent appended meanwhile.
+    assert.equal(addLearningAppend(tail, 'US-1', 'b', now), '\n## 2026-11-19 - US-1\n- **Learnings for future iterations:**\n  - b\n');
     assert.equal(addCodebasePatternAppend(demo, 'x'), undefined);
   });
 
