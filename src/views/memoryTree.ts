@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../api';
-import { learningsByStory, type StoryLearnings } from '../core/progress/parse';
+import { describeLearningCounts, learningsByStory, type StoryLearnings } from '../core/progress/parse';
 import { Commands } from '../constants';
 import type { FolderMemory, MemoryWorkspace } from '../services/memoryWorkspace';
 import { joinRelative } from '../services/workspaceFiles';
@@ -95,7 +95,8 @@ export class MemoryTreeProvider extends Disposable implements vscode.TreeDataPro
     const p = m.progress?.doc;
     const labels = {
       patterns: ['Codebase Patterns', 'lightbulb', p?.patterns ? `${p.patterns.items.length}` : p ? 'no section yet' : 'no progress.txt'],
-      learnings: ['Learnings', 'mortar-board', p ? `${p.entries.reduce((n, e) => n + e.learnings.length, 0)} in ${p.entries.length} entries` : 'no progress.txt'],
+      // Counts what the list below shows: the learnings of every story, compacted history included.
+      learnings: ['Learnings', 'mortar-board', p ? describeLearningCounts(learningsByStory(p)) : 'no progress.txt'],
       agents: ['AGENTS.md', 'book', `${m.agents.length} file${m.agents.length === 1 ? '' : 's'}`],
       pin: ['The Pin', 'pinned', m.pin ? `${m.pin.doc.modules.length} modules` : 'no specs/INDEX.md'],
     } as const;

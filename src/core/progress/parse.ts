@@ -975,6 +975,17 @@ export function learningsByStory(doc: ProgressDoc): StoryLearnings[] {
     .map(({ storyId, learnings, newestEntryLine, newestDate }) => ({ storyId, learnings, newestEntryLine, newestDate }));
 }
 
+/** What the Learnings list shows: every learning (compacted history included) and the stories they are grouped under. */
+export function learningCounts(groups: readonly StoryLearnings[]): { learnings: number; stories: number } {
+  return { learnings: groups.reduce((n, g) => n + g.learnings.length, 0), stories: groups.length };
+}
+
+/** `14 in 5 stories`: the Learnings header. */
+export function describeLearningCounts(groups: readonly StoryLearnings[]): string {
+  const { learnings, stories } = learningCounts(groups);
+  return `${learnings} in ${stories} stor${stories === 1 ? 'y' : 'ies'}`;
+}
+
 /** The newest entry of a story (last in file order), if any. */
 export function newestEntryOf(doc: ProgressDoc, storyId: string): ProgressEntry | undefined {
   for (let k = doc.entries.length - 1; k >= 0; k--) {
