@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../api';
+import { pinFormatNote } from '../core/pin/format';
 import { describeLearningCounts, learningsByStory, type StoryLearnings } from '../core/progress/parse';
 import { Commands } from '../constants';
 import type { FolderMemory, MemoryWorkspace } from '../services/memoryWorkspace';
@@ -98,7 +99,7 @@ export class MemoryTreeProvider extends Disposable implements vscode.TreeDataPro
       // Counts what the list below shows: the learnings of every story, compacted history included.
       learnings: ['Learnings', 'mortar-board', p ? describeLearningCounts(learningsByStory(p)) : 'no progress.txt'],
       agents: ['AGENTS.md', 'book', `${m.agents.length} file${m.agents.length === 1 ? '' : 's'}`],
-      pin: ['The Pin', 'pinned', m.pin ? `${m.pin.doc.modules.length} modules` : 'no specs/INDEX.md'],
+      pin: ['The Pin', 'pinned', m.pin ? (pinFormatNote(m.pin.doc, '') ? 'no ### Module entries' : `${m.pin.doc.modules.length} modules`) : 'no specs/INDEX.md'],
     } as const;
     const [label, icon, description] = labels[section];
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
@@ -173,6 +174,14 @@ function sectionChildren(section: 'patterns' | 'learnings' | 'agents' | 'pin', m
       const pin = m.pin;
       if (!pin) {
         return [{ kind: 'message', label: 'No Pin yet: generate one', icon: 'add', command: { command: Commands.generatePin, title: 'Generate the Pin' } }];
+      }
+      const note = pinFormatNote(pin.doc, vscode.workspace.asRelativePath(pin.uri, false));
+      if (note) {
+        // A table or a checklist: say so, and offer to add entries (what is there is kept).
+        return [
+          { kind: 'message', label: note, icon: 'warning' },
+          { kind: 'message', label: 'Generate the Pin: add module entries', icon: 'add', command: { command: Commands.generatePin, title: 'Generate the Pin' } },
+        ];
       }
       return pin.doc.modules.map((mod) => ({
         kind: 'line',
