@@ -440,8 +440,6 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
   };
   let mode: 'summary' | 'files' | 'learnings' = 'summary';
   let modeIndent = -1;
-  /** Whether the learnings under a bullet label are written at the label's indentation (undefined: not known yet). */
-  let learningsFlat: boolean | undefined;
   let last: ProgressItem | undefined;
   let contentEnd = headingLine + 1;
   let fence = false;
@@ -576,7 +574,6 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
       }
       mode = 'learnings';
       modeIndent = bullet ? indent : -1;
-      learningsFlat = bullet ? undefined : false;
       last = undefined;
       if (lab!.rest) {
         push(body.learnings, lab!.rest, i, indent + 2);
@@ -586,12 +583,10 @@ function parseBody(lines: readonly string[], from: number, to: number, headingLi
     }
     if (bulletText !== undefined) {
       const text = bulletText;
-      if (mode === 'learnings' && learningsFlat === undefined) {
-        // After `- **Learnings:**`, bullets at the label's own indentation are its learnings too
-        // (a flat list), up to the next label, separator or heading.
-        learningsFlat = indent === modeIndent;
-      }
-      if (mode === 'learnings' && (indent > modeIndent || (learningsFlat === true && indent === modeIndent))) {
+      // After `- **Learnings:**`, bullets at the label's own indentation are learnings too (a flat
+      // list, or one more learning after nested ones), up to the next label, separator or heading:
+      // the learnings block ends an entry, and a bullet kept as a learning is never lost.
+      if (mode === 'learnings' && indent >= modeIndent) {
         push(body.learnings, text, i, indent);
       } else if (mode === 'files' && indent > modeIndent) {
         // One item per line: `path - what changed` (the description may hold commas).
