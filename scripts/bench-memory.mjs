@@ -228,9 +228,9 @@ try {
       const dir = mkdtempSync(path.join(tmp, `writers-${kind}-`));
       const t = Date.now();
       const s = await lib.runTrials(dir, kind, TRIALS, (f, o, p, n) => lib.applyCompaction(f, o, p, n));
-      const what = kind === "append" ? "open-append-close writer (echo >>)" : "other writer, holding the file open (exec 3>>)";
+      const what = kind === "append" ? "an open-append-close writer (echo >>)" : "a writer holding the file open (exec 3>>)";
       verdict(
-        `compaction with an ${what}: 0 lines lost`,
+        `compaction with ${what}: 0 lines lost`,
         s.lost === 0 && s.duplicated === 0 && s.badPrefix === 0,
         `${s.lost} of ${s.written.toLocaleString('en')} lines lost over ${s.trials} interleavings (${s.compacted} compacted, ${s.refused} refused` +
           `${s.refused ? `: "${s.refusals[0].replace(/pid \d+/, 'pid …')}"` : ''}; ${s.duplicated} duplicated) in ${((Date.now() - t) / 1000).toFixed(0)} s`,
