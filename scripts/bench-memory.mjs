@@ -209,6 +209,18 @@ try {
   const inThread = await longestBlock(() => lib.generateRepoPin(repo, path.join(repo, 'specs', 'INDEX.md')));
   console.log(`      for comparison, the same work on the event loop's thread (async I/O only) blocks it for up to ${inThread.max.toFixed(0)} ms`);
 
+  for (const lines of [2_000, 10_000]) {
+    const dir = mkdtempSync(path.join(tmp, `compact-block-${lines}-`));
+    const file = path.join(dir, 'progress.txt');
+    writeFileSync(file, progressText(lines));
+    const c = await longestBlock(async () => {
+      const bytes = await import('node:fs/promises').then((fs) => fs.readFile(file));
+      const plan = lib.planCompaction(bytes.toString('utf8'), { now: new Date() });
+      await lib.applyCompaction(file, bytes, plan, new Date());
+    });
+    console.log(`      Compact (plan on the host's thread, asynchronous I/O) on ${lines.toLocaleString('en')} lines: longest event-loop block ${c.max.toFixed(1)} ms (${c.ms.toFixed(0)} ms in all)`);
+  }
+
   if (process.platform === 'win32' || spawnSync('bash', ['-c', 'exit 0']).status !== 0) {
     console.log('SKIP  compaction with concurrent writers: needs bash');
   } else {
@@ -216,9 +228,9 @@ try {
       const dir = mkdtempSync(path.join(tmp, `writers-${kind}-`));
       const t = Date.now();
       const s = await lib.runTrials(dir, kind, TRIALS, (f, o, p, n) => lib.applyCompaction(f, o, p, n));
-      const what = kind === "append" ? "open-append-close writer (echo >>)" : "other writer, holding the file open (exec 3>>)";
+      const what = kind === "append" ? "an open-append-close writer (echo >>)" : "a writer holding the file open (exec 3>>)";
       verdict(
-        `compaction with an ${what}: 0 lines lost`,
+        `compaction with ${what}: 0 lines lost`,
         s.lost === 0 && s.duplicated === 0 && s.badPrefix === 0,
         `${s.lost} of ${s.written.toLocaleString('en')} lines lost over ${s.trials} interleavings (${s.compacted} compacted, ${s.refused} refused` +
           `${s.refused ? `: "${s.refusals[0].replace(/pid \d+/, 'pid …')}"` : ''}; ${s.duplicated} duplicated) in ${((Date.now() - t) / 1000).toFixed(0)} s`,
@@ -240,6 +252,7 @@ async function bundleLib(dir) {
     stdin: {
       contents: [
         "export { applyCompaction } from './src/node/compaction';",
+        "export { planCompaction } from './src/core/progress/compact';",
         "export { generateRepoPin, generateRepoPinOffThread } from './src/node/pinRepo';",
         "export { runTrials } from './test/unit/concurrentWriters';",
       ].join('\n'),

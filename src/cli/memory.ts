@@ -7,7 +7,7 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { PinModule } from '../core/pin/format';
+import { parsePin, pinFormatNote, type PinModule } from '../core/pin/format';
 import { DEFAULT_KEEP_RECENT_LINES, DEFAULT_THRESHOLD, planCompaction, type CompactionPlan } from '../core/progress/compact';
 import { writeFileAtomicallySync } from '../node/atomicWrite';
 import { applyCompaction } from '../node/compaction';
@@ -272,6 +272,11 @@ async function pin(args: MemoryArgs, io: MemoryIo): Promise<number> {
   const pinRel = args.options.get('--pin') ?? 'specs/INDEX.md';
   const pinAbs = path.resolve(root, pinRel);
   const { doc, text, existingText, source, files, added, updated, stale } = await generateRepoPin(root, pinAbs);
+  const shown = path.relative(cwd, pinAbs) || pinRel;
+  const formatNote = existingText !== undefined ? pinFormatNote(parsePin(existingText), shown) : undefined;
+  if (formatNote) {
+    io.stderr(`ralph-workbench pin: ${formatNote}\n`);
+  }
   if (source === 'walk') {
     io.stderr(`ralph-workbench pin: ${root} is not a git repository (or git is not installed); listing files with a folder walk that honours .gitignore.\n`);
   }

@@ -2,7 +2,8 @@
  * Which other processes hold a file open (used by compaction: a process holding progress.txt open
  * keeps writing to the file it opened, whatever happens to the path).
  *
- * - Linux: every `/proc/<pid>/fd/<n>` whose target is the same inode (device and inode number).
+ * - Linux: every `/proc/<pid>/fd/<n>` whose target is the same inode (device and inode number),
+ *   opened for writing (`/proc/<pid>/fdinfo/<n>`): a reader such as `tail -f` is not a holder.
  *   Processes of other users cannot be inspected and are not seen.
  * - macOS and other Unix systems: `lsof -t -- <file>` when lsof is installed.
  * - Windows, or when neither is available: undefined ("cannot tell"). On Windows a process that
@@ -26,7 +27,7 @@ export interface FileIdentity {
 }
 
 /**
- * Processes other than this one that hold `target` open: a path (its current inode) or an
+ * Processes other than this one that hold `target` open for writing: a path (its current inode) or an
  * identity (for example the inode a path named before it was replaced). Undefined when this
  * system offers no way to tell.
  */
@@ -79,7 +80,7 @@ async function procHolders(id: FileIdentity): Promise<FileHolder[] | undefined> 
             continue;
           }
           const st = await stat(path.join(dir, fd));
-          if (st.ino === id.ino && st.dev === id.dev) {
+          if (st.ino === id.ino && st.dev === id.dev && (await opensForWriting(pid, fd))) {
             let command: string | undefined;
             try {
               command = (await readFile(path.join('/proc', pid, 'comm'), 'utf8')).trim();
@@ -96,6 +97,18 @@ async function procHolders(id: FileIdentity): Promise<FileHolder[] | undefined> 
     }),
   );
   return out.sort((a, b) => a.pid - b.pid);
+}
+
+/** Whether a descriptor was opened for writing (a reader such as `tail -f` loses nothing). Unknown counts as writing. */
+async function opensForWriting(pid: string, fd: string): Promise<boolean> {
+  try {
+    const info = await readFile(path.join('/proc', pid, 'fdinfo', fd), 'utf8');
+    const flags = /^flags:\s*([0-7]+)/m.exec(info);
+    // O_WRONLY = 1, O_RDWR = 2.
+    return flags ? (parseInt(flags[1], 8) & 3) !== 0 : true;
+  } catch {
+    return true;
+  }
 }
 
 function lsofHolders(file: string): Promise<FileHolder[] | undefined> {

@@ -17,7 +17,7 @@ import { planCompaction } from '../core/progress/compact';
 import { decodeText } from '../core/progress/parse';
 import { freshProgressText, LAST_BRANCH_FILE } from '../core/runs/archive';
 import { RUNS_FILE, serializeRun } from '../core/runs/runs';
-import { applyCompaction } from '../node/compaction';
+import { applyCompaction, CompactionError } from '../node/compaction';
 import { PromptInputError, readPromptInputs } from '../node/promptInputs';
 import { resolveInside, WorkspacePathError } from '../node/workspacePath';
 import { Disposable } from '../util/disposable';
@@ -448,8 +448,17 @@ export class Runner extends Disposable {
       now: new Date(),
     });
     if (plan.changed) {
-      const done = await applyCompaction(file, bytes, plan, new Date(), settings.progressPath);
-      this.log.info(`[runner] auto-compaction: ${done.logLine}`);
+      try {
+        const done = await applyCompaction(file, bytes, plan, new Date(), settings.progressPath);
+        this.log.info(`[runner] auto-compaction: ${done.logLine}`);
+      } catch (e) {
+        // Compaction refuses (and changes nothing) when another process holds progress.txt open for
+        // writing: the iteration still runs, on the uncompacted file.
+        if (!(e instanceof CompactionError)) {
+          throw e;
+        }
+        this.log.warn(`[runner] auto-compaction skipped: ${e.message}`);
+      }
     }
   }
 

@@ -5,7 +5,8 @@
  */
 import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../api';
-import { learningsByStory, type StoryLearnings } from '../core/progress/parse';
+import { pinFormatNote } from '../core/pin/format';
+import { describeLearningCounts, learningsByStory, type StoryLearnings } from '../core/progress/parse';
 import { Commands } from '../constants';
 import type { FolderMemory, MemoryWorkspace } from '../services/memoryWorkspace';
 import { joinRelative } from '../services/workspaceFiles';
@@ -83,9 +84,10 @@ export class MemoryTreeProvider extends Disposable implements vscode.TreeDataPro
     const p = m.progress?.doc;
     const labels = {
       patterns: ['Codebase Patterns', 'lightbulb', p?.patterns ? `${p.patterns.items.length}` : p ? 'no section yet' : 'no progress.txt'],
-      learnings: ['Learnings', 'mortar-board', p ? `${p.entries.reduce((n, e) => n + e.learnings.length, 0)} in ${p.entries.length} entries` : 'no progress.txt'],
+      // Counts what the list below shows: the learnings of every story, compacted history included.
+      learnings: ['Learnings', 'mortar-board', p ? describeLearningCounts(learningsByStory(p)) : 'no progress.txt'],
       agents: ['AGENTS.md', 'book', `${m.agents.length} file${m.agents.length === 1 ? '' : 's'}`],
-      pin: ['The Pin', 'pinned', m.pin ? `${m.pin.doc.modules.length} modules` : 'no specs/INDEX.md'],
+      pin: ['The Pin', 'pinned', m.pin ? (pinFormatNote(m.pin.doc, '') ? 'no ### Module entries' : `${m.pin.doc.modules.length} modules`) : 'no specs/INDEX.md'],
     } as const;
     const [label, icon, description] = labels[section];
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
@@ -160,6 +162,14 @@ function sectionChildren(section: 'patterns' | 'learnings' | 'agents' | 'pin', m
       const pin = m.pin;
       if (!pin) {
         return [{ kind: 'message', label: 'No Pin yet: generate one', icon: 'add', command: { command: Commands.generatePin, title: 'Generate the Pin' } }];
+      }
+      const note = pinFormatNote(pin.doc, vscode.workspace.asRelativePath(pin.uri, false));
+      if (note) {
+        // A table or a checklist: say so, and offer to add entries (what is there is kept).
+        return [
+          { kind: 'message', label: note, icon: 'warning' },
+          { kind: 'message', label: 'Generate the Pin: add module entries', icon: 'add', command: { command: Commands.generatePin, title: 'Generate the Pin' } },
+        ];
       }
       return pin.doc.modules.map((mod) => ({
         kind: 'line',

@@ -73,3 +73,31 @@ describe('compaction with concurrent writers', function () {
     await assert.rejects(applyCompaction(file, readFileSync(file).subarray(0, 10).fill(65), plan, new Date()), /changed while it was being compacted \(not only appended to\); nothing changed/);
   });
 });
+
+describe('compaction and readers', function () {
+  this.timeout(60_000);
+  it('compacts while a process only reads progress.txt (tail -f): a reader loses nothing', async function () {
+    if (process.platform !== 'linux' || spawnSync('bash', ['-c', 'exit 0']).status !== 0) {
+      this.skip();
+    }
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-reader-'));
+    try {
+      const file = path.join(dir, 'progress.txt');
+      const text = progressFixture();
+      writeFileSync(file, text);
+      const { spawn } = await import('node:child_process');
+      const reader = spawn('bash', ['-c', 'exec 3<"$1"; echo ready; read -r _ <&0', 'reader', file], { stdio: ['pipe', 'pipe', 'ignore'] });
+      await new Promise<void>((resolve) => reader.stdout.once('data', () => resolve()));
+      try {
+        const plan = planCompaction(text, { threshold: 100, keepRecentLines: 40 });
+        await applyCompaction(file, readFileSync(file), plan, new Date(), { graceMs: 10, settleMs: 500 });
+        assert.equal(readFileSync(file, 'utf8'), plan.text);
+      } finally {
+        reader.stdin.end('\n');
+        await new Promise((r) => reader.on('close', r));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -15,7 +15,10 @@ import {
   newProgressEntry,
   newProgressEntryAppend,
 } from '../../src/core/progress/edits';
+import { planCompaction } from '../../src/core/progress/compact';
 import {
+  describeLearningCounts,
+  learningCounts,
   learningsByStory,
   parseEntryHeading,
   parseProgress,
@@ -305,12 +308,27 @@ describe('progress.txt edits', () => {
     assert.equal(addLearningAppend(demo, 'US-004', 'x', now), undefined);
     assert.equal(addLearningAppend(demo, 'US-077', 'x', now), '\n## 2026-11-19 09:05 - US-077\n- **Learnings for future iterations:**\n  - x\n---\n');
     const tail = '## 2026-01-01 - US-1\n- **Learnings for future iterations:**\n  - a\n';
-    assert.equal(addLearningAppend(tail, 'US-1', 'b', now), '  - b\n');
+    // Self-describing: a new entry of the story, right even when an agent appended meanwhile.
+    assert.equal(addLearningAppend(tail, 'US-1', 'b', now), '\n## 2026-11-19 - US-1\n- **Learnings for future iterations:**\n  - b\n');
     assert.equal(addCodebasePatternAppend(demo, 'x'), undefined);
   });
 
   it('leaves binary files alone', () => {
     assert.deepEqual(addLearning('a\u0000b', 'US-1', 'x', now), []);
     assert.deepEqual(addCodebasePattern('a\u0000b', 'x'), []);
+  });
+});
+
+describe('Learnings counts (issue 7 §1.5)', () => {
+  it('count what the list shows after compaction: every learning of every story, compacted history included', () => {
+    const entry = (i: number) => `## 2026-01-${String(i).padStart(2, '0')} - US-${String(i).padStart(3, '0')}\n- did\n- **Learnings for future iterations:**\n  - learning ${i}a\n  - learning ${i}b\n---\n`;
+    const text = `# Log\n---\n\n${Array.from({ length: 12 }, (_, i) => entry(i + 1)).join('\n')}`;
+    const compacted = planCompaction(text, { threshold: 10, keepRecentLines: 12 }).text;
+    const doc = parseProgress(compacted);
+    assert.ok(doc.entries.length < 12 && doc.compacted !== undefined);
+    const groups = learningsByStory(doc);
+    assert.equal(groups.reduce((n, g) => n + g.learnings.length, 0), 24);
+    assert.deepEqual(learningCounts(groups), { learnings: 24, stories: 12 });
+    assert.equal(describeLearningCounts(groups), '24 in 12 stories');
   });
 });

@@ -13,7 +13,7 @@
  * in full control. Unknown `{{…}}` are left as written (templates may contain Handlebars or Vue).
  * Substitution is one pass: story text containing `{{pin}}` stays literal.
  */
-import { parsePin, matchPin, type PinMatch } from '../pin/format';
+import { parsePin, matchPin, pinFormatNote, type PinMatch } from '../pin/format';
 import type { Story } from '../prd/document';
 import type { PrdAnalysis } from '../prd/index';
 import { parseProgress, patternsText, recentEntriesText } from '../progress/parse';
@@ -259,6 +259,10 @@ function pinSection(story: Story, input: PromptInput, pinFile: string): string {
   const doc = parsePin(input.pinText);
   const matches: PinMatch[] = matchPin(doc, storyWords(story)).slice(0, Math.max(0, input.maxPinEntries ?? 4));
   if (matches.length === 0) {
+    const note = pinFormatNote(doc, pinFile);
+    if (note) {
+      return `${head}\n\nThere are ${note.replace(/;.*$/, '')}. Search the code before adding new modules.`;
+    }
     return `${head}\n\nNo entry of ${pinFile} matches this story's words. If you add a module, add an entry for it.`;
   }
   const specLines = input.specLines ?? 100;

@@ -135,6 +135,26 @@ function splitLinesKeep(text: string): { lines: string[]; finalEol: boolean } {
   return { lines, finalEol };
 }
 
+/** Spec values that say "there is none": `N/A`, `none`, `-`, `TBD`, … */
+const NO_SPEC = /^(?:n\/?a|none|null|nil|no|-+|—|–|tbd|todo|\?+|\(none\))\.?$/i;
+
+/** Whether a spec value names a file: not a "none" word, and not prose (`See README.md and AGENTS.md`). */
+export function isSpecPath(value: string): boolean {
+  const v = value.trim();
+  return v !== '' && !NO_SPEC.test(v) && !/\s/.test(v);
+}
+
+/**
+ * When the Pin file has content but no module entries (a table, a checklist: another format),
+ * the sentence that says so; undefined otherwise.
+ */
+export function pinFormatNote(doc: PinDoc, fileName: string): string | undefined {
+  if (doc.modules.length > 0 || !doc.preamble.some((l) => l.trim() !== '')) {
+    return undefined;
+  }
+  return `no \`### Module\` entries found in ${fileName} (it is written in another format); Generate the Pin adds module entries and keeps what is there.`;
+}
+
 export function parsePin(text: string): PinDoc {
   const eol: '\n' | '\r\n' = text.includes('\r\n') ? '\r\n' : '\n';
   const { lines, finalEol } = splitLinesKeep(text);
@@ -244,7 +264,7 @@ function parseModule(lines: readonly string[], start: number, end: number, level
       } else if (f.field === 'files') {
         values.files = dedupe(vals.map(cleanPath).filter((v) => v !== ''));
       } else {
-        const v = vals.map(cleanPath).filter((x) => x !== '');
+        const v = vals.map(cleanPath).filter((x) => x !== '' && isSpecPath(x));
         values.spec = v.length > 0 ? v.join(', ') : undefined;
       }
       i = j;

@@ -255,8 +255,18 @@ export function addCodebasePatternAppend(text: string, pattern: string): string 
   return appendOnly(text, addCodebasePattern(text, pattern));
 }
 
+/**
+ * The learning as text to append at the end (the host appends it with O_APPEND while an agent may
+ * be appending too), or undefined when it goes inside the file. An append must be right wherever
+ * it lands: an agent may append a new entry between our read and our append, so a bare bullet for
+ * the last entry could end up under the agent's entry. The append is therefore self-describing: a
+ * new entry of the story holding the learning.
+ */
 export function addLearningAppend(text: string, storyId: string, learning: string, now: Date): string | undefined {
-  return appendOnly(text, addLearning(text, storyId, learning, now));
+  if (appendOnly(text, addLearning(text, storyId, learning, now)) === undefined) {
+    return undefined;
+  }
+  return appendOnly(text, newProgressEntry(text, storyId, now, { learnings: [learning] }));
 }
 
 export function newProgressEntryAppend(text: string, storyId: string, now: Date, options: NewEntryOptions = {}): string | undefined {
