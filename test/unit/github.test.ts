@@ -246,6 +246,13 @@ describe('GitHub layer against the emulator', function () {
     assert.ok(issueGets[1].at - issueGets[0].at >= 950, `waited ${issueGets[1].at - issueGets[0].at} ms`);
   });
 
+  it('lists open issues matching the issue filter (labels), pull requests left out', async () => {
+    gh.addIssue(44, 'Unlabelled');
+    const client = new GitHubClient({ token: TOKEN, apiUrl: gh.apiUrl, owner: 'acme', repo: 'taskflow' });
+    assert.deepEqual((await client.listIssues({ labels: 'ralph' })).map((i) => i.number), [42]);
+    assert.deepEqual((await client.listIssues({})).map((i) => i.number), [42, 43, 44]);
+  });
+
   it('rejects bad arguments with usage', async () => {
     assert.equal((await cli(['forty-two'])).code, 1);
     assert.equal((await cli([])).code, 1);
