@@ -4,6 +4,7 @@
  * command error that a user would have seen (RalphApi.commandErrors()).
  */
 import * as vscode from 'vscode';
+import { errorMessage } from '../core/errorMessage';
 
 export interface CommandError {
   readonly command: string;
@@ -19,15 +20,6 @@ export function commandErrors(): readonly CommandError[] {
 
 export function clearCommandErrors(): void {
   recorded.length = 0;
-}
-
-/** A message a person can read, also for errors thrown with an empty message. */
-export function errorMessage(e: unknown): string {
-  if (e instanceof Error) {
-    return e.message.trim() || `an unexpected ${e.name || 'error'} without a message (see the log)`;
-  }
-  const s = String(e).trim();
-  return s || 'an unexpected error without a message (see the log)';
 }
 
 /** Registers a command whose errors are logged with the component and shown once, briefly. */
