@@ -34,6 +34,9 @@ export function registerSafeCommand(
     } catch (e) {
       const message = errorMessage(e);
       recorded.push({ command: id, message });
+      if (recorded.length > 100) {
+        recorded.shift(); // only tests read them; a long session keeps the newest
+      }
       const stack = e instanceof Error && e.stack && !e.stack.includes(message) ? `\n${e.stack}` : '';
       log.error(`[${id}] ${message}${stack}`);
       void vscode.window.showErrorMessage(`Ralph: ${message}`, 'Show Log').then((pick) => {
