@@ -17,7 +17,7 @@ const LAYERS = {
   'src/cli': { why: 'the CLI runs without VS Code', allow: ['src/core', 'src/node', 'src/cli'], vscode: false, node: true },
   'src/util': { why: 'src/util holds small VS Code helpers under every extension layer', allow: ['src/core', 'src/util'], vscode: true, node: true },
   'src/services': { why: 'services hold state; views and commands sit on top of them', allow: ['src/core', 'src/node', 'src/services', 'src/util', 'src/constants'], vscode: true, node: true },
-  'src/views': { why: 'views show what services hold', allow: ['src/services', 'src/core', 'src/util', 'src/views', 'src/constants', 'src/api'], vscode: true, node: false },
+  'src/views': { why: 'views show what services hold', allow: ['src/services', 'src/core', 'src/util', 'src/views', 'src/constants', 'src/api'], vscode: true, node: true },
   'src/commands': { why: 'commands are thin handlers over services and views', allow: ['src/services', 'src/views', 'src/core', 'src/node', 'src/util', 'src/commands', 'src/constants'], vscode: true, node: true },
   'webview-ui': { why: 'a webview page runs in the browser and talks to the host only through its typed protocol', allow: ['webview-ui', 'protocol'], vscode: false, node: false },
 };
