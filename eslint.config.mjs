@@ -1,27 +1,72 @@
 // Lint: typescript-eslint's recommended rules, plus the layer rules of ARCHITECTURE.md.
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
 
-/** One no-restricted-imports block per layer: the folders (under src/) a layer must not import. */
-function layers(list) {
-  return list.map(({ folder, why, vscode = true, nodeBuiltins = true, forbidden, allow = [] }) => ({
-    files: [`${folder}/**/*.ts`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: vscode ? [] : [{ name: 'vscode', message: `${why} Put the VS Code API call in src/services, src/views or src/commands.` }],
-          patterns: [
-            {
-              group: forbidden.map((f) => (f === 'extension' || f === 'api' || f === 'constants' ? `**/${f}` : `**/${f}/**`)).concat(forbidden.includes('node') ? ['**/node'] : []).concat(allow.map((a) => `!${a}`)),
-              message: `${why} (${folder} must not import ${forbidden.map((f) => `src/${f}`).join(', ')}; see ARCHITECTURE.md)`,
-            },
-            ...(nodeBuiltins ? [] : [{ group: ['node:*', 'fs', 'path', 'child_process', 'os'], message: `${why} Node I/O belongs in src/node.` }]),
-          ],
-        },
-      ],
-    },
-  }));
+const root = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * What each layer may import (ARCHITECTURE.md, "Layers"): the folders its relative imports may
+ * land in (resolved against the importing file, so a sub-folder named like a layer is no
+ * confusion), and whether it may import `vscode` and Node built-ins.
+ */
+const LAYERS = {
+  'src/core': { why: 'src/core is pure TypeScript (CLI, extension, tests, webviews)', allow: ['src/core'], vscode: false, node: false },
+  'src/node': { why: 'src/node is shared by the CLI and the extension', allow: ['src/core', 'src/node'], vscode: false, node: true },
+  'src/cli': { why: 'the CLI runs without VS Code', allow: ['src/core', 'src/node', 'src/cli'], vscode: false, node: true },
+  'src/util': { why: 'src/util holds small VS Code helpers under every extension layer', allow: ['src/core', 'src/util'], vscode: true, node: true },
+  'src/services': { why: 'services hold state; views and commands sit on top of them', allow: ['src/core', 'src/node', 'src/services', 'src/util', 'src/constants'], vscode: true, node: true },
+  'src/views': { why: 'views show what services hold', allow: ['src/services', 'src/core', 'src/util', 'src/views', 'src/constants', 'src/api'], vscode: true, node: true },
+  'src/commands': { why: 'commands are thin handlers over services and views', allow: ['src/services', 'src/views', 'src/core', 'src/node', 'src/util', 'src/commands', 'src/constants'], vscode: true, node: true },
+  'webview-ui': { why: 'a webview page runs in the browser and talks to the host only through its typed protocol', allow: ['webview-ui', 'protocol'], vscode: false, node: false },
+};
+
+/** The layer a repository path (posix, relative to the root) belongs to: "src/core", "src/api", "webview-ui", … */
+function layerOf(rel) {
+  if (rel.startsWith('webview-ui/')) return 'webview-ui';
+  if (/^src\/core\/webview\/[A-Za-z]+Protocol(\.ts|\.js)?$/.test(rel)) return 'protocol';
+  const m = /^src\/([^/]+)(\/|$)/.exec(rel);
+  if (!m) return undefined;
+  return m[2] === '/' ? `src/${m[1]}` : `src/${m[1].replace(/\.(ts|js)$/, '')}`;
 }
+
+const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((b) => `node:${b}`)]);
+
+/** A local rule: every import of a layer lands in a layer it may import. */
+const layersRule = {
+  meta: { type: 'problem', schema: [{ type: 'object' }], messages: { layer: '{{message}} (see ARCHITECTURE.md, "Layers")' } },
+  create(context) {
+    const layers = context.options[0];
+    const file = path.relative(root, context.filename).split(path.sep).join('/');
+    const own = layerOf(file);
+    const rule = own === 'protocol' ? layers['src/core'] : layers[own];
+    if (!rule) return {};
+    const check = (node, source) => {
+      if (typeof source !== 'string') return;
+      const report = (message) => context.report({ node, messageId: 'layer', data: { message } });
+      if (source === 'vscode') {
+        if (!rule.vscode) report(`${rule.why}: ${own} must not import vscode`);
+        return;
+      }
+      if (nodeBuiltins.has(source) || nodeBuiltins.has(source.split('/')[0])) {
+        if (!rule.node) report(`${rule.why}: ${own} must not import the Node built-in "${source}"`);
+        return;
+      }
+      if (!source.startsWith('.')) return; // npm packages
+      const target = path.relative(root, path.resolve(path.dirname(context.filename), source)).split(path.sep).join('/');
+      const to = layerOf(target) ?? target;
+      const allowed = rule.allow.includes(to) || (to === 'protocol' && rule.allow.includes('src/core'));
+      if (!allowed) report(`${rule.why}: ${own} may import ${rule.allow.map((a) => (a === 'protocol' ? 'src/core/webview/<name>Protocol' : a)).join(', ')}, not ${to}`);
+    };
+    return {
+      ImportDeclaration: (n) => check(n, n.source.value),
+      ExportNamedDeclaration: (n) => n.source && check(n, n.source.value),
+      ExportAllDeclaration: (n) => check(n, n.source.value),
+      ImportExpression: (n) => n.source.type === 'Literal' && check(n, n.source.value),
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', 'examples/**', 'test-results/**', '.vscode-test/**'] },
@@ -37,38 +82,10 @@ export default tseslint.config(
     },
   },
   // The layers (ARCHITECTURE.md, "Layers"): what each folder may import, enforced here.
-  ...layers([
-    {
-      folder: 'src/core',
-      why: 'src/core is pure TypeScript (CLI, extension, tests, webviews): no VS Code API, no Node I/O, no extension-side modules.',
-      vscode: false,
-      nodeBuiltins: false,
-      forbidden: ['node', 'cli', 'services', 'views', 'commands', 'util', 'extension', 'api', 'constants'],
-    },
-    { folder: 'src/node', why: 'src/node is shared by the CLI and the extension: no VS Code API.', vscode: false, forbidden: ['cli', 'services', 'views', 'commands', 'util', 'extension'] },
-    { folder: 'src/cli', why: 'the CLI runs without VS Code.', vscode: false, forbidden: ['services', 'views', 'commands', 'util', 'extension'], allow: ['./commands/**', '../commands/**'] },
-    { folder: 'src/util', why: 'src/util holds small VS Code helpers under every extension layer.', forbidden: ['node', 'cli', 'services', 'views', 'commands', 'extension'] },
-    { folder: 'src/services', why: 'services hold state; views and commands sit on top of them.', forbidden: ['cli', 'views', 'commands', 'extension'] },
-    { folder: 'src/views', why: 'views show services; they do not call commands modules or Node I/O directly.', forbidden: ['node', 'cli', 'commands', 'extension'] },
-    { folder: 'src/commands', why: 'commands are thin handlers over services and views.', forbidden: ['cli', 'extension'] },
-  ]),
   {
-    // A webview page runs in the browser: it sees only its own folder and the shared protocols.
-    files: ['webview-ui/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [{ name: 'vscode', message: 'A webview page has no VS Code API: talk to the host through the typed protocol (src/core/webview/<name>Protocol.ts).' }],
-          patterns: [
-            {
-              regex: '(^|/)src/(?!core/webview/[A-Za-z]+Protocol(\\.js)?$)|^node:',
-              message: 'webview-ui may import only webview-ui and the shared protocol modules src/core/webview/<name>Protocol.ts.',
-            },
-          ],
-        },
-      ],
-    },
+    files: ['src/**/*.ts', 'webview-ui/**/*.ts'],
+    plugins: { ralph: { rules: { layers: layersRule } } },
+    rules: { 'ralph/layers': ['error', LAYERS] },
   },
   {
     files: ['**/*.mjs'],

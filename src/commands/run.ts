@@ -4,6 +4,7 @@
  * command error that a user would have seen (RalphApi.commandErrors()).
  */
 import * as vscode from 'vscode';
+import { errorMessage } from '../core/errorMessage';
 
 export interface CommandError {
   readonly command: string;
@@ -21,15 +22,6 @@ export function clearCommandErrors(): void {
   recorded.length = 0;
 }
 
-/** A message a person can read, also for errors thrown with an empty message. */
-export function errorMessage(e: unknown): string {
-  if (e instanceof Error) {
-    return e.message.trim() || `an unexpected ${e.name || 'error'} without a message (see the log)`;
-  }
-  const s = String(e).trim();
-  return s || 'an unexpected error without a message (see the log)';
-}
-
 /** Registers a command whose errors are logged with the component and shown once, briefly. */
 export function registerSafeCommand(
   log: vscode.LogOutputChannel,
@@ -42,6 +34,9 @@ export function registerSafeCommand(
     } catch (e) {
       const message = errorMessage(e);
       recorded.push({ command: id, message });
+      if (recorded.length > 100) {
+        recorded.shift(); // only tests read them; a long session keeps the newest
+      }
       const stack = e instanceof Error && e.stack && !e.stack.includes(message) ? `\n${e.stack}` : '';
       log.error(`[${id}] ${message}${stack}`);
       void vscode.window.showErrorMessage(`Ralph: ${message}`, 'Show Log').then((pick) => {

@@ -5,7 +5,7 @@ import type { PrdWorkspace } from '../services/prdWorkspace';
 import { type LoopOutcome, type Runner } from '../services/runner';
 import { readSettings } from '../services/settings';
 import { joinRelative } from '../services/workspaceFiles';
-import { pickFolder } from '../util/folders';
+import { folderOf, pickFolder } from '../util/folders';
 import type { ProposedContentProvider } from '../views/proposedContent';
 import { StoryNode } from '../views/storyNodes';
 import type { StoriesTreeProvider } from '../views/storiesTree';
@@ -32,6 +32,11 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
    * command is clicked in its title or on a row), the only one with a prd.json, or the user's pick.
    */
   const prdFolder = async (hint?: unknown): Promise<vscode.WorkspaceFolder | undefined> => {
+    // A named folder wins, with or without a prd.json (the runner then says what is missing).
+    const named = folderOf(hint);
+    if (named) {
+      return named;
+    }
     const entries = prds.list();
     if (entries.length === 0) {
       const pick = await vscode.window.showWarningMessage('There is no prd.json in this workspace.', 'Create prd.json');

@@ -1,6 +1,6 @@
 /**
- * Read-only documents holding a proposed new version of a file (compaction, the Pin), shown in a
- * diff editor against the current file before anything is written.
+ * Read-only documents: a proposed new version of a file (compaction, the Pin), shown in a diff
+ * editor against the current file before anything is written, and the Preview Prompt document.
  */
 import * as vscode from 'vscode';
 
@@ -11,6 +11,12 @@ export class ProposedContentProvider implements vscode.TextDocumentContentProvid
   private readonly onDidChangeEmitter = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.onDidChangeEmitter.event;
   private counter = 0;
+  // A closed preview (Preview Prompt, a diff) no longer needs its text.
+  private readonly onClose = vscode.workspace.onDidCloseTextDocument((d) => {
+    if (d.uri.scheme === PROPOSED_SCHEME) {
+      this.contents.delete(d.uri.toString());
+    }
+  });
 
   /** A URI whose document shows `text`; the path ends with the file's name so the language matches. */
   propose(file: vscode.Uri, text: string): vscode.Uri {
@@ -28,6 +34,7 @@ export class ProposedContentProvider implements vscode.TextDocumentContentProvid
   }
 
   dispose(): void {
+    this.onClose.dispose();
     this.onDidChangeEmitter.dispose();
     this.contents.clear();
   }

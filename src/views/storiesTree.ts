@@ -2,7 +2,7 @@
  * The Stories tree: one group per workspace folder with a prd.json when there are several folders,
  * the stories directly otherwise. Problems come first, then an explanation when nothing can run,
  * then the stories in run order. While a prd.json cannot be read, its stories are never shown as
- * current: a node says why (the first problem and its line), and the stories of the last good
+ * current: after the problems, a node says why (the first problem and its line), and the stories of the last good
  * read follow, marked stale. The story an agent works on is marked while its iteration runs.
  */
 import * as vscode from 'vscode';
@@ -178,7 +178,7 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     return out;
   }
 
-  /** A prd.json that cannot be read: why, its problems, then the last good read's stories marked stale. */
+  /** A prd.json that cannot be read: its problems, why it cannot be read, then the last good read's stories marked stale. */
   private unreadableChildren(entry: PrdEntry, parent: FolderNode | undefined): StoryTreeNode[] {
     const a = entry.analysis;
     const file = vscode.workspace.asRelativePath(entry.uri, false);
@@ -186,10 +186,11 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     const why = first ? `${first.message} (line ${first.range.start.line + 1})` : 'it has no "userStories" list';
     const last = this.lastGood.get(entry.folder.uri.toString());
     const details = last ? ['The stories below are from the last good read (stale) and may no longer match the file.'] : [];
-    const out: StoryTreeNode[] = [new InfoNode(entry, `${file} cannot be read: ${why}`, details, parent, 'error')];
+    const out: StoryTreeNode[] = [];
     if (a.problems.length > 0) {
       out.push(new ProblemsNode(entry, parent));
     }
+    out.push(new InfoNode(entry, `${file} cannot be read: ${why}`, details, parent, 'error'));
     if (last) {
       const titles = new Map(last.analysis.doc.stories.map((st) => [st.id, st.title] as const));
       out.push(...last.analysis.readiness.order.map((state) => new StoryNode(last, state, [], parent, (id) => titles.get(id), undefined, true)));

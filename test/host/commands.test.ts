@@ -12,7 +12,7 @@ import { api, closeAllEditors, expectCommandError, prdUri, readPrdBytes, takeCom
 suite('commands called the way views call them', () => {
   useDemoRestore();
 
-  test('a command error is recorded with a readable message (also when thrown without one)', async () => {
+  test('a command error is recorded, with the message the user saw, for the tests to see', async () => {
     // No story is selected and "NOPE" is not a story: the handler throws; the user sees a message.
     const message = await expectCommandError('ralph.story.open', () => vscode.commands.executeCommand('ralph.story.open', 'NOPE'));
     assert.equal(message, 'There is no story "NOPE" in prd.json.');

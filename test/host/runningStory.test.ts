@@ -6,14 +6,16 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { api, findStory, storyState, waitForTree } from './helpers';
-import { ensureGitWorkspace, fakeAgentPath, type Pristine, resetSettings, restoreWorkspace, stopAndCloseTerminals, useFakeAgent } from './runHelpers';
+import { ensureGitWorkspace, fakeAgentPath, git, type Pristine, resetSettings, restoreWorkspace, stopAndCloseTerminals, useFakeAgent } from './runHelpers';
 
 suite('Stories view: the running story', function () {
   this.timeout(60_000);
   let pristine: Pristine;
+  let errorsSeen: () => unknown = () => [];
 
   suiteSetup(async () => {
-    await api();
+    const a = await api();
+    errorsSeen = () => a.commandErrors();
     pristine = ensureGitWorkspace();
     assert.ok(fs.existsSync(fakeAgentPath()));
   });
@@ -26,9 +28,19 @@ suite('Stories view: the running story', function () {
   });
 
   test('while its iteration runs, US-006 shows a spinning icon and "running · 1/1"; afterwards it is done', async () => {
+    // Its own state: the committed demo, whatever an earlier suite left in the working tree.
+    git('reset', '-q', '--hard');
+    git('clean', '-q', '-fd', '-e', '.vscode');
     await useFakeAgent({ mode: 'pass', delayMs: 2500 });
-    const run = vscode.commands.executeCommand<unknown>('ralph.runNext');
-    const running = await waitForTree('US-006 to be marked as running', (n) => storyState(findStory(n, 'US-006')) === 'running', 1, 20_000);
+    let settled = false;
+    const run = vscode.commands.executeCommand<unknown>('ralph.runNext').then((r) => {
+      settled = true;
+      return r;
+    });
+    const running = await waitForTree('US-006 to be marked as running', (n) => {
+      assert.ok(!settled, `the run ended before US-006 was marked; command errors: ${JSON.stringify(errorsSeen())}`);
+      return storyState(findStory(n, 'US-006')) === 'running';
+    }, 1, 20_000);
     const us006 = findStory(running, 'US-006');
     assert.equal(us006.label, 'US-006 · running · Sort tasks by priority');
     assert.equal(us006.icon, 'sync~spin');

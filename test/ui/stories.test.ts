@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { eventually, openRalphContainer, rowLabels, runCommand, setExpanded, shot, storiesPane, storyRow, useWorkbench, widenSideBar } from './workbench';
+import { eventually, openRalphContainer, rowLabels, runCommand, setExpanded, shot, showRalph, storiesPane, storyRow, useWorkbench, widenSideBar } from './workbench';
 
 describe('Ralph Workbench in the VS Code UI (demo workspace)', function () {
   const ui = useWorkbench();
@@ -20,6 +20,7 @@ describe('Ralph Workbench in the VS Code UI (demo workspace)', function () {
   });
 
   it('expanding a blocked story shows "blocked by" rows; clicking one reveals the blocking story', async () => {
+    await showRalph(ui.page);
     const us007 = storyRow(ui.page, 'US-007:');
     await us007.waitFor({ state: 'visible' });
     const label = (await us007.getAttribute('aria-label')) ?? '';
@@ -49,6 +50,7 @@ describe('Ralph Workbench in the VS Code UI (demo workspace)', function () {
   });
 
   it('a broken prd.json shows a problems node in the tree and the error in the Problems panel', async () => {
+    await showRalph(ui.page);
     const prd = path.join(ui.folder, 'prd.json');
     const original = readFileSync(prd, 'utf8');
     const broken = original.replace('"blockedBy": [\n        "US-002"\n      ],\n      "notes": ""\n    },\n    {\n      "id": "US-007"', '"blockedBy": [\n        "US-099"\n      ],\n      "notes": ""\n    },\n    {\n      "id": "US-007"');

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { eventually, openDemo, openRalphContainer, pane, repoRoot, rowLabels, runCommand as runCommandByTitle, shot, storiesPane, storyRow, useWorkbench, widenSideBar } from './workbench';
+import { eventually, openDemo, pane, repoRoot, rowLabels, runCommand as runCommandByTitle, shot, showRalph, storiesPane, storyRow, useWorkbench, widenSideBar } from './workbench';
 
 const TITLES: Record<string, string> = {
   'US-005': 'Filter the task list by priority',
@@ -60,12 +60,6 @@ async function errorToasts(_page: Page): Promise<string[]> {
   return newErrors();
 }
 
-/** Opens the Ralph container unless it is open already (a second click would close the side bar). */
-async function showRalph(page: Page): Promise<void> {
-  if (!(await storiesPane(page).locator('.monaco-list-row').first().isVisible().catch(() => false))) {
-    await openRalphContainer(page);
-  }
-}
 
 async function assertNoError(page: Page, after: string): Promise<void> {
   // An error from a command handler is logged a moment after the click: give it the chance.

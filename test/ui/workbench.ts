@@ -137,6 +137,13 @@ export async function openRalphContainer(page: Page): Promise<void> {
     });
 }
 
+/** Opens the Ralph container unless it is open already (clicking its icon again would close the side bar). */
+export async function showRalph(page: Page): Promise<void> {
+  if (!(await storiesPane(page).locator('.monaco-list-row').first().isVisible().catch(() => false))) {
+    await openRalphContainer(page);
+  }
+}
+
 /** Drags the sash right of the side bar so labels and descriptions are readable in screenshots. */
 export async function widenSideBar(page: Page, width = 600): Promise<void> {
   const box = await page.locator('.part.sidebar').boundingBox();
