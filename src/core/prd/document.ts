@@ -158,7 +158,8 @@ function readPrd(source: string, fast: boolean, fileName: string, positions = tr
       code: 'syntax',
       severity: 'error',
       message: `JSON syntax error: ${describeParseError(printParseErrorCode(e.error))}`,
-      range: lines.range(e.offset, Math.max(e.length, 1)),
+      // At least one character, but never past the end (an error at the end of the file is empty).
+      range: lines.range(Math.min(e.offset, text.length), Math.min(Math.max(e.length, 1), text.length - Math.min(e.offset, text.length))),
     });
   }
   if (!root) {
