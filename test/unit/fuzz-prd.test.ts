@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { analyzePrd } from '../../src/core/prd/index';
 import { cli, makePrd } from './helpers';
 
-const base = new TextEncoder().encode(
+const base: Uint8Array = new TextEncoder().encode(
   makePrd([
     { id: 'US-001', passes: true },
     { id: 'US-002', blockedBy: ['US-001'], acceptanceCriteria: ['a', 'b'] },
@@ -47,7 +47,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.constant((b: Uint8Array) => new Uint8Array([0xff, 0xfe, ...Buffer.from(new TextDecoder().decode(b), 'utf16le')])),
   fc.tuple(fc.nat(), fc.constantFrom(0xc0, 0xc1, 0xf5, 0xff, 0x80, 0xed)).map(([at, v]) => (b: Uint8Array) => splice(b, at, 0, new Uint8Array([v]))),
   // duplicate keys, control characters, option-like ids, other shapes
-  fc.constantFrom('"id": "US-001", ', '"passes": "yes", ', '"blockedBy": 3, ', '"dependsOn": ["US-001"], ', '"__proto__": {}, ', '"id": "\\t-x", ').map((ins) => (b: Uint8Array) => enc(new TextDecoder().decode(b).replace(/\{\n(\s+)"id"/, (m, sp: string) => `{\n${sp}${ins}"id"`))),
+  fc.constantFrom('"id": "US-001", ', '"passes": "yes", ', '"blockedBy": 3, ', '"dependsOn": ["US-001"], ', '"__proto__": {}, ', '"id": "\\t-x", ').map((ins) => (b: Uint8Array) => enc(new TextDecoder().decode(b).replace(/\{\n(\s+)"id"/, (_m, sp: string) => `{\n${sp}${ins}"id"`))),
   fc.constantFrom('userStories', 'stories', 'tasks').map((k) => (b: Uint8Array) => enc(new TextDecoder().decode(b).replace('"userStories"', `"${k}"`))),
 );
 
@@ -58,7 +58,7 @@ describe('fuzz: hostile prd.json files through validate and next', function () {
     let n = 0;
     fc.assert(
       fc.property(fc.array(mutation, { minLength: 1, maxLength: 3 }), (muts) => {
-        let bytes = base;
+        let bytes: Uint8Array = base;
         for (const m of muts) {
           bytes = m(bytes);
         }
