@@ -1,5 +1,7 @@
 // Benchmark of the prd.json core and the CLI on large generated PRDs.
-//   node scripts/bench.mjs [--sizes 1000,10000,50000] [--runs N] [--profile] [--cli FILE]
+//   node scripts/bench.mjs [--sizes 1000,10000,50000] [--runs N] [--profile] [--cli FILE] [--no-hostile]
+// Then hostile files: the output size of 4,000 and 8,000-story cycles, and validate/next on
+// 10,000 stories that each wait on an unknown id.
 // Generates random DAGs (fixed seed; blockedBy 0–3 earlier stories; ~30% passing) into a temp
 // dir, times parse / validate / readiness in-process (median of several runs, after a warm-up)
 // and `node dist/cli.js next --prd FILE --json` as a whole process (median of >= 5 runs).
@@ -234,6 +236,48 @@ if (target) {
   if (os.loadavg()[0] > (os.availableParallelism?.() ?? cpus.length)) {
     console.log(`(the machine is busy, load ${os.loadavg()[0].toFixed(1)}: wall times are inflated; the CPU column is the steadier figure)`);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile files (issue 8): output size of long cycles and the time of many unknown ids.
+
+if (!args.includes('--no-hostile')) {
+  console.log('');
+  console.log('Hostile files (CLI as a whole process):');
+  const story = (id, deps) => ({ id, title: id, priority: 1, passes: false, description: '', acceptanceCriteria: [], blockedBy: deps });
+  for (const n of [4_000, 8_000]) {
+    const stories = [];
+    for (let i = 0; i < n; i++) {
+      stories.push(story(`S${i}`, [`S${(i + n - 1) % n}`]));
+    }
+    const file = path.join(tmp, `cycle-${n}.json`);
+    writeFileSync(file, JSON.stringify({ userStories: stories }, null, 2));
+    const input = statSync(file).size;
+    const v = spawnSync(process.execPath, [cli, 'validate', '--json', '--prd', file], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const x = spawnSync(process.execPath, [cli, 'next', '--prd', file], { encoding: 'utf8', maxBuffer: 1 << 30 });
+    const out = (v.stdout?.length ?? 0) + (v.stderr?.length ?? 0);
+    const nextOut = (x.stdout?.length ?? 0) + (x.stderr?.length ?? 0);
+    console.log(
+      `  ${n.toLocaleString('en-US')}-story cycle (${(input / 1024).toFixed(0)} KB): validate --json ${out.toLocaleString('en-US')} bytes (exit ${v.status}), next ${nextOut.toLocaleString('en-US')} bytes (exit ${x.status})`,
+    );
+  }
+  const n = 10_000;
+  const stories = [];
+  for (let i = 0; i < n; i++) {
+    stories.push(story(`US-${String(i).padStart(5, '0')}`, [`GHOST-${i}`]));
+  }
+  const file = path.join(tmp, `unknown-${n}.json`);
+  writeFileSync(file, JSON.stringify({ userStories: stories }, null, 2));
+  const check = (expected) => (r) => {
+    if (r.status !== expected) {
+      throw new Error(`exit ${r.status}, expected ${expected}: ${r.stderr.slice(0, 300)}`);
+    }
+  };
+  const runs = runsOverride || 3;
+  const validate = timeProcess(runs, [cli, 'validate', '--json', '--prd', file], check(1));
+  const next = timeProcess(runs, [cli, 'next', '--json', '--prd', file], check(2));
+  const verdict = (t) => (t < 1000 ? 'PASS' : 'MISS');
+  console.log(`  ${n.toLocaleString('en-US')} stories each blocked by an unknown id: validate ${fmt(validate.median)} ms (CPU ${fmt(validate.cpu)} ms) ${verdict(validate.median)}, next ${fmt(next.median)} ms (CPU ${fmt(next.cpu)} ms) ${verdict(next.median)}; target < 1,000 ms each, medians of ${runs}`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -119,12 +119,14 @@ export class PrdWorkspace extends Disposable {
     const started = Date.now();
     try {
       const doc = openDocument(uri);
+      // Messages name the file the user has (tasks/prd-auth.json, not always "prd.json").
+      const options = { fileName: uri.path.slice(uri.path.lastIndexOf('/') + 1) };
       let entry: PrdEntry | undefined;
       if (doc && doc.isDirty) {
-        entry = { folder, uri, analysis: analyzePrd(doc.getText()), documentVersion: doc.version };
+        entry = { folder, uri, analysis: analyzePrd(doc.getText(), options), documentVersion: doc.version };
       } else {
         const bytes = await readIfExists(uri);
-        entry = bytes === undefined ? undefined : { folder, uri, analysis: analyzePrd(bytes), documentVersion: doc?.version };
+        entry = bytes === undefined ? undefined : { folder, uri, analysis: analyzePrd(bytes, options), documentVersion: doc?.version };
       }
       if (entry) {
         this.entries.set(folderKey, entry);

@@ -46,6 +46,17 @@ async function codeActions(range: vscode.Range): Promise<vscode.CodeAction[]> {
   return (actions ?? []).filter((a): a is vscode.CodeAction => 'title' in a && !('command' in a && typeof a.command === 'string'));
 }
 
+function ralphDiagnosticsOf(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'ralph');
+}
+
+async function closePrdEditors(): Promise<void> {
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === prdUri().toString());
+  if (tabs.length > 0) {
+    await vscode.window.tabGroups.close(tabs);
+  }
+}
+
 async function applyAction(action: vscode.CodeAction): Promise<void> {
   if (action.edit) {
     assert.ok(await vscode.workspace.applyEdit(action.edit), `applying "${action.title}" failed`);
@@ -75,13 +86,33 @@ suite('diagnostics and quick fixes for broken prd.json files', () => {
     assert.deepEqual(ralphDiagnostics(), []);
   });
 
-  test('malformed JSON → "syntax" on the line of the stray comma', async () => {
+  test('malformed JSON, file closed → "syntax" on the line of the stray comma (no one else reports it)', async () => {
+    await closePrdEditors();
     const broken = replaceInStory(demoText, 'US-006', '"title": "Sort tasks by priority",', '"title": "Sort tasks by priority",,');
     await writePrd(broken);
-    const diags = await waitForDiagnostic('syntax');
-    assertOnLine(diags, lineOf(broken, 'Sort tasks by priority",,'), 'the doubled comma');
     const top = await waitForTree('a problems node first', (n) => tokens(n[0]?.contextValue).includes('problems'));
     assert.match(top[0].label, /^\d+ problems? in prd\.json$/);
+    if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === prdUri().toString())) {
+      return; // VS Code still holds the document (it releases closed documents lazily): the next test covers that case.
+    }
+    const diags = await waitForDiagnostic('syntax');
+    assertOnLine(diags, lineOf(broken, 'Sort tasks by priority",,'), 'the doubled comma');
+  });
+
+  test('malformed JSON open in an editor → each syntax error once in Problems (issue 7 §1.7)', async () => {
+    const editor = await vscode.window.showTextDocument(prdUri());
+    assert.equal(editor.document.languageId, 'json');
+    const broken = replaceInStory(demoText, 'US-006', '"title": "Sort tasks by priority",', '"title": "Sort tasks by priority",,');
+    await writePrd(broken);
+    const line = lineOf(broken, 'Sort tasks by priority",,');
+    // VS Code's JSON language service reports it...
+    await waitFor('the JSON language service to report the doubled comma', () => vscode.languages.getDiagnostics(prdUri()).some((d) => d.source !== 'ralph' && d.range.start.line === line), 20_000, () => describeDiagnostics());
+    // ...and the tree still shows our problem (so our analysis has run on the broken text)...
+    await waitForTree('a problems node first', (n) => tokens(n[0]?.contextValue).includes('problems'));
+    // ...but Problems shows it once: no "syntax" diagnostic of ours on top.
+    const onLine = vscode.languages.getDiagnostics(prdUri()).filter((d) => d.range.start.line === line);
+    assert.equal(onLine.length, 1, `one diagnostic on the line of the doubled comma, got ${JSON.stringify(describeDiagnostics(), null, 1)}`);
+    assert.deepEqual(ralphDiagnosticsOf(prdUri()).filter((d) => diagnosticCode(d) === 'syntax'), []);
   });
 
   test('unknown blockedBy id → "unknown-blocked-by" exactly at the "US-099" literal, problems node, quick fix', async () => {
@@ -119,6 +150,29 @@ suite('diagnostics and quick fixes for broken prd.json files', () => {
       return t.includes('US-099') ? undefined : t;
     });
     assert.deepEqual(JSON.parse(fixed).userStories[5].blockedBy ?? [], []);
+    const doc = await vscode.workspace.openTextDocument(prdUri());
+    if (doc.isDirty) {await doc.save();}
+    await waitForNoRalphDiagnostics();
+  });
+
+  test('unknown id with a near match → "Change to US-004" is the first, preferred quick fix (issue 7 §1.6)', async () => {
+    const broken = replaceInStory(demoText, 'US-006', '"US-002"', '"US-02"');
+    await writePrd(broken);
+    const diags = await waitForDiagnostic('unknown-blocked-by');
+    const literal = rangeOf(broken, '"US-02"');
+    const diag = assertExactRange(diags, literal, 'the "US-02" literal');
+    assert.match(diag.message, /did you mean "US-002"\?/);
+    const actions = await codeActions(literal);
+    assert.equal(actions[0]?.title, 'Change to "US-002"', `actions: ${JSON.stringify(actions.map((a) => a.title))}`);
+    assert.equal(actions[0].isPreferred, true);
+    assert.ok(!actions.slice(1).some((a) => a.isPreferred), 'only the change is preferred');
+    assert.ok(actions.some((a) => a.title.startsWith('Remove "US-02" from the blockedBy of')), 'removing stays possible');
+    await applyAction(actions[0]);
+    const fixed = await waitFor('prd.json with US-002 again', async () => {
+      const t = await currentText();
+      return t.includes('"US-02"') ? undefined : t;
+    });
+    assert.equal(fixed, demoText);
     const doc = await vscode.workspace.openTextDocument(prdUri());
     if (doc.isDirty) {await doc.save();}
     await waitForNoRalphDiagnostics();
@@ -175,25 +229,25 @@ suite('diagnostics and quick fixes for broken prd.json files', () => {
     );
   });
 
-  test('missing required field (title of US-006) → "schema" inside the US-006 object', async () => {
+  test('missing title of US-006 → a "missing-field" warning inside the US-006 object; the file stays usable', async () => {
     const lines = demoText.split('\n');
     const titleLine = lineOf(demoText, '"title": "Sort tasks by priority"');
     const broken = [...lines.slice(0, titleLine), ...lines.slice(titleLine + 1)].join('\n');
     await writePrd(broken);
-    const diags = await waitForDiagnostic('schema');
+    const diags = await waitForDiagnostic('missing-field');
     const { start, end } = storyLines(broken, 'US-006');
-    assert.ok(
-      diags.some((d) => d.range.start.line >= start && d.range.start.line <= end),
-      `expected a schema diagnostic within lines ${start + 1}-${end + 1} (story US-006); got ${JSON.stringify(describeDiagnostics(), null, 1)}`,
-    );
-    assert.ok(diags.some((d) => /title/.test(d.message)), `a schema message should name "title": ${JSON.stringify(diags.map((d) => d.message))}`);
+    const d = diags.find((x) => x.range.start.line >= start && x.range.start.line <= end);
+    assert.ok(d, `expected a missing-field diagnostic within lines ${start + 1}-${end + 1} (story US-006); got ${JSON.stringify(describeDiagnostics(), null, 1)}`);
+    assert.equal(d.severity, vscode.DiagnosticSeverity.Warning);
+    assert.match(d.message, /title/);
   });
 
-  test('wrong type (priority "high") → "schema" exactly at the value', async () => {
-    const broken = replaceInStory(demoText, 'US-006', '"priority": 5', '"priority": "high"');
+  test('wrong type (priority true) → "schema" exactly at the value', async () => {
+    const broken = replaceInStory(demoText, 'US-006', '"priority": 5', '"priority": true');
     await writePrd(broken);
     const diags = await waitForDiagnostic('schema');
-    assertExactRange(diags, rangeOf(broken, '"high"'), 'the "high" value of US-006.priority');
+    const at = rangeOf(broken, '"priority": true');
+    assertExactRange(diags, new vscode.Range(at.start.translate(0, 12), at.end), 'the true value of US-006.priority');
   });
 
   test('empty file → "empty-file" on line 1', async () => {
@@ -206,7 +260,7 @@ suite('diagnostics and quick fixes for broken prd.json files', () => {
     const broken = replaceInStory(replaceInStory(demoText, 'US-006', '"US-002"', '"US-099"'), 'US-008', '"US-004"', '"US-008"');
     await writePrd(broken);
     await waitForDiagnostic('self-dependency');
-    const known = new Set(['syntax', 'schema', 'duplicate-id', 'unknown-blocked-by', 'self-dependency', 'cycle', 'empty-file', 'encoding']);
+    const known = new Set(['encoding', 'empty-file', 'syntax', 'too-deep', 'no-stories', 'schema', 'duplicate-id', 'unknown-blocked-by', 'self-dependency', 'cycle', 'shape', 'missing-id', 'missing-field', 'field-synonym', 'priority', 'status', 'dependency-keys', 'option-like-id']);
     const all = vscode.languages.getDiagnostics(prdUri()).filter((d) => d.source === 'ralph');
     assert.deepEqual(all.map(diagnosticCode).filter((c) => !known.has(c ?? '')), []);
   });

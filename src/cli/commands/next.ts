@@ -17,7 +17,7 @@ export const nextCommand: CliCommand = {
   summary: 'Print the story to run next. Exit 0 when one is ready or all pass, 2 when stories\nremain but none is ready (or there are none), 1 when prd.json cannot be read.',
   usage,
   run(argv, io) {
-    const loaded = loadPrd(argv, io, usage);
+    const loaded = loadPrd(argv, io, usage, true);
     if ('exit' in loaded) {
       return loaded.exit;
     }

@@ -1,7 +1,7 @@
 /** The arguments and output helpers the prd.json commands (validate, next, ready) share. */
 import path from 'node:path';
 import { parseArgs as nodeParseArgs } from 'node:util';
-import { analyzePrd, type PrdAnalysis } from '../../core/prd/index';
+import { analyzePrd, analyzePrdForReadiness, type PrdAnalysis } from '../../core/prd/index';
 import type { Problem } from '../../core/prd/problems';
 import type { CliIo } from '../io';
 
@@ -70,9 +70,9 @@ export function finite(n: number): number | null {
 
 /**
  * The shared start of validate / next / ready: parse the arguments, print help or an argument
- * error (with the command's usage), read and analyse the file once. Undefined result: `exit` is the code.
+ * error (with the command's usage), read and analyse the file. Undefined result: `exit` is the code.
  */
-export function loadPrd(argv: readonly string[], io: CliIo, usage: string): { args: PrdArgs; analysis: PrdAnalysis } | { exit: number } {
+export function loadPrd(argv: readonly string[], io: CliIo, usage: string, forReadiness = false): { args: PrdArgs; analysis: PrdAnalysis } | { exit: number } {
   const args = parsePrdArgs(argv);
   if (args.help) {
     io.stdout(usage);
@@ -95,5 +95,7 @@ export function loadPrd(argv: readonly string[], io: CliIo, usage: string): { ar
     io.stderr(`ralph-workbench: ${message}\n`);
     return { exit: 1 };
   }
-  return { args, analysis: analyzePrd(bytes, { fileName: path.basename(args.prd) }) };
+  // next and ready need positions only for problems: analyzePrdForReadiness skips them on a clean file.
+  const options = { fileName: path.basename(args.prd) };
+  return { args, analysis: forReadiness ? analyzePrdForReadiness(bytes, options) : analyzePrd(bytes, options) };
 }

@@ -14,7 +14,7 @@ export const readyCommand: CliCommand = {
   summary: 'Print the ready stories in run order.',
   usage,
   run(argv, io) {
-    const loaded = loadPrd(argv, io, usage);
+    const loaded = loadPrd(argv, io, usage, true);
     if ('exit' in loaded) {
       return loaded.exit;
     }

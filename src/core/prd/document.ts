@@ -49,10 +49,20 @@ export function parsePrdBytes(bytes: Uint8Array, options: ParseOptions = {}): Pr
 export interface ParseOptions {
   /** The file's name as the user knows it (default prd.json): messages name it. */
   readonly fileName?: string;
+  /**
+   * False: a valid file is read without positions (every range is line 1, column 1), which
+   * saves the layout scan and most allocations: for callers that only need the stories and
+   * their readiness (the CLI's next and ready) and re-read with positions when there is a
+   * problem to show. Files that need the parse tree always get positions.
+   */
+  readonly positions?: boolean;
 }
 
+const NO_POSITION: TextRange = { offset: 0, length: 0, start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+const NO_LOCATOR: StoryLocator = { range: NO_POSITION, value: () => NO_POSITION, element: () => NO_POSITION };
+
 export function parsePrd(source: string, options: ParseOptions = {}): PrdDocument {
-  return readPrd(source, true, options.fileName ?? 'prd.json');
+  return readPrd(source, true, options.fileName ?? 'prd.json', options.positions ?? true);
 }
 
 /** parsePrd without its fast path for valid files: the reference the unit tests hold that path to. */
@@ -94,7 +104,7 @@ export function tooDeepAt(text: string, limit = MAX_NESTING): number {
 
 const NO_SHAPE: PrdShape = { kind: 'none', lists: [], found: '' };
 
-function readPrd(source: string, fast: boolean, fileName: string): PrdDocument {
+function readPrd(source: string, fast: boolean, fileName: string, positions = true): PrdDocument {
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const lines = new LineIndex(text);
   const problems: Problem[] = [];
@@ -133,9 +143,9 @@ function readPrd(source: string, fast: boolean, fileName: string): PrdDocument {
     if (parsed) {
       const shape = shapeOf(data);
       const list = shape.kind === 'standard' && shape.lists.length === 1 ? (valueAt(data, shape.lists[0]) as unknown[]) : undefined;
-      const locators = list && list.every(isRecord) ? scanStoryLocators(text, lines) : undefined;
+      const locators = list && list.every(isRecord) ? (positions ? scanStoryLocators(text, lines) : list.map(() => NO_LOCATOR)) : undefined;
       if (list && locators && locators.length === list.length) {
-        const root = lines.range(Math.max(0, text.search(/\S/)), 1);
+        const root = positions ? lines.range(Math.max(0, text.search(/\S/)), 1) : NO_POSITION;
         return assemble(text, lines, fileName, data, shape, problems, list.map((raw, i) => ({ raw: raw as Record<string, unknown>, path: ['userStories', i], at: locators[i] })), root, () => undefined);
       }
     }
@@ -148,7 +158,8 @@ function readPrd(source: string, fast: boolean, fileName: string): PrdDocument {
       code: 'syntax',
       severity: 'error',
       message: `JSON syntax error: ${describeParseError(printParseErrorCode(e.error))}`,
-      range: lines.range(e.offset, Math.max(e.length, 1)),
+      // At least one character, but never past the end (an error at the end of the file is empty).
+      range: lines.range(Math.min(e.offset, text.length), Math.min(Math.max(e.length, 1), text.length - Math.min(e.offset, text.length))),
     });
   }
   if (!root) {

@@ -16,10 +16,21 @@ interface StoryLayout {
   /** Offset of the opening brace, and of the character after the closing one. */
   start: number;
   end: number;
-  /** Offset and length of each key's value (the last one when a key repeats). */
-  values: Map<string, [number, number]>;
-  /** Offset, length pairs of the elements of the arrays under ELEMENT_KEYS. */
-  elements: Map<string, number[]>;
+  /** The keys in file order, and the offset and length of each one's value (flat pairs): few allocations on 10,000 stories. */
+  keys: string[];
+  values: number[];
+  /** For keys in ELEMENT_KEYS holding an array: key, then the offset, length pairs of its elements. */
+  elements: (string | number[])[];
+}
+
+/** Index of the last occurrence of `key` (JSON.parse keeps the last), or -1. */
+function lastIndexOf(keys: readonly string[], key: string): number {
+  for (let k = keys.length - 1; k >= 0; k--) {
+    if (keys[k] === key) {
+      return k;
+    }
+  }
+  return -1;
 }
 
 /** A locator per story of the root "userStories" array, or undefined when the scan gives up. */
@@ -31,12 +42,20 @@ export function scanStoryLocators(text: string, lines: LineIndex): StoryLocator[
   return layout.map((at) => ({
     range: lines.range(at.start, at.end - at.start),
     value: (key: string): TextRange | undefined => {
-      const v = at.values.get(key);
-      return v ? lines.range(v[0], v[1]) : undefined;
+      const k = lastIndexOf(at.keys, key);
+      return k < 0 ? undefined : lines.range(at.values[2 * k], at.values[2 * k + 1]);
     },
     element: (key: string, k: number): TextRange | undefined => {
-      const e = at.elements.get(key);
-      return e && 2 * k + 1 < e.length ? lines.range(e[2 * k], e[2 * k + 1]) : undefined;
+      // The elements of the last occurrence of the key, if that occurrence is an array.
+      const last = lastIndexOf(at.keys, key);
+      let e: number[] | undefined;
+      for (let j = 0; j + 1 < at.elements.length; j += 2) {
+        if (at.elements[j] === key) {
+          e = at.elements[j + 1] as number[];
+        }
+      }
+      const start = last < 0 ? -1 : at.values[2 * last];
+      return e && e.length > 0 && e[0] > start && 2 * k + 1 < e.length ? lines.range(e[2 * k], e[2 * k + 1]) : undefined;
     },
   }));
 }
@@ -190,22 +209,18 @@ function scanLayout(text: string): StoryLayout[] | undefined {
 
   const story = (): StoryLayout => {
     // A repeated key counts once, the last time (as in JSON.parse and the tree path).
-    const at: StoryLayout = { start: i, end: i, values: new Map(), elements: new Map() };
+    const at: StoryLayout = { start: i, end: i, keys: [], values: [], elements: [] };
     members((key) => {
       const start = i;
-      if (ELEMENT_KEYS.has(key)) {
-        at.elements.delete(key);
-        if (text.charCodeAt(i) === OPEN_BRACKET) {
-          const list: number[] = [];
-          at.elements.set(key, list);
-          elements(list);
-        } else {
-          skipValue();
-        }
+      if (ELEMENT_KEYS.has(key) && text.charCodeAt(i) === OPEN_BRACKET) {
+        const list: number[] = [];
+        at.elements.push(key, list);
+        elements(list);
       } else {
         skipValue();
       }
-      at.values.set(key, [start, i - start]);
+      at.keys.push(key);
+      at.values.push(start, i - start);
     });
     at.end = i;
     return at;

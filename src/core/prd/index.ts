@@ -42,3 +42,13 @@ export function analyzePrd(input: string | Uint8Array, options: ParseOptions = {
   const readable = doc.hasStories && blocking === 0;
   return { doc, problems, readiness, cycles, readable, errors, warnings: problems.length - errors };
 }
+
+/**
+ * analyzePrd for callers that need positions only to show problems (the CLI's next and ready):
+ * a file without problems (the usual case) is read once, without positions; a file with
+ * problems is read again with them. Both passes are linear in the file.
+ */
+export function analyzePrdForReadiness(input: string | Uint8Array, options: ParseOptions = {}): PrdAnalysis {
+  const quick = analyzePrd(input, { ...options, positions: false });
+  return quick.problems.length === 0 ? quick : analyzePrd(input, options);
+}
