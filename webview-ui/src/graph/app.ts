@@ -216,6 +216,7 @@ export class GraphApp {
     if (fromUser && this.view.focus) {
       this.drawing?.fit();
     }
+    this.root.classList.toggle('has-selection', true);
   }
 
   private open(i: number): void {
