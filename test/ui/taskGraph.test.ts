@@ -96,8 +96,12 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
     writeFileSync(prd, `${JSON.stringify(data, null, 2)}\n`);
     try {
       const f = await graphFrame(ui.page, 'editor');
-      // US-005 → US-011 → US-012 → US-005
-      await eventually('the three cycle edges in the drawing', async () => (await f.locator('path.edge.cycle').count()) === 3, 15_000, () => f.locator('path.edge.cycle').count());
+      // Only what is in view is drawn: fit the whole graph (again after the re-layout) before counting.
+      const fit = f.locator('vscode-toolbar-button[data-action="fit"]');
+      await eventually('the three cycle edges in the drawing (US-005 → US-011 → US-012 → US-005)', async () => {
+        await fit.click({ timeout: 2_000 });
+        return (await f.locator('path.edge.cycle').count()) === 3;
+      }, 15_000, () => f.locator('path.edge.cycle').count());
       assert.deepEqual((await f.locator('g.node.cycle').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))).sort(), ['US-005', 'US-011', 'US-012']);
       assert.match((await f.locator('g.node[data-id="US-005"]').getAttribute('aria-label')) ?? '', /in a dependency cycle/);
       assert.equal(await f.locator('img').count(), 0, 'no element was created from the title');
