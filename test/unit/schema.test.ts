@@ -16,6 +16,13 @@ type Schema = Record<string, unknown>;
  */
 function check(schema: Schema, value: unknown, at = ''): string[] {
   const errors: string[] = [];
+  const anyOf = schema.anyOf as Schema[] | undefined;
+  if (anyOf) {
+    return anyOf.some((branch) => check(branch, value, at).length === 0) ? [] : [`${at || '/'}: matches none of ${anyOf.length} alternatives`];
+  }
+  if (Array.isArray(schema.enum) && !(schema.enum as unknown[]).includes(value)) {
+    return [`${at || '/'}: not one of ${(schema.enum as unknown[]).join(', ')}`];
+  }
   const type = schema.type as string | undefined;
   const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
   if (type && type !== actual && !(type === 'integer' && Number.isInteger(value))) {

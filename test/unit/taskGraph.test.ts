@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { graphJson, graphMermaid, graphText } from '../../src/core/taskGraph/format';
+import { GraphMessageBuilder } from '../../src/core/taskGraph/message';
 import { buildTaskGraph, cycleClosedBy, lineage, taskGraphOf, type TaskGraph } from '../../src/core/taskGraph/model';
 import { analyze, cli, makePrd, type StoryInput } from './helpers';
 
@@ -308,5 +309,39 @@ describe('CLI graph', () => {
     assert.match(fmt.stderr, /--format must be text, mermaid or json/);
     assert.equal(cli(['graph', '--bogus']).code, 1);
     assert.match(cli(['graph', '--help']).stdout, /Usage: ralph-workbench graph/);
+  });
+});
+
+describe('task graph message (host → page)', () => {
+  const stories: StoryInput[] = [{ id: 'A', passes: true }, { id: 'B', blockedBy: ['A'] }, { id: 'C', blockedBy: ['B'] }];
+
+  it('a status-only change keeps the layout (none is sent); a new edge or direction lays out again', () => {
+    const b = new GraphMessageBuilder();
+    const first = b.build(analyze(makePrd(stories)), 'prd.json', 'LR');
+    assert.ok(first.layout);
+    assert.equal(b.layoutRuns, 1);
+    const passed = b.build(analyze(makePrd(stories.map((s) => (s.id === 'B' ? { ...s, passes: true, title: 'Renamed' } : s)))), 'prd.json', 'LR');
+    assert.equal(passed.layout, undefined);
+    assert.equal(passed.layoutId, first.layoutId);
+    assert.equal(b.layoutRuns, 1);
+    assert.equal(passed.nodes[1].state, 'done');
+    const edge = b.build(analyze(makePrd([...stories, { id: 'D', blockedBy: ['A', 'C'] }])), 'prd.json', 'LR');
+    assert.ok(edge.layout && edge.layoutId > first.layoutId);
+    const tb = b.build(analyze(makePrd([...stories, { id: 'D', blockedBy: ['A', 'C'] }])), 'prd.json', 'TB');
+    assert.equal(tb.layout?.direction, 'TB');
+    assert.equal(b.layoutRuns, 3);
+  });
+
+  it('an unreadable prd.json sends the last good picture, marked stale, with the problems and where', () => {
+    const b = new GraphMessageBuilder();
+    b.build(analyze(makePrd(stories)), 'prd.json', 'LR');
+    const stale = b.build(analyze('{"userStories": [ {"id": "A",, } ]}'), 'prd.json', 'LR');
+    assert.equal(stale.stale, true);
+    assert.equal(stale.nodes.length, 3);
+    assert.ok(stale.problems.length > 0);
+    assert.equal(stale.problems[0].line, 1);
+    const never = new GraphMessageBuilder().build(analyze('not json'), 'prd.json', 'LR');
+    assert.equal(never.stale, true);
+    assert.equal(never.nodes.length, 0);
   });
 });

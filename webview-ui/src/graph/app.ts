@@ -111,16 +111,18 @@ export class GraphApp {
         if (m.layout) {
           this.layout = m.layout;
           if (m.layout.direction !== this.view.direction) {
-            this.view.direction = m.layout.direction;
+            if (this.firstGraph && this.restored) {
+              // the page was reloaded with another direction kept: ask for it
+              post({ type: 'setDirection', direction: this.view.direction });
+            } else {
+              this.view.direction = m.layout.direction;
+            }
           }
         }
         if (this.selectedEdge !== undefined && this.selectedEdge >= m.edges.length) {
           this.selectedEdge = undefined;
         }
         this.view.selected = keepSelection;
-        if (this.layout && this.view.direction !== this.layout.direction) {
-          post({ type: 'setDirection', direction: this.view.direction });
-        }
         const fitNow = this.firstGraph && !this.restored;
         this.firstGraph = false;
         this.render();
@@ -216,6 +218,7 @@ export class GraphApp {
     if (fromUser && this.view.focus) {
       this.drawing?.fit();
     }
+    this.root.classList.toggle('has-selection', true);
   }
 
   private open(i: number): void {

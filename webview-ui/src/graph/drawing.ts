@@ -150,6 +150,9 @@ export class Drawing {
     const g = this.host.graph();
     const l = this.host.layout();
     const d = this.host.derived();
+    // Rebuilding replaces the focused node: focus its successor afterwards, or keyboard users lose their place.
+    const active = document.activeElement;
+    const refocus = active instanceof SVGGElement && this.scene.contains(active) ? active.dataset.index : undefined;
     this.scene.replaceChildren();
     if (!g || !l || !d || l.x.length !== g.nodes.length) {
       return;
@@ -184,7 +187,6 @@ export class Drawing {
     const run = this.host.run();
     const runningIndex = run.running && run.storyId !== undefined ? d.byId.get(run.storyId) : undefined;
     const selected = this.host.selected();
-    const lit = this.hover !== undefined ? lineage(d, this.hover) : undefined;
     const matches = this.host.matches();
     const lr = l.direction === 'LR';
 
@@ -212,11 +214,14 @@ export class Drawing {
       if (maxX < vx0 || minX > vx1 || maxY < vy0 || minY > vy1) {
         return;
       }
-      const kind = lit && lit.has(from) && lit.has(to) ? 'lit' : flags & 1 ? 'cycle' : flags & 2 ? 'critical' : 'edge';
+      const kind = flags & 1 ? 'cycle' : flags & 2 ? 'critical' : 'edge';
       const path = svg('path', {
         d: curve(pts, lr),
-        class: `edge ${kind}${lit && !(lit.has(from) && lit.has(to)) ? ' dim' : ''}${selectedEdge === k ? ' selected' : ''}`,
+        class: `edge ${kind}${selectedEdge === k ? ' selected' : ''}`,
         'marker-end': `url(#arrow-${kind})`,
+        'data-kind': kind,
+        'data-from-index': from,
+        'data-to-index': to,
         'data-from': g.nodes[from].id,
         'data-to': g.nodes[to].id,
       });
@@ -248,9 +253,6 @@ export class Drawing {
       }
       if (i === selected) {
         classes.push('selected');
-      }
-      if (lit) {
-        classes.push(lit.has(i) ? 'lit' : 'dim');
       }
       if (matches?.has(i)) {
         classes.push('match');
@@ -309,17 +311,42 @@ export class Drawing {
       node.addEventListener('dblclick', () => this.host.onNodeOpen(i));
       node.addEventListener('mouseenter', () => {
         this.hover = i;
-        this.schedule();
+        this.decorate();
       });
       node.addEventListener('mouseleave', () => {
         if (this.hover === i) {
           this.hover = undefined;
-          this.schedule();
+          this.decorate();
         }
       });
       nodeLayer.append(node);
     }
     this.scene.append(nodeLayer);
+    this.decorate();
+    if (refocus !== undefined) {
+      this.scene.querySelector<SVGGElement>(`g.node[data-index="${refocus}"]`)?.focus({ preventScroll: true });
+    }
+  }
+
+  /**
+   * Hover: the story's ancestors and descendants stay bright, the rest dims. Only classes change
+   * (rebuilding the DOM under the pointer would fire mouseenter again, for ever).
+   */
+  private decorate(): void {
+    const d = this.host.derived();
+    const lit = this.hover !== undefined && d ? lineage(d, this.hover) : undefined;
+    this.root.classList.toggle('hovering', lit !== undefined);
+    for (const el of this.scene.querySelectorAll<SVGGElement>('g.node')) {
+      const i = Number(el.dataset.index);
+      el.classList.toggle('lit', lit?.has(i) === true);
+      el.classList.toggle('dim', lit !== undefined && !lit.has(i));
+    }
+    for (const el of this.scene.querySelectorAll<SVGPathElement>('path.edge')) {
+      const on = lit !== undefined && lit.has(Number(el.dataset.fromIndex)) && lit.has(Number(el.dataset.toIndex));
+      el.classList.toggle('lit', on);
+      el.classList.toggle('dim', lit !== undefined && !on);
+      el.setAttribute('marker-end', `url(#arrow-${on ? 'lit' : el.dataset.kind})`);
+    }
   }
 
   private drawCanvas(g: GraphMessage, l: LayoutDto, d: Derived, v: ViewState, w: number, h: number): void {

@@ -1,0 +1,136 @@
+/**
+ * The Task Graph in the real workbench: the side-bar wave list, the editor drawing (every story
+ * and every edge counted in the webview's DOM), selection shared with the Stories view, keyboard
+ * navigation along edges, a cycle highlighted, a hostile title shown as text, and screenshots in
+ * the dark, light and high-contrast themes.
+ */
+import * as assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import { eventually, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench } from './workbench';
+
+/** The webview frame whose page runs in `mode` (webviews nest two iframes; search every frame). */
+async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promise<Frame> {
+  let found: Frame | undefined;
+  await eventually(`the ${mode} task-graph webview to load`, async () => {
+    for (const f of page.frames()) {
+      if ((await f.locator(`body[data-mode="${mode}"] .app`).count().catch(() => 0)) > 0) {
+        found = f;
+        return true;
+      }
+    }
+    return false;
+  }, 30_000);
+  return found as Frame;
+}
+
+describe('Task Graph in the VS Code UI (demo workspace)', function () {
+  const ui = useWorkbench();
+
+  it('the side bar lists the stories by wave, readable at 300 px', async () => {
+    await openRalphContainer(ui.page);
+    await setExpanded(ui.page, 'Runs', false);
+    await setExpanded(ui.page, 'Memory', false);
+    await setExpanded(ui.page, 'Task Graph', true);
+    const f = await graphFrame(ui.page, 'sidebar');
+    await eventually('12 rows in the wave list', async () => (await f.locator('.row').count()) === 12, 15_000, () => f.locator('.row').count());
+    const groups = await f.locator('.group-label').allInnerTexts();
+    assert.deepEqual(groups.map((g) => g.replace(/\s+·.*$/, '').trim().toUpperCase()), ['WAVE 1', 'WAVE 2', 'WAVE 3', 'WAVE 4', 'DONE']);
+    const first = await f.locator('.row').first().getAttribute('aria-label');
+    assert.match(first ?? '', /^US-006 Sort tasks by priority, blocked by US-002, wave 1, ready, runs next/);
+    await shot(ui.page, 'task-graph-sidebar');
+  });
+
+  it('the editor drawing shows every story and every edge, with accessible names', async () => {
+    await runCommand(ui.page, 'Ralph: Open Task Graph in Editor');
+    const f = await graphFrame(ui.page, 'editor');
+    await eventually('12 nodes and 15 edges in the drawing', async () => (await f.locator('g.node').count()) === 12 && (await f.locator('path.edge').count()) === 15, 20_000, async () => [await f.locator('g.node').count(), await f.locator('path.edge').count()]);
+    const label = await f.locator('g.node[data-id="US-012"]').getAttribute('aria-label');
+    assert.equal(label, 'US-012 Document priorities and add an onboarding tip, blocked by US-007 and US-011, wave 4, blocked, on the critical path');
+    assert.equal(await f.locator('g.node.critical').count(), 4, 'the critical path has four stories');
+    assert.equal(await f.locator('path.edge.critical').count(), 3);
+    assert.match(await f.locator('.legend').innerText(), /B waits on A \(A blocks B\)/);
+    await shot(ui.page, 'task-graph-light');
+  });
+
+  it('clicking a node selects it and reveals it in the Stories view; selecting in Stories selects in the graph', async () => {
+    const f = await graphFrame(ui.page, 'editor');
+    await f.locator('g.node[data-id="US-009"]').click();
+    const selected = storiesPane(ui.page).locator('.monaco-list-row.selected');
+    await eventually('US-009 selected in the Stories view', async () => ((await selected.first().getAttribute('aria-label')) ?? '').startsWith('US-009'), 10_000, () => selected.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))));
+    assert.equal(await f.locator('g.node.selected').getAttribute('data-id'), 'US-009');
+    // A click in Stories opens prd.json at the story, which hides the graph's tab: when the tab
+    // shows again, the page is reloaded and the host replays the graph and the selection.
+    await storiesPane(ui.page).locator('.monaco-list-row[aria-label^="US-010"]').click();
+    await ui.page.locator('.tabs-container .tab', { hasText: 'Task Graph' }).click();
+    const again = await graphFrame(ui.page, 'editor');
+    await eventually('US-010 selected in the graph', async () => (await again.locator('g.node.selected').getAttribute('data-id')) === 'US-010', 10_000, () => again.locator('g.node.selected').count());
+  });
+
+  it('keyboard: → to a dependent, ← to a blocker, ↑/↓ within the wave', async () => {
+    const f = await graphFrame(ui.page, 'editor');
+    await f.locator('g.node[data-id="US-009"]').click();
+    const focused = (): Promise<string | null> => f.evaluate(() => document.activeElement?.getAttribute('data-id') ?? null);
+    await f.locator('g.node[data-id="US-009"]').focus();
+    await ui.page.keyboard.press('ArrowRight');
+    await eventually('focus on US-011 (waits on US-009)', async () => (await focused()) === 'US-011', 5_000, focused);
+    await ui.page.keyboard.press('ArrowRight');
+    await eventually('focus on US-012', async () => (await focused()) === 'US-012', 5_000, focused);
+    await ui.page.keyboard.press('ArrowLeft');
+    await eventually('focus back on a blocker of US-012', async () => ['US-007', 'US-011'].includes((await focused()) ?? ''), 5_000, focused);
+    await f.locator('vscode-toolbar-button[data-action="fit"]').click();
+    await f.locator('g.node[data-id="US-005"]').click();
+    await f.locator('g.node[data-id="US-005"]').focus();
+    await ui.page.keyboard.press('ArrowDown');
+    const peer = await focused();
+    assert.ok(['US-006', 'US-008', 'US-010'].includes(peer ?? ''), `↓ from US-005 should stay in wave 1, got ${peer}`);
+  });
+
+  it('a cycle is highlighted; a hostile title is shown as text', async () => {
+    const prd = path.join(ui.folder, 'prd.json');
+    const original = readFileSync(prd, 'utf8');
+    const data = JSON.parse(original);
+    data.userStories[4].blockedBy = ['US-003', 'US-012'];
+    data.userStories[7].title = '<img src=x onerror=alert(1)>';
+    writeFileSync(prd, `${JSON.stringify(data, null, 2)}\n`);
+    try {
+      const f = await graphFrame(ui.page, 'editor');
+      // Only what is in view is drawn: fit the whole graph (again after the re-layout) before counting.
+      const fit = f.locator('vscode-toolbar-button[data-action="fit"]');
+      await eventually('the three cycle edges in the drawing (US-005 → US-011 → US-012 → US-005)', async () => {
+        await fit.click({ timeout: 2_000 });
+        return (await f.locator('path.edge.cycle').count()) === 3;
+      }, 15_000, () => f.locator('path.edge.cycle').count());
+      assert.deepEqual((await f.locator('g.node.cycle').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))).sort(), ['US-005', 'US-011', 'US-012']);
+      assert.match((await f.locator('g.node[data-id="US-005"]').getAttribute('aria-label')) ?? '', /in a dependency cycle/);
+      assert.equal(await f.locator('img').count(), 0, 'no element was created from the title');
+      await eventually('the hostile title as text', async () => (await f.locator('g.node[data-id="US-008"] text.title').textContent()) === '<img src=x onerror=alert(1)>');
+      await shot(ui.page, 'task-graph-cycle');
+    } finally {
+      writeFileSync(prd, original);
+    }
+  });
+});
+
+for (const [theme, name] of [
+  ['Default Dark Modern', 'dark'],
+  ['Default High Contrast', 'high-contrast'],
+] as const) {
+  describe(`Task Graph in the ${name} theme`, function () {
+    const ui = useWorkbench(() => openDemo({ 'workbench.colorTheme': theme }));
+
+    it(`draws every story in the ${name} theme (screenshot)`, async () => {
+      await openRalphContainer(ui.page);
+      await setExpanded(ui.page, 'Runs', false);
+      await setExpanded(ui.page, 'Memory', false);
+      await setExpanded(ui.page, 'Task Graph', true);
+      await runCommand(ui.page, 'Ralph: Open Task Graph in Editor');
+      const f = await graphFrame(ui.page, 'editor');
+      await eventually('12 nodes', async () => (await f.locator('g.node').count()) === 12, 20_000);
+      await f.locator('g.node[data-id="US-009"]').click();
+      await eventually('US-009 selected', async () => (await f.locator('g.node.selected').count()) === 1);
+      await shot(ui.page, `task-graph-${name}`);
+    });
+  });
+}
