@@ -157,7 +157,7 @@ suite('paths from settings and the Pin stay inside the workspace (views)', () =>
     assert.ok(!text.includes('OUTSIDE-PATTERN-1187'), `the Memory view shows a pattern of the progress.txt outside: ${text}`);
     // Writing a pattern there is refused with the same message, and nothing is written outside.
     const before = fs.readFileSync(path.join(outside, 'progress.txt'), 'utf8');
-    const message = await expectCommandError('ralph.addPattern', () => vscode.commands.executeCommand('ralph.addPattern', 'A pattern that must not leave', workspaceFolder().uri));
+    const message = await expectCommandError('ralph.memory.addPattern', () => vscode.commands.executeCommand('ralph.memory.addPattern', 'A pattern that must not leave', workspaceFolder().uri));
     assert.match(message, /outside the workspace folder/);
     assert.equal(fs.readFileSync(path.join(outside, 'progress.txt'), 'utf8'), before, 'Add Pattern wrote to the progress.txt outside the workspace');
   }
