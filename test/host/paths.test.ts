@@ -160,6 +160,10 @@ suite('paths from settings and the Pin stay inside the workspace (views)', () =>
     const message = await expectCommandError('ralph.memory.addPattern', () => vscode.commands.executeCommand('ralph.memory.addPattern', 'A pattern that must not leave', workspaceFolder().uri));
     assert.match(message, /outside the workspace folder/);
     assert.equal(fs.readFileSync(path.join(outside, 'progress.txt'), 'utf8'), before, 'Add Pattern wrote to the progress.txt outside the workspace');
+    // Compacting it is refused the same way.
+    const compact = await expectCommandError('ralph.memory.compact', () => vscode.commands.executeCommand('ralph.memory.compact', { folder: workspaceFolder().uri, answer: 'apply' }));
+    assert.match(compact, /outside the workspace folder/);
+    assert.equal(fs.readFileSync(path.join(outside, 'progress.txt'), 'utf8'), before, 'Compact wrote to the progress.txt outside the workspace');
   }
 
   test('ralph.progressPath through ".." to a progress.txt outside: no learning of it in the Memory view, Add Pattern refuses', async () => {
@@ -184,6 +188,10 @@ suite('paths from settings and the Pin stay inside the workspace (views)', () =>
       async () => labels(await memory()),
     );
     assert.ok(!JSON.stringify(seen).includes(OUTSIDE_MODULE), `the Memory view shows a module of the Pin outside: ${JSON.stringify(seen)}`);
+    // Generating the Pin there is refused, and the Pin outside is unchanged.
+    const message = await expectCommandError('ralph.pin.generate', () => vscode.commands.executeCommand('ralph.pin.generate', { folder: workspaceFolder().uri, answer: 'apply' }));
+    assert.match(message, /outside the workspace folder/);
+    assert.equal(fs.readFileSync(path.join(outside, 'INDEX.md'), 'utf8'), outsidePin, 'Generate the Pin wrote to the Pin outside the workspace');
   });
 
   test('a Pin entry whose file leads outside (.. or a symlink) is not opened', async () => {
