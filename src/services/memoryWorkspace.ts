@@ -68,7 +68,7 @@ export async function usablePinUri(m: FolderMemory): Promise<vscode.Uri> {
 }
 
 async function usable(m: FolderMemory, relative: string, what: string, uri: vscode.Uri): Promise<vscode.Uri> {
-  const checked = await resolveSettingPath(m.folder.uri, relative, what, 'used');
+  const checked = await resolveSettingPath(m.folder.uri, relative, what, 'used', { regularFile: true });
   if (checked instanceof Error) {
     throw new Error(`${checked.message} Change ${what} to a path inside the folder: Ralph Workbench does not write through paths that leave the workspace.`);
   }
@@ -179,8 +179,8 @@ export class MemoryWorkspace extends Disposable {
     try {
       // The path rule: a setting leading outside the folder (`..`, a symlink) is not read; the view says why.
       const [progressCheck, pinCheck] = await Promise.all([
-        resolveSettingPath(folder.uri, settings.progressPath, 'ralph.progressPath'),
-        resolveSettingPath(folder.uri, settings.pinPath, 'ralph.pinPath'),
+        resolveSettingPath(folder.uri, settings.progressPath, 'ralph.progressPath', 'read', { regularFile: true }),
+        resolveSettingPath(folder.uri, settings.pinPath, 'ralph.pinPath', 'read', { regularFile: true }),
       ]);
       const refused = {
         progress: progressCheck instanceof Error ? progressCheck.message : undefined,

@@ -135,7 +135,7 @@ export class PrdWorkspace extends Disposable {
     const started = Date.now();
     try {
       // The path rule: a prdPath leading outside the folder (`..`, a symlink) is not read; the Stories view says why.
-      const resolved = await resolveSettingPath(folder.uri, prdRelativePath(folder), 'ralph.prdPath');
+      const resolved = await resolveSettingPath(folder.uri, prdRelativePath(folder), 'ralph.prdPath', 'read', { regularFile: true });
       if (resolved instanceof Error) {
         this.entries.delete(folderKey);
         if (this.refusals.get(folderKey)?.message !== resolved.message) {

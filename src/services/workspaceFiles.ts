@@ -66,7 +66,13 @@ export function joinRelative(base: vscode.Uri, relative: string): vscode.Uri {
  * message says which path and why ("ralph.prdPath "../x/prd.json" points outside the workspace
  * folder: it was not read.").
  */
-export async function resolveSettingPath(folder: vscode.Uri, relative: string, what: string, verb: 'read' | 'opened' | 'used' = 'read'): Promise<vscode.Uri | WorkspacePathError> {
+export async function resolveSettingPath(
+  folder: vscode.Uri,
+  relative: string,
+  what: string,
+  verb: 'read' | 'opened' | 'used' = 'read',
+  options: { regularFile?: boolean } = {},
+): Promise<vscode.Uri | WorkspacePathError> {
   const rel = relative.trim() === '' ? '.' : relative;
   let result: vscode.Uri | WorkspacePathError;
   try {
@@ -83,7 +89,23 @@ export async function resolveSettingPath(folder: vscode.Uri, relative: string, w
     }
     result = e;
   }
-  return result instanceof WorkspacePathError ? new WorkspacePathError(result.relative, result.reason, result.message.replace(/it was not used\.$/, `it was not ${verb}.`)) : result;
+  if (result instanceof WorkspacePathError) {
+    return new WorkspacePathError(result.relative, result.reason, result.message.replace(/it was not used\.$/, `it was not ${verb}.`));
+  }
+  // A file setting names a regular file (or one not made yet): a FIFO or a device would hang the read.
+  const type = options.regularFile ? await fileType(result) : undefined;
+  if (type !== undefined && !(type & vscode.FileType.File)) {
+    return new WorkspacePathError(relative, 'not-a-file', `The ${what} "${relative}" is not a regular file: it was not ${verb}.`);
+  }
+  return result;
+}
+
+async function fileType(uri: vscode.Uri): Promise<vscode.FileType | undefined> {
+  try {
+    return (await vscode.workspace.fs.stat(uri)).type;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The same check for a Uri already built (a view item's file): it must lie inside a workspace folder. */

@@ -84,13 +84,13 @@ export class MemoryTreeProvider extends Disposable implements vscode.TreeDataPro
 
   private sectionItem(section: 'patterns' | 'learnings' | 'agents' | 'pin', m: FolderMemory): vscode.TreeItem {
     const p = m.progress?.doc;
-    const noProgress = m.refused?.progress ? 'not read: outside the workspace' : 'no progress.txt';
+    const noProgress = m.refused?.progress ? 'not read: see why below' : 'no progress.txt';
     const labels = {
       patterns: ['Codebase Patterns', 'lightbulb', p?.patterns ? `${p.patterns.items.length}` : p ? 'no section yet' : noProgress],
       // Counts what the list below shows: the learnings of every story, compacted history included.
       learnings: ['Learnings', 'mortar-board', p ? describeLearningCounts(learningsByStory(p)) : noProgress],
       agents: ['AGENTS.md', 'book', `${m.agents.length} file${m.agents.length === 1 ? '' : 's'}`],
-      pin: ['The Pin', 'pinned', m.pin ? (pinFormatNote(m.pin.doc, '') ? 'no ### Module entries' : `${m.pin.doc.modules.length} modules`) : m.refused?.pin ? 'not read: outside the workspace' : 'no specs/INDEX.md'],
+      pin: ['The Pin', 'pinned', m.pin ? (pinFormatNote(m.pin.doc, '') ? 'no ### Module entries' : `${m.pin.doc.modules.length} modules`) : m.refused?.pin ? 'not read: see why below' : 'no specs/INDEX.md'],
     } as const;
     const [label, icon, description] = labels[section];
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);

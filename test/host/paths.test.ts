@@ -9,6 +9,7 @@
  * and removes it, the symlinks and the settings in its teardown.
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -165,6 +166,22 @@ suite('paths from settings and the Pin stay inside the workspace (views)', () =>
     assert.match(compact, /outside the workspace folder/);
     assert.equal(fs.readFileSync(path.join(outside, 'progress.txt'), 'utf8'), before, 'Compact wrote to the progress.txt outside the workspace');
   }
+
+  test('ralph.prdPath naming a FIFO inside the workspace: not read (no hang), the Stories view says why', async function () {
+    if (process.platform === 'win32') {
+      this.skip();
+    }
+    const fifo = path.join(root(), 'paths-test.fifo');
+    execFileSync('mkfifo', [fifo]);
+    written.push(fifo);
+    await set('prdPath', 'paths-test.fifo');
+    await waitFor(
+      'the Stories view to say that ralph.prdPath is not a regular file',
+      async () => labels(await snapshot(1)).some((l) => l.includes('ralph.prdPath "paths-test.fifo"') && /not a regular file/.test(l)),
+      10_000,
+      async () => labels(await snapshot(1)),
+    );
+  });
 
   test('ralph.progressPath through ".." to a progress.txt outside: no learning of it in the Memory view, Add Pattern refuses', async () => {
     await expectProgressRefused(`../${outsideName}/progress.txt`);
