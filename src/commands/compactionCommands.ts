@@ -7,9 +7,9 @@ import { writeFileAtomically } from '../node/atomicWrite';
 import { applyCompaction, undoLastCompaction } from '../node/compaction';
 import { generateRepoPinOffThread, PinCancelled } from '../node/pinRepo';
 import { Commands } from '../constants';
-import type { FolderMemory, MemoryWorkspace } from '../services/memoryWorkspace';
+import { type FolderMemory, type MemoryWorkspace, usablePinUri, usableProgressUri } from '../services/memoryWorkspace';
 import { readSettings } from '../services/settings';
-import { readBytes } from '../services/workspaceFiles';
+import { readBytes, resolveSettingPath } from '../services/workspaceFiles';
 import { previewChange, type ProposedContentProvider } from '../views/proposedContent';
 import { pickFolder } from '../util/folders';
 import { hasUnsavedChanges } from '../util/documents';
@@ -53,7 +53,7 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
     if (!m) {
       return undefined;
     }
-    const file = requireLocal(m.progressUri);
+    const file = requireLocal((await usableProgressUri(m)));
     const name = vscode.workspace.asRelativePath(m.progressUri, false);
     if (deps.iterationRunning?.(m.folder)) {
       // The agent appends to progress.txt at the end of its iteration: compacting now would race it.
@@ -87,6 +87,12 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
     if (!apply) {
       return { changed: false, cancelled: true };
     }
+    // The original is saved to .ralph/archive/ beside progress.txt: a symlinked .ralph/ leading out is refused.
+    const archiveDir = path.relative(m.folder.uri.fsPath, path.join(path.dirname(file), '.ralph', 'archive')).split(path.sep).join('/');
+    const archiveChecked = await resolveSettingPath(m.folder.uri, archiveDir, '.ralph/archive/ folder', 'used');
+    if (archiveChecked instanceof Error) {
+      throw new Error(`${archiveChecked.message} ${name} was not compacted.`);
+    }
     const done = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Compacting ${name}` }, () =>
       applyCompaction(file, bytes, plan, new Date(), name),
     );
@@ -110,7 +116,7 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
     if (!m) {
       return undefined;
     }
-    const name = vscode.workspace.asRelativePath(m.progressUri, false);
+    const name = vscode.workspace.asRelativePath((await usableProgressUri(m)), false);
     if (hasUnsavedChanges(m.progressUri)) {
       throw new Error(`${name} has unsaved changes: save or revert them first.`);
     }
@@ -128,7 +134,7 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
       return undefined;
     }
     const root = requireLocal(m.folder.uri);
-    const name = vscode.workspace.asRelativePath(m.pinUri, false);
+    const name = vscode.workspace.asRelativePath((await usablePinUri(m)), false);
     if (hasUnsavedChanges(m.pinUri)) {
       throw new Error(`${name} has unsaved changes: save or revert them, then generate.`);
     }

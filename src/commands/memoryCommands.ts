@@ -15,10 +15,10 @@ import { freshProgressText } from '../core/runs/archive';
 import { parseRuns } from '../core/runs/runs';
 import { Commands } from '../constants';
 import { editTextFile } from '../services/fileEdits';
-import type { FolderMemory, MemoryWorkspace } from '../services/memoryWorkspace';
+import { type FolderMemory, type MemoryWorkspace, usableProgressUri } from '../services/memoryWorkspace';
 import type { PrdWorkspace } from '../services/prdWorkspace';
 import { RUNS_FILE } from '../services/runner';
-import { exists, joinRelative, readText, writeText } from '../services/workspaceFiles';
+import { checkInsideWorkspace, exists, joinRelative, readText, resolveSettingPath, writeText } from '../services/workspaceFiles';
 import { StoryNode } from '../views/storyNodes';
 import { pickFolder } from '../util/folders';
 import { commandRegistrar } from './run';
@@ -48,14 +48,21 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
     compute: (text: string) => ReturnType<typeof addCodebasePattern>,
     appendForm: (text: string) => string | undefined,
   ): Promise<void> => {
-    if (!(await exists(m.progressUri))) {
-      await writeText(m.progressUri, freshProgressText(new Date()));
+    // The path rule: a progressPath leading outside the folder is refused with its message.
+    const uri = await usableProgressUri(m);
+    if (!(await exists(uri))) {
+      await writeText(uri, freshProgressText(new Date()));
     }
-    await editTextFile(m.progressUri, compute, { appendForm, readText: () => readText(m.progressUri) });
+    await editTextFile(uri, compute, { appendForm, readText: () => readText(uri) });
     memory.refreshAll();
   };
 
   reg(Commands.openAt, async (uri: vscode.Uri, line = 0) => {
+    // The views' items name workspace files (a Pin entry's file comes from the Pin): never one outside.
+    const checked = await checkInsideWorkspace(uri, 'file');
+    if (checked instanceof Error) {
+      throw checked;
+    }
     const editor = await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: true });
     const pos = new vscode.Position(Math.max(0, Math.min(line, editor.document.lineCount - 1)), 0);
     editor.selection = new vscode.Selection(pos, pos);
@@ -164,7 +171,7 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
     const options = { summary: summary.trim() ? summary : undefined };
     await editProgress(m, (t) => newProgressEntry(t, story.id, now, options), (t) => newProgressEntryAppend(t, story.id, now, options));
     if (typeof summaryArg !== 'string') {
-      const doc = await vscode.workspace.openTextDocument(m.progressUri);
+      const doc = await vscode.workspace.openTextDocument((await usableProgressUri(m)));
       const editor = await vscode.window.showTextDocument(doc);
       const end = new vscode.Position(doc.lineCount - 1, 0);
       editor.revealRange(new vscode.Range(end, end));
@@ -197,6 +204,11 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
       await writeText(vscode.Uri.file(agentsPath), agentsMdSkeleton(path.basename(dir)));
     }
     const agentsUri = vscode.Uri.file(agentsPath);
+    // An AGENTS.md that is a symlink leading outside the folder is neither read nor written.
+    const agentsChecked = await checkInsideWorkspace(agentsUri, 'AGENTS.md');
+    if (agentsChecked instanceof Error) {
+      throw new Error(agentsChecked.message.replace(/it was not opened\.$/, 'no note was added.'));
+    }
     const text = (await readText(agentsUri)) ?? '';
     let section = sectionArg;
     if (section === undefined) {
@@ -277,6 +289,11 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
         ? files[0]
         : (await vscode.window.showQuickPick(files.map((f) => ({ label: f, description: f === mod.spec ? 'spec' : undefined })), { title: mod.name, placeHolder: 'Open which file?' }))?.label;
     if (file) {
+      // The Pin is a workspace file: a path in it that leads outside the folder is not opened.
+      const target = await resolveSettingPath(m.folder.uri, file.replace(/\/$/, ''), "Pin's file", 'opened');
+      if (target instanceof Error) {
+        throw target;
+      }
       await vscode.window.showTextDocument(joinRelative(m.folder.uri, file.replace(/\/$/, '')));
     }
     return mod.name;

@@ -11,7 +11,7 @@ import { Disposable } from '../util/disposable';
 import { KeyedDebouncer } from '../util/debounce';
 import { openDocument } from '../util/documents';
 import { affects, readSettings } from './settings';
-import { joinRelative, readBytes } from './workspaceFiles';
+import { joinRelative, readBytes, resolveSettingPath } from './workspaceFiles';
 
 export interface ProgressState {
   readonly uri: vscode.Uri;
@@ -23,6 +23,8 @@ export interface PinState {
   readonly uri: vscode.Uri;
   readonly text: string;
   readonly doc: PinDoc;
+  /** The modules' files and specs that lead outside the folder, with why: the view marks them and never opens them. */
+  readonly outside: ReadonlyMap<string, string>;
 }
 
 export interface AgentsFile {
@@ -45,6 +47,32 @@ export interface FolderMemory {
   readonly progress?: ProgressState;
   readonly pin?: PinState;
   readonly agents: readonly AgentsFile[];
+  /**
+   * Why `ralph.progressPath` / `ralph.pinPath` was not read: it leads outside the folder (the path
+   * rule, src/node/workspacePath.ts). The Memory view shows it; commands refuse to write there.
+   */
+  readonly refused?: { readonly progress?: string; readonly pin?: string };
+}
+
+/**
+ * The progress.txt a command may write, checked again now by the path rule (the setting or a
+ * symlink may have changed since the view read it); a path leading out throws the refusal.
+ */
+export async function usableProgressUri(m: FolderMemory): Promise<vscode.Uri> {
+  return usable(m, readSettings(m.folder.uri).progressPath, 'ralph.progressPath', m.progressUri);
+}
+
+/** The Pin a command may write, checked the same way. */
+export async function usablePinUri(m: FolderMemory): Promise<vscode.Uri> {
+  return usable(m, readSettings(m.folder.uri).pinPath, 'ralph.pinPath', m.pinUri);
+}
+
+async function usable(m: FolderMemory, relative: string, what: string, uri: vscode.Uri): Promise<vscode.Uri> {
+  const checked = await resolveSettingPath(m.folder.uri, relative, what, 'used', { regularFile: true });
+  if (checked instanceof Error) {
+    throw new Error(`${checked.message} Change ${what} to a path inside the folder: Ralph Workbench does not write through paths that leave the workspace.`);
+  }
+  return uri;
 }
 
 const AGENTS_EXCLUDE = '{**/node_modules/**,**/.git/**,**/dist/**,**/out/**,**/archive/**,**/.ralph/**}';
@@ -149,9 +177,24 @@ export class MemoryWorkspace extends Disposable {
     const progressUri = joinRelative(folder.uri, settings.progressPath);
     const pinUri = joinRelative(folder.uri, settings.pinPath);
     try {
+      // The path rule: a setting leading outside the folder (`..`, a symlink) is not read; the view says why.
+      const [progressCheck, pinCheck] = await Promise.all([
+        resolveSettingPath(folder.uri, settings.progressPath, 'ralph.progressPath', 'read', { regularFile: true }),
+        resolveSettingPath(folder.uri, settings.pinPath, 'ralph.pinPath', 'read', { regularFile: true }),
+      ]);
+      const refused = {
+        progress: progressCheck instanceof Error ? progressCheck.message : undefined,
+        pin: pinCheck instanceof Error ? pinCheck.message : undefined,
+      };
+      const previous = this.memories.get(key)?.refused;
+      for (const [which, message] of [['progress', refused.progress], ['pin', refused.pin]] as const) {
+        if (message && previous?.[which] !== message) {
+          this.log.warn(`[memory] ${folder.name}: ${message}`);
+        }
+      }
       const [progressText, pinText, agents] = await Promise.all([
-        this.textOf(progressUri),
-        this.textOf(pinUri),
+        refused.progress ? undefined : this.textOf(progressUri),
+        refused.pin ? undefined : this.textOf(pinUri),
         this.agentsFiles(folder),
       ]);
       this.learningGroups.delete(key);
@@ -160,8 +203,9 @@ export class MemoryWorkspace extends Disposable {
         progressUri,
         pinUri,
         progress: progressText === undefined ? undefined : { uri: progressUri, text: progressText, doc: parseProgress(progressText) },
-        pin: pinText === undefined ? undefined : { uri: pinUri, text: pinText, doc: parsePin(pinText) },
+        pin: pinText === undefined ? undefined : await pinState(folder.uri, pinUri, pinText),
         agents,
+        refused: refused.progress || refused.pin ? refused : undefined,
       });
     } catch (e) {
       this.log.error(`[memory] reading the memory files of ${folder.name} failed: ${(e as Error).message}`);
@@ -189,4 +233,25 @@ export class MemoryWorkspace extends Disposable {
     }
     return out;
   }
+}
+
+/** The parsed Pin, with the files it names that lead outside the folder (checked by the path rule). */
+async function pinState(folder: vscode.Uri, uri: vscode.Uri, text: string): Promise<PinState> {
+  const doc = parsePin(text);
+  const paths = new Set<string>();
+  for (const mod of doc.modules) {
+    for (const f of [...mod.files, ...(mod.spec ? [mod.spec] : [])]) {
+      paths.add(f.replace(/\/$/, ''));
+    }
+  }
+  const outside = new Map<string, string>();
+  await Promise.all(
+    [...paths].map(async (rel) => {
+      const r = await resolveSettingPath(folder, rel, "Pin's file", 'opened');
+      if (r instanceof Error) {
+        outside.set(rel, r.message);
+      }
+    }),
+  );
+  return { uri, text, doc, outside };
 }

@@ -10,6 +10,7 @@ import { Disposable } from '../util/disposable';
 import { KeyedDebouncer } from '../util/debounce';
 import { openDocument } from '../util/documents';
 import { affects, readSetting } from './settings';
+import { resolveSettingPath } from './workspaceFiles';
 
 export interface PrdEntry {
   readonly folder: vscode.WorkspaceFolder;
@@ -19,8 +20,16 @@ export interface PrdEntry {
   readonly documentVersion?: number;
 }
 
+/** A folder whose `ralph.prdPath` was not read: it leads outside the folder (the path rule). */
+export interface RefusedPrd {
+  readonly folder: vscode.WorkspaceFolder;
+  /** What the user sees, e.g. `The ralph.prdPath "../x/prd.json" points outside the workspace folder: it was not read.` */
+  readonly message: string;
+}
+
 export class PrdWorkspace extends Disposable {
   private readonly entries = new Map<string, PrdEntry>();
+  private readonly refusals = new Map<string, RefusedPrd>();
   private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.onDidChangeEmitter.event;
   private readonly debouncer: KeyedDebouncer<string>;
@@ -50,6 +59,12 @@ export class PrdWorkspace extends Disposable {
   list(): PrdEntry[] {
     const folders = vscode.workspace.workspaceFolders ?? [];
     return folders.map((f) => this.entries.get(f.uri.toString())).filter((e): e is PrdEntry => e !== undefined);
+  }
+
+  /** Folders whose `ralph.prdPath` was refused (it leads outside the folder), in folder order. */
+  refused(): RefusedPrd[] {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    return folders.map((f) => this.refusals.get(f.uri.toString())).filter((r): r is RefusedPrd => r !== undefined);
   }
 
   /** The entry whose prd.json is this URI. */
@@ -89,6 +104,7 @@ export class PrdWorkspace extends Disposable {
     for (const key of [...this.entries.keys()]) {
       if (!live.has(key)) {
         this.entries.delete(key);
+        this.refusals.delete(key);
       }
     }
     for (const folder of folders) {
@@ -118,6 +134,20 @@ export class PrdWorkspace extends Disposable {
     const uri = this.prdUri(folder);
     const started = Date.now();
     try {
+      // The path rule: a prdPath leading outside the folder (`..`, a symlink) is not read; the Stories view says why.
+      const resolved = await resolveSettingPath(folder.uri, prdRelativePath(folder), 'ralph.prdPath', 'read', { regularFile: true });
+      if (resolved instanceof Error) {
+        this.entries.delete(folderKey);
+        if (this.refusals.get(folderKey)?.message !== resolved.message) {
+          this.log.warn(`[prd] ${folder.name}: ${resolved.message}`);
+        }
+        this.refusals.set(folderKey, { folder, message: resolved.message });
+        this.updateContext();
+        this.onDidChangeEmitter.fire();
+        return;
+      }
+      // Read at the configured Uri (the one editors and diagnostics use): it was checked to stay inside.
+      this.refusals.delete(folderKey);
       const doc = openDocument(uri);
       // Messages name the file the user has (tasks/prd-auth.json, not always "prd.json").
       const options = { fileName: uri.path.slice(uri.path.lastIndexOf('/') + 1) };

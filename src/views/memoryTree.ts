@@ -17,7 +17,7 @@ export type MemoryNode =
   | { kind: 'folder'; memory: FolderMemory }
   | { kind: 'section'; section: 'patterns' | 'learnings' | 'agents' | 'pin'; memory: FolderMemory }
   | { kind: 'line'; label: string; description?: string; uri: vscode.Uri; line: number; icon: string; tooltip?: string; contextValue: string; children?: MemoryNode[] }
-  | { kind: 'message'; label: string; icon: string; command?: vscode.Command };
+  | { kind: 'message'; label: string; icon: string; command?: vscode.Command; description?: string; tooltip?: string };
 
 export class MemoryTreeProvider extends Disposable implements vscode.TreeDataProvider<MemoryNode> {
   private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
@@ -49,6 +49,8 @@ export class MemoryTreeProvider extends Disposable implements vscode.TreeDataPro
       case 'message': {
         const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
         item.iconPath = new vscode.ThemeIcon(node.icon);
+        item.description = node.description;
+        item.tooltip = node.tooltip;
         item.command = node.command;
         item.contextValue = 'message';
         return item;
@@ -82,12 +84,13 @@ export class MemoryTreeProvider extends Disposable implements vscode.TreeDataPro
 
   private sectionItem(section: 'patterns' | 'learnings' | 'agents' | 'pin', m: FolderMemory): vscode.TreeItem {
     const p = m.progress?.doc;
+    const noProgress = m.refused?.progress ? 'not read: see why below' : 'no progress.txt';
     const labels = {
-      patterns: ['Codebase Patterns', 'lightbulb', p?.patterns ? `${p.patterns.items.length}` : p ? 'no section yet' : 'no progress.txt'],
+      patterns: ['Codebase Patterns', 'lightbulb', p?.patterns ? `${p.patterns.items.length}` : p ? 'no section yet' : noProgress],
       // Counts what the list below shows: the learnings of every story, compacted history included.
-      learnings: ['Learnings', 'mortar-board', p ? describeLearningCounts(learningsByStory(p)) : 'no progress.txt'],
+      learnings: ['Learnings', 'mortar-board', p ? describeLearningCounts(learningsByStory(p)) : noProgress],
       agents: ['AGENTS.md', 'book', `${m.agents.length} file${m.agents.length === 1 ? '' : 's'}`],
-      pin: ['The Pin', 'pinned', m.pin ? (pinFormatNote(m.pin.doc, '') ? 'no ### Module entries' : `${m.pin.doc.modules.length} modules`) : 'no specs/INDEX.md'],
+      pin: ['The Pin', 'pinned', m.pin ? (pinFormatNote(m.pin.doc, '') ? 'no ### Module entries' : `${m.pin.doc.modules.length} modules`) : m.refused?.pin ? 'not read: see why below' : 'no specs/INDEX.md'],
     } as const;
     const [label, icon, description] = labels[section];
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
@@ -106,6 +109,12 @@ function sections(m: FolderMemory): MemoryNode[] {
 function sectionChildren(section: 'patterns' | 'learnings' | 'agents' | 'pin', m: FolderMemory): MemoryNode[] {
   const progress = m.progress;
   const problems = progress?.doc.problems.filter((p) => p.severity === 'error') ?? [];
+  const refusal = section === 'pin' ? m.refused?.pin : section === 'agents' ? undefined : m.refused?.progress;
+  if (refusal) {
+    // The setting leads outside the folder: nothing was read, and this says why (never silent).
+    const setting = section === 'pin' ? 'ralph.pinPath' : 'ralph.progressPath';
+    return [{ kind: 'message', label: refusal, icon: 'error', tooltip: `${refusal}\nPaths from settings must stay inside the workspace folder (symbolic links are followed). Change ${setting}.`, command: { command: 'workbench.action.openSettings', title: 'Open Settings', arguments: [setting] } }];
+  }
   switch (section) {
     case 'patterns': {
       if (!progress) {
@@ -181,12 +190,21 @@ function sectionChildren(section: 'patterns' | 'learnings' | 'agents' | 'pin', m
         tooltip: [mod.name, ...mod.description, `Keywords: ${mod.keywords.join(', ')}`, `Files: ${mod.files.join(', ')}`, ...(mod.spec ? [`Spec: ${mod.spec}`] : [])].join('\n'),
         contextValue: 'pinModule',
         children: [
-          ...mod.files.map((f) => ({ kind: 'line' as const, label: f, uri: joinRelative(m.folder.uri, f), line: 0, icon: 'file', contextValue: 'pinFile' })),
-          ...(mod.spec ? [{ kind: 'line' as const, label: mod.spec, description: 'spec', uri: joinRelative(m.folder.uri, mod.spec), line: 0, icon: 'book', contextValue: 'pinSpec' }] : []),
+          ...mod.files.map((f) => pinFileNode(m, pin.outside, f, undefined, 'file', 'pinFile')),
+          ...(mod.spec ? [pinFileNode(m, pin.outside, mod.spec, 'spec', 'book', 'pinSpec')] : []),
         ],
       }));
     }
   }
+}
+
+/** A file a Pin module names; one that leads outside the folder is shown, marked, and never opened. */
+function pinFileNode(m: FolderMemory, outside: ReadonlyMap<string, string>, rel: string, description: string | undefined, icon: string, contextValue: string): MemoryNode {
+  const refusal = outside.get(rel.replace(/\/$/, ''));
+  if (refusal) {
+    return { kind: 'message', label: rel, description: `${description ? `${description} · ` : ''}leads outside the workspace: not opened`, icon: 'error', tooltip: refusal };
+  }
+  return { kind: 'line', label: rel, description, uri: joinRelative(m.folder.uri, rel), line: 0, icon, contextValue };
 }
 
 /** A story's learnings as a node with one child per learning (also used under stories in the Stories view). */

@@ -11,7 +11,7 @@ import type { Problem } from '../core/prd/problems';
 import type { PrdEntry, PrdWorkspace } from '../services/prdWorkspace';
 import { Disposable } from '../util/disposable';
 import { snapshotTree } from './treeSnapshot';
-import { FolderNode, InfoNode, ProblemNode, ProblemsNode, type RunningIteration, type StoryLearningRef, StoryNode, type StoryTreeNode } from './storyNodes';
+import { FolderNode, InfoNode, ProblemNode, ProblemsNode, RefusedNode, type RunningIteration, type StoryLearningRef, StoryNode, type StoryTreeNode } from './storyNodes';
 
 /** What the tree needs of the runner: which story runs now, and when that changes. */
 export interface RunningSource {
@@ -107,10 +107,11 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     if (!node) {
       const entries = this.prds.list();
       const multiRoot = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
+      const refused = this.prds.refused().map((r) => new RefusedNode(r, multiRoot));
       if (multiRoot) {
-        return entries.map((e) => this.folderNode(e));
+        return [...entries.map((e) => this.folderNode(e)), ...refused];
       }
-      return entries.length === 1 ? this.entryChildren(entries[0], undefined) : [];
+      return entries.length === 1 ? this.entryChildren(entries[0], undefined) : refused;
     }
     switch (node.kind) {
       case 'folder':

@@ -5,10 +5,10 @@ import { type DisplayStatus, presentStory } from '../core/prd/present';
 import type { StoryState } from '../core/prd/readiness';
 import { Commands } from '../constants';
 import type { LearningRef } from '../services/memoryWorkspace';
-import type { PrdEntry } from '../services/prdWorkspace';
+import type { PrdEntry, RefusedPrd } from '../services/prdWorkspace';
 import { toRange } from '../util/ranges';
 
-export type StoryTreeNode = FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode | ExtraStoryChild;
+export type StoryTreeNode = RefusedNode | FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode | ExtraStoryChild;
 
 /** A child of a story contributed by another layer (the GitHub layer's issue artifacts). */
 export interface ExtraStoryChild {
@@ -49,6 +49,27 @@ export class FolderNode {
     item.contextValue = 'folder';
     item.resourceUri = this.entry.uri;
     item.tooltip = this.entry.uri.fsPath;
+    return item;
+  }
+}
+
+/** A folder whose `ralph.prdPath` leads outside it: nothing was read, and this says why. */
+export class RefusedNode {
+  readonly kind = 'refused';
+  readonly parent = undefined;
+  constructor(
+    readonly refusal: RefusedPrd,
+    private readonly multiRoot: boolean,
+  ) {}
+
+  treeItem(): vscode.TreeItem {
+    const item = new vscode.TreeItem(this.refusal.message, vscode.TreeItemCollapsibleState.None);
+    item.id = `refused:${this.refusal.folder.uri.toString()}`;
+    item.description = this.multiRoot ? this.refusal.folder.name : undefined;
+    item.iconPath = icon('error', 'list.errorForeground');
+    item.contextValue = 'refusedPath';
+    item.tooltip = `${this.refusal.message}\nPaths from settings must stay inside the workspace folder (symbolic links are followed). Change ralph.prdPath.`;
+    item.command = { command: 'workbench.action.openSettings', title: 'Open Settings', arguments: ['ralph.prdPath'] };
     return item;
   }
 }
