@@ -7,7 +7,7 @@
  * Node-only (the CLI and the extension host share it); the extension works on `file:` folders.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
-import { lstat, open, realpath } from 'node:fs/promises';
+import { lstat, open } from 'node:fs/promises';
 import * as path from 'node:path';
 
 export type OutsideReason = 'absolute' | 'outside' | 'not-a-file' | 'missing';
@@ -29,29 +29,6 @@ function isInside(root: string, candidate: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-/** The nearest existing ancestor of `abs` (itself when it exists), resolved through symlinks. */
-async function realpathOfNearest(abs: string): Promise<{ real: string; rest: string[] }> {
-  const rest: string[] = [];
-  let current = abs;
-  for (;;) {
-    try {
-      const real = await realpath(current);
-      return { real, rest };
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
-        throw e;
-      }
-      const parent = path.dirname(current);
-      if (parent === current) {
-        return { real: current, rest };
-      }
-      rest.unshift(path.basename(current));
-      current = parent;
-    }
-  }
-}
-
 export interface ResolveOptions {
   /** Allow an absolute path (it must still resolve inside the folder). Default false. */
   readonly allowAbsolute?: boolean;
@@ -66,24 +43,11 @@ export interface ResolveOptions {
  * Throws WorkspacePathError otherwise.
  */
 export async function resolveInside(root: string, relative: string, options: ResolveOptions = {}): Promise<string> {
-  const what = options.what ?? 'path';
-  if (path.isAbsolute(relative) && !options.allowAbsolute) {
-    throw new WorkspacePathError(relative, 'absolute', `The ${what} "${relative}" is absolute: use a path inside the workspace folder.`);
-  }
-  const realRoot = await realpath(root);
-  const lexical = path.resolve(realRoot, relative);
-  if (!isInside(realRoot, lexical)) {
-    throw new WorkspacePathError(relative, 'outside', `The ${what} "${relative}" points outside the workspace folder: it was not used.`);
-  }
-  const { real, rest } = await realpathOfNearest(lexical);
-  const resolved = rest.length ? path.join(real, ...rest) : real;
-  if (!isInside(realRoot, resolved)) {
-    throw new WorkspacePathError(relative, 'outside', `The ${what} "${relative}" leads outside the workspace folder through a symbolic link: it was not used.`);
-  }
-  return resolved;
+  // A handful of realpath calls on the path's existing prefix: cheap enough to share the sync logic.
+  return resolveInsideSync(root, relative, options);
 }
 
-/** Synchronous twin of resolveInside for the CLI's hot paths. */
+/** resolveInside for synchronous callers (the CLI's hot paths, the prompt-inputs reader). */
 export function resolveInsideSync(root: string, relative: string, options: ResolveOptions = {}): string {
   const what = options.what ?? 'path';
   if (path.isAbsolute(relative) && !options.allowAbsolute) {
