@@ -25,6 +25,13 @@ async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promise<Frame
   return found as Frame;
 }
 
+/** The editor drawing, brought to the front by its command (which reveals an open panel or opens one). */
+async function editorGraph(page: Page): Promise<Frame> {
+  await runCommand(page, 'Ralph: Open Task Graph in Editor');
+  await page.locator('.tabs-container .tab.active', { hasText: 'Task Graph' }).waitFor({ state: 'visible', timeout: 10_000 });
+  return graphFrame(page, 'editor');
+}
+
 describe('Task Graph in the VS Code UI (demo workspace)', function () {
   const ui = useWorkbench();
 
@@ -55,7 +62,7 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
   });
 
   it('clicking a node selects it and reveals it in the Stories view; selecting in Stories selects in the graph', async () => {
-    const f = await graphFrame(ui.page, 'editor');
+    const f = await editorGraph(ui.page);
     await f.locator('g.node[data-id="US-009"]').click();
     const selected = storiesPane(ui.page).locator('.monaco-list-row.selected');
     await eventually('US-009 selected in the Stories view', async () => ((await selected.first().getAttribute('aria-label')) ?? '').startsWith('US-009'), 10_000, () => selected.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))));
@@ -63,13 +70,15 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
     // A click in Stories opens prd.json at the story, which hides the graph's tab: when the tab
     // shows again, the page is reloaded and the host replays the graph and the selection.
     await storiesPane(ui.page).locator('.monaco-list-row[aria-label^="US-010"]').click();
+    await ui.page.locator('.tabs-container .tab.active', { hasText: 'prd.json' }).waitFor({ state: 'visible', timeout: 10_000 });
     await ui.page.locator('.tabs-container .tab', { hasText: 'Task Graph' }).click();
+    await ui.page.locator('.tabs-container .tab.active', { hasText: 'Task Graph' }).waitFor({ state: 'visible', timeout: 10_000 });
     const again = await graphFrame(ui.page, 'editor');
     await eventually('US-010 selected in the graph', async () => (await again.locator('g.node.selected').getAttribute('data-id')) === 'US-010', 10_000, () => again.locator('g.node.selected').count());
   });
 
   it('keyboard: → to a dependent, ← to a blocker, ↑/↓ within the wave', async () => {
-    const f = await graphFrame(ui.page, 'editor');
+    const f = await editorGraph(ui.page);
     await f.locator('g.node[data-id="US-009"]').click();
     const focused = (): Promise<string | null> => f.evaluate(() => document.activeElement?.getAttribute('data-id') ?? null);
     await f.locator('g.node[data-id="US-009"]').focus();
@@ -95,7 +104,7 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
     data.userStories[7].title = '<img src=x onerror=alert(1)>';
     writeFileSync(prd, `${JSON.stringify(data, null, 2)}\n`);
     try {
-      const f = await graphFrame(ui.page, 'editor');
+      const f = await editorGraph(ui.page);
       // Only what is in view is drawn: fit the whole graph (again after the re-layout) before counting.
       const fit = f.locator('vscode-toolbar-button[data-action="fit"]');
       await eventually('the three cycle edges in the drawing (US-005 → US-011 → US-012 → US-005)', async () => {
