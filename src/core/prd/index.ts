@@ -5,6 +5,14 @@ import { graphProblemCodes, type Problem } from './problems';
 import { computeReadiness, type Readiness } from './readiness';
 import { validatePrd } from './validate';
 
+/** The steps of an analysis, as reported to AnalyzeOptions.onStep. */
+export type AnalysisStep = 'quick-parse' | 'located-parse' | 'validate' | 'readiness';
+
+export interface AnalyzeOptions extends ParseOptions {
+  /** Called as each step starts: lets a test count the passes over a file (a file is validated once). */
+  readonly onStep?: (step: AnalysisStep) => void;
+}
+
 export interface PrdAnalysis {
   readonly doc: PrdDocument;
   readonly problems: readonly Problem[];
@@ -25,9 +33,12 @@ export interface PrdAnalysis {
  * parsePrd (JSON.parse and one scan for positions); anything else the parse tree. Either way the
  * file is analysed once.
  */
-export function analyzePrd(input: string | Uint8Array, options: ParseOptions = {}): PrdAnalysis {
+export function analyzePrd(input: string | Uint8Array, options: AnalyzeOptions = {}): PrdAnalysis {
+  options.onStep?.(options.positions === false ? 'quick-parse' : 'located-parse');
   const doc = typeof input === 'string' ? parsePrd(input, options) : parsePrdBytes(input, options);
+  options.onStep?.('validate');
   const { problems, graph, cycles } = validatePrd(doc);
+  options.onStep?.('readiness');
   const readiness = computeReadiness(doc.stories, graph, cycles, doc.fileName);
   let errors = 0;
   let blocking = 0;
@@ -48,7 +59,7 @@ export function analyzePrd(input: string | Uint8Array, options: ParseOptions = {
  * a file without problems (the usual case) is read once, without positions; a file with
  * problems is read again with them. Both passes are linear in the file.
  */
-export function analyzePrdForReadiness(input: string | Uint8Array, options: ParseOptions = {}): PrdAnalysis {
+export function analyzePrdForReadiness(input: string | Uint8Array, options: AnalyzeOptions = {}): PrdAnalysis {
   const quick = analyzePrd(input, { ...options, positions: false });
   return quick.problems.length === 0 ? quick : analyzePrd(input, options);
 }
