@@ -3,7 +3,8 @@
  * nesting, long cycles, many unknown ids, control characters and option-like ids.
  */
 import assert from 'node:assert/strict';
-import { analyze, cli, makePrd, problemsOf } from './helpers';
+import { type AnalysisStep, analyzePrdForReadiness } from '../../src/core/prd/index';
+import { analyze, cli, makePrd, problemsOf, type StoryInput } from './helpers';
 
 function ring(n: number): string {
   const stories = [];
@@ -82,6 +83,33 @@ describe('hostile prd.json files', () => {
       const unknown = problemsOf(a, 'unknown-blocked-by');
       assert.equal(unknown.length, 20_000);
       assert.match(unknown[1].message, /did you mean "US-00000"\?/);
+    });
+
+    // `next` and `ready` used to validate such a file twice: once without positions, then again with them.
+    for (const [name, stories] of [
+      ['an unknown id', [{ id: 'A' }, { id: 'B', blockedBy: ['GHOST'] }]],
+      ['a duplicate id', [{ id: 'A' }, { id: 'A' }]],
+      ['a dependency on itself', [{ id: 'A', blockedBy: ['A'] }]],
+      ['a cycle', [{ id: 'A', blockedBy: ['B'] }, { id: 'B', blockedBy: ['A'] }]],
+      ['a warning (no priority)', [{ id: 'A', priority: null }]],
+    ] satisfies [string, StoryInput[]][]) {
+      it(`next and ready validate a file with ${name} once, with positions`, () => {
+        const steps: AnalysisStep[] = [];
+        const a = analyzePrdForReadiness(makePrd(stories), { onStep: (s) => steps.push(s) });
+        const count = (step: AnalysisStep): number => steps.filter((s) => s === step).length;
+        assert.deepEqual([count('validate'), count('located-parse'), count('readiness')], [1, 1, 1], steps.join(', '));
+        assert.ok(a.problems.length > 0);
+        // The problems are located (not the line 1, column 1 of a pass without positions).
+        assert.ok(a.problems.every((p) => p.range.start.line > 0), JSON.stringify(a.problems.map((p) => p.range.start)));
+      });
+    }
+
+    it('next and ready read a valid file once, without positions', () => {
+      const steps: AnalysisStep[] = [];
+      const a = analyzePrdForReadiness(makePrd([{ id: 'A' }, { id: 'B', blockedBy: ['A'] }]), { onStep: (s) => steps.push(s) });
+      assert.deepEqual(steps.filter((s) => s.endsWith('parse')), ['quick-parse']);
+      assert.deepEqual(a.problems, []);
+      assert.equal(a.readiness.next?.story.id, 'A');
     });
   });
 

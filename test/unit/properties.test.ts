@@ -11,7 +11,10 @@ import { scanStoryLocators } from '../../src/core/prd/fastParse';
 import { userStorySchema } from '../../src/core/prd/schema';
 import { LineIndex } from '../../src/core/text';
 import { applyEdits, removeBlockedByEdits, setPassesEdits } from '../../src/core/prd/edits';
+import { buildStoryGraph } from '../../src/core/prd/graph';
+import { analyzePrd, analyzePrdForReadiness } from '../../src/core/prd/index';
 import { computeReadiness } from '../../src/core/prd/readiness';
+import { graphIsClean, validatePrd } from '../../src/core/prd/validate';
 import { analyze, makePrd, type StoryInput } from './helpers';
 
 const RUNS = { numRuns: 150 };
@@ -653,4 +656,33 @@ describe('properties', () => {
       );
     });
   });
+
+  describe('the check next and ready make before validating', () => {
+    // Ids from a small alphabet, so duplicates, unknown ids, self-dependencies and cycles are common.
+    const messyArb = fc.array(
+      fc.record({ id: fc.constantFrom('A', 'B', 'C', 'D', 'E'), deps: fc.array(fc.constantFrom('A', 'B', 'C', 'D', 'E', 'X'), { maxLength: 3 }), passes: fc.boolean() }),
+      { maxLength: 8 },
+    );
+
+    it('graphIsClean is true exactly when validatePrd adds no problem, and analyzePrdForReadiness agrees with analyzePrd', () => {
+      fc.assert(
+        fc.property(messyArb, (specs) => {
+          const text = makePrd(specs.map((s) => ({ id: s.id, passes: s.passes, blockedBy: [...new Set(s.deps)] })));
+          const doc = parsePrd(text);
+          const validated = validatePrd(doc);
+          assert.equal(graphIsClean(doc.stories, buildStoryGraph(doc.stories)), validated.problems.length === doc.problems.length);
+          const full = analyzePrd(text);
+          const once = analyzePrdForReadiness(text);
+          assert.deepEqual(once.problems, full.problems);
+          assert.deepEqual([once.readable, once.errors, once.warnings, once.cycles], [full.readable, full.errors, full.warnings, full.cycles]);
+          assert.deepEqual(
+            [once.readiness.state, once.readiness.next?.story.id, once.readiness.blocked, once.readiness.explanation],
+            [full.readiness.state, full.readiness.next?.story.id, full.readiness.blocked, full.readiness.explanation],
+          );
+        }),
+        { numRuns: 500 },
+      );
+    });
+  });
 });
+

@@ -3,7 +3,16 @@ import { type ParseOptions, parsePrd, parsePrdBytes } from './document';
 import type { PrdDocument } from './model';
 import { graphProblemCodes, type Problem } from './problems';
 import { computeReadiness, type Readiness } from './readiness';
-import { validatePrd } from './validate';
+import { buildStoryGraph } from './graph';
+import { graphIsClean, validatePrd } from './validate';
+
+/** The steps of an analysis, as reported to AnalyzeOptions.onStep. */
+export type AnalysisStep = 'quick-parse' | 'located-parse' | 'validate' | 'readiness';
+
+export interface AnalyzeOptions extends ParseOptions {
+  /** Called as each step starts: lets a test count the passes over a file (a file is validated once). */
+  readonly onStep?: (step: AnalysisStep) => void;
+}
 
 export interface PrdAnalysis {
   readonly doc: PrdDocument;
@@ -25,9 +34,12 @@ export interface PrdAnalysis {
  * parsePrd (JSON.parse and one scan for positions); anything else the parse tree. Either way the
  * file is analysed once.
  */
-export function analyzePrd(input: string | Uint8Array, options: ParseOptions = {}): PrdAnalysis {
+export function analyzePrd(input: string | Uint8Array, options: AnalyzeOptions = {}): PrdAnalysis {
+  options.onStep?.(options.positions === false ? 'quick-parse' : 'located-parse');
   const doc = typeof input === 'string' ? parsePrd(input, options) : parsePrdBytes(input, options);
+  options.onStep?.('validate');
   const { problems, graph, cycles } = validatePrd(doc);
+  options.onStep?.('readiness');
   const readiness = computeReadiness(doc.stories, graph, cycles, doc.fileName);
   let errors = 0;
   let blocking = 0;
@@ -44,11 +56,24 @@ export function analyzePrd(input: string | Uint8Array, options: ParseOptions = {
 }
 
 /**
- * analyzePrd for callers that need positions only to show problems (the CLI's next and ready):
- * a file without problems (the usual case) is read once, without positions; a file with
- * problems is read again with them. Both passes are linear in the file.
+ * analyzePrd for callers that need positions only to show problems (the CLI's next and ready).
+ * The file is first read without positions (the usual, valid file needs nothing more: its graph
+ * is checked with graphIsClean and it is ordered). At the first sign of a problem (one found
+ * while reading, or a graph that is not clean) that pass stops before any validation work and
+ * the file is analysed once, with positions: validation, its suggestion index and readiness run
+ * once either way.
  */
-export function analyzePrdForReadiness(input: string | Uint8Array, options: ParseOptions = {}): PrdAnalysis {
-  const quick = analyzePrd(input, { ...options, positions: false });
-  return quick.problems.length === 0 ? quick : analyzePrd(input, options);
+export function analyzePrdForReadiness(input: string | Uint8Array, options: AnalyzeOptions = {}): PrdAnalysis {
+  options.onStep?.('quick-parse');
+  const quickOptions = { ...options, positions: false };
+  const doc = typeof input === 'string' ? parsePrd(input, quickOptions) : parsePrdBytes(input, quickOptions);
+  if (doc.problems.length === 0 && doc.hasStories) {
+    const graph = buildStoryGraph(doc.stories);
+    if (graphIsClean(doc.stories, graph)) {
+      options.onStep?.('readiness');
+      const readiness = computeReadiness(doc.stories, graph, [], doc.fileName);
+      return { doc, problems: [], readiness, cycles: [], readable: true, errors: 0, warnings: 0 };
+    }
+  }
+  return analyzePrd(input, options);
 }

@@ -114,6 +114,26 @@ export function validatePrd(doc: PrdDocument): Validation {
   return { problems, graph, cycles };
 }
 
+/**
+ * True exactly when validatePrd would add no problem to the document's own: every id unique,
+ * every dependency a known other story, no cycle. Linear, and it builds no message, no
+ * suggestion index and no cycle path: the check `next` and `ready` make before deciding whether
+ * the file needs positions (test/unit/properties.test.ts holds it to validatePrd).
+ */
+export function graphIsClean(stories: readonly Story[], graph: StoryGraph): boolean {
+  if (graph.byId.size !== stories.length) {
+    return false;
+  }
+  for (const s of stories) {
+    for (const ref of s.blockedBy) {
+      if (ref.id === s.id || !graph.byId.has(ref.id)) {
+        return false;
+      }
+    }
+  }
+  return cyclicComponents(graph.adj).length === 0;
+}
+
 function dependencyEdit(story: Story, ref: BlockedByRef, title: string): Omit<RemoveDependencyFix, 'kind'> {
   return { title, storyIndex: story.index, storyPath: story.path, key: ref.key, blockedId: ref.id, elementIndex: ref.elementIndex };
 }
