@@ -159,6 +159,11 @@ describe('artifact URLs', () => {
     );
   });
 
+  it('a malformed percent escape anywhere (the ref included) is a remote link, never an exception', () => {
+    assert.equal(mapArtifactUrl('https://github.com/acme/taskflow/blob/%/thoughts/a.md', repo).local, false);
+    assert.equal(mapArtifactUrl('https://github.com/acme/taskflow/blob/main/thoughts/%E0%A4%A.md', repo).local, false);
+  });
+
   it('blobUrl round-trips through mapArtifactUrl', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ minLength: 1, maxLength: 6 }).filter((s) => !/[/\\\0]/.test(s) && s !== '.' && s !== '..' && !/^[a-zA-Z]:$/.test(s)) /* a drive-letter segment is refused by design */, { minLength: 1, maxLength: 4 }), (segs) => {

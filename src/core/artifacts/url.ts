@@ -82,7 +82,11 @@ export function mapArtifactUrl(url: string, repo: RepoRef | undefined): MappedUr
   if (!segments) {
     return { local: false, reason: 'the path leaves the workspace' };
   }
-  return { local: true, path: segments.join('/'), ref: rest.slice(0, refEnd).map((s) => decodeURIComponent(s)).join('/') };
+  const ref = safeSegments(rest.slice(0, refEnd));
+  if (!ref) {
+    return { local: false, reason: 'not a file in the repository (the ref is not a valid path)' };
+  }
+  return { local: true, path: segments.join('/'), ref: ref.join('/') };
 }
 
 /** The web URL of a file of this repository on a ref (each path segment encoded). */
