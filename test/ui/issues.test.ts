@@ -96,7 +96,9 @@ describe('Issues view (UI, emulator)', function () {
     await runCommand(page, 'Ralph: Open Task Graph in Editor');
     const f = await graphFrame(page, 'editor');
     const badge = f.locator('g.node[data-id="US-006"] text.artifacts');
-    await eventually('the badge of US-006 to show #42 R P V', async () => /#42 R P V$/.test((await badge.textContent().catch(() => '')) ?? ''), 20_000, () => badge.textContent().catch(() => 'no badge'));
+    // the badge's text is its second tspan (the first is the codicon glyph; the <title> is the tooltip)
+    const words = badge.locator('tspan').nth(1);
+    await eventually('the badge of US-006 to show #42 R P V', async () => (await words.textContent().catch(() => '')) === '#42 R P V', 20_000, () => badge.textContent().catch(() => 'no badge'));
     assert.equal(await badge.getAttribute('data-issue'), '42');
     assert.match((await badge.getAttribute('class')) ?? '', /^artifacts$/, 'no warning: every prerequisite is there');
     assert.equal(await f.locator('g.node text.artifacts').count(), 1, 'only the story with an issue has a badge');
