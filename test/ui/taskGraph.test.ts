@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { eventually, graphFrame, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench } from './workbench';
+import type { Frame, Page } from 'playwright-core';
 
 /** The editor drawing, brought to the front by its command (which reveals an open panel or opens one). */
 async function editorGraph(page: Page): Promise<Frame> {
