@@ -146,6 +146,11 @@ async function hostTier() {
     wb = await openWorkbench({
       folder,
       extensionTestsPath: hostTestsIndex,
+      // VS Code's own git extension pipes paths into `git check-ignore --stdin`; a test that moves
+      // .git away (the Pin's folder walk) made that write fail with an uncaught EPIPE in the shared
+      // extension host. Ralph Workbench runs git itself (simple-git, child processes), so the host
+      // tier turns the built-in git extension off.
+      settings: { 'git.enabled': false },
       env: {
         RALPH_TEST_LOG_PREFIX: LOG_PREFIX,
         RALPH_TEST_COLOR: color ? '1' : '0',

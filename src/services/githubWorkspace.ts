@@ -13,7 +13,6 @@ import { artifactOfPath } from '../core/artifacts/discovery';
 import type { PlannedComment } from '../core/artifacts/selfHeal';
 import { issueFieldsByIndex, issuesOfStory } from '../core/artifacts/storyIssues';
 import { parseRepoSlug, type RepoRef } from '../core/artifacts/url';
-import type { ArtifactBadgeDto } from '../core/webview/graphProtocol';
 import type { IssuePlanInput } from '../core/artifacts/promptSection';
 import { linkDocument, readIssuePlan, readIssues, repoFromGitRemote, selfHeal } from '../node/github/artifacts';
 import { GitHubClient, type GitHubErrorKind } from '../node/github/client';
@@ -24,9 +23,6 @@ import type { PrdWorkspace } from './prdWorkspace';
 import { readSetting } from './settings';
 
 export type NoticeKind = 'signed-out' | 'offline' | 'rate-limited' | 'no-repo' | 'auth' | 'error';
-
-/** The artifact status of a story's issue: what the task graph's badge shows. */
-export type StoryArtifactStatus = ArtifactBadgeDto;
 
 export interface Notice {
   readonly kind: NoticeKind;
@@ -139,11 +135,10 @@ export class GitHubWorkspace extends Disposable {
 
   /**
    * Artifact status per story id (for the task graph's badge): for each story with an issue,
-   * the status of research, plan, review and implementation of its first issue, and its warnings
-   * (missing prerequisites).
+   * the status of research, plan, review and implementation of its first issue.
    */
-  artifactStatusByStory(folderUri: vscode.Uri): Map<string, StoryArtifactStatus> {
-    const out = new Map<string, StoryArtifactStatus>();
+  artifactStatusByStory(folderUri: vscode.Uri): Map<string, { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string }> {
+    const out = new Map<string, { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string }>();
     const r = this.folders.get(folderUri.toString())?.result;
     for (const i of r?.issues ?? []) {
       const best = (slot: string): ArtifactEntry | undefined => {
@@ -159,7 +154,6 @@ export class GitHubWorkspace extends Disposable {
             review: best('review')?.status ?? 'missing',
             implementation: best('implementation')?.status ?? 'missing',
             verdict: best('review')?.verdict,
-            warnings: [...i.warnings],
           });
         }
       }

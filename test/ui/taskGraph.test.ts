@@ -7,8 +7,28 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+<<<<<<< HEAD
 import { eventually, graphFrame, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench } from './workbench';
 import type { Frame, Page } from 'playwright-core';
+=======
+import type { Frame, Page } from 'playwright-core';
+import { eventually, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench } from './workbench';
+
+/** The webview frame whose page runs in `mode` (webviews nest two iframes; search every frame). */
+async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promise<Frame> {
+  let found: Frame | undefined;
+  await eventually(`the ${mode} task-graph webview to load`, async () => {
+    for (const f of page.frames()) {
+      if ((await f.locator(`body[data-mode="${mode}"] .app`).count().catch(() => 0)) > 0) {
+        found = f;
+        return true;
+      }
+    }
+    return false;
+  }, 30_000);
+  return found as Frame;
+}
+>>>>>>> parent of fe4dc80 (Merge branch 'badge')
 
 /** The editor drawing, brought to the front by its command (which reveals an open panel or opens one). */
 async function editorGraph(page: Page): Promise<Frame> {
