@@ -7,10 +7,6 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-<<<<<<< HEAD
-import { eventually, graphFrame, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench } from './workbench';
-import type { Frame, Page } from 'playwright-core';
-=======
 import type { Frame, Page } from 'playwright-core';
 import { eventually, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench } from './workbench';
 
@@ -28,7 +24,6 @@ async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promise<Frame
   }, 30_000);
   return found as Frame;
 }
->>>>>>> parent of fe4dc80 (Merge branch 'badge')
 
 /** The editor drawing, brought to the front by its command (which reveals an open panel or opens one). */
 async function editorGraph(page: Page): Promise<Frame> {
