@@ -51,3 +51,15 @@ export async function benchCli(tmp) {
   console.log(`CLI: dist/cli.js (${(statSync(distCli).size / 1024).toFixed(0)} KB, built ${new Date(statSync(distCli).mtimeMs).toISOString()}), timed from a private copy`);
   return copy;
 }
+
+/** A seeded random generator (mulberry32): the benchmarks' fixtures are the same on every run. */
+export function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

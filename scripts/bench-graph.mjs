@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import * as esbuild from 'esbuild';
+import { mulberry32 } from './bench-cli.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -22,20 +23,10 @@ const opt = (name, fallback) => {
 };
 const TARGETS = { 200: 100, 1000: 500, 5000: 3000 };
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** n stories, ~3 edges each (to earlier stories within 40), 30 % passing. */
 export function storyDag(n, seed = 42) {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const edges = [];
   for (let i = 1; i < n; i++) {
     const k = i < 3 ? i : 1 + Math.floor(r() * 5); // 1..5, mean 3
