@@ -124,9 +124,27 @@ async function timeOpen(wb) {
   await input.press('Enter');
   // Poll for the frame, then watch it for the first node (it may be there already).
   const frame = await until('the editor task-graph webview', () => findEditorFrame(page));
-  const painted = await watch(frame, 'g.node', 30_000);
-  if (painted === null) throw new Error('no story node appeared in the graph within 30 s');
-  return { ms: painted - t0, frame };
+  // Above 600 stories in view the drawing is a canvas overview (painted in the same render that
+  // marks the root data-render="canvas"); otherwise SVG nodes.
+  const painted = await watch(frame, '[data-render="canvas"], g.node', 30_000);
+  if (painted === null) throw new Error('the graph was not drawn within 30 s');
+  const mode = await frame.evaluate(() => document.querySelector('[data-render]')?.getAttribute('data-render'));
+  return { ms: painted - t0, frame, mode };
+}
+
+/** Ctrl+wheel at the centre of the drawing until the detailed (SVG, clickable) drawing shows. */
+async function zoomToDetail(page, frame) {
+  const box = await (await frame.frameElement()).boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  for (let k = 0; k < 40; k++) {
+    const mode = await frame.evaluate(() => document.querySelector('[data-render]')?.getAttribute('data-render'));
+    if (mode === 'svg' && (await frame.locator('g.node').count()) > 3) return;
+    await page.keyboard.down('Control');
+    await page.mouse.wheel(0, -150);
+    await page.keyboard.up('Control');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('zooming in did not switch to the detailed drawing');
 }
 
 async function closeEditors(page) {
@@ -162,13 +180,17 @@ async function bench1000() {
   try {
     const opens = [];
     let frame;
+    let mode;
     for (let k = 0; k < RUNS; k++) {
       if (k > 0) await closeEditors(wb.page);
       const r = await timeOpen(wb);
       opens.push(r.ms);
       frame = r.frame;
+      mode = r.mode;
     }
-    verdict('1,000 stories / ~3,000 edges: open → first paint', median(opens) < 1000, `${fmt(opens)} (target < 1 s)`);
+    verdict('1,000 stories / ~3,000 edges: open → first paint', median(opens) < 1000, `${fmt(opens)}, drawn as ${mode} (target < 1 s)`);
+    // The changes are timed on the detailed drawing (nodes in the DOM), zoomed in as a user would.
+    await zoomToDetail(wb.page, frame);
 
     // A story's `passes` flipped: an unfinished story in view turns done.
     const flips = [];
@@ -219,8 +241,9 @@ async function bench1000() {
 async function bench5000() {
   const { wb } = await open(5000);
   try {
-    const { ms, frame } = await timeOpen(wb);
-    verdict('5,000 stories: open → first paint', ms < 3000, `${Math.round(ms)} ms (no target in the issue; the layout alone is ≤ 3 s)`);
+    const { ms, frame, mode } = await timeOpen(wb);
+    verdict('5,000 stories: open → first paint', ms < 3000, `${Math.round(ms)} ms, drawn as ${mode} (no target in the issue; the layout alone is ≤ 3 s)`);
+    await zoomToDetail(wb.page, frame);
     const svgBox = await until('the drawing to have a size', async () => {
       const el = await frame.frameElement();
       return el.boundingBox();
@@ -275,13 +298,14 @@ async function bench5000() {
         before,
       );
       t0 = Date.now();
-      await wb.page.mouse.wheel(k % 2 ? 200 : -200, 300);
+      await wb.page.mouse.wheel(k % 2 ? 200 : -200, k % 2 ? 300 : -300);
       t1 = await w;
       if (t1 === null) throw new Error('the wheel did not pan');
       pans.push(t1 - t0);
       // Click-select a drawn node that is not selected.
       const ids = await drawnIds(frame);
-      const target = ids[Math.floor(ids.length / 2) + k];
+      if (ids.length === 0) throw new Error('no node drawn to click');
+      const target = ids[(Math.floor(ids.length / 2) + k) % ids.length];
       const node = frame.locator(`g.node[data-id="${target}"]`);
       const box = await node.boundingBox();
       if (!box) throw new Error(`node ${target} has no box`);
