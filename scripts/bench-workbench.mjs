@@ -328,8 +328,13 @@ async function bench5000() {
 
 try {
   ensureBuilt();
-  await bench1000();
-  await bench5000();
+  for (const part of [bench1000, bench5000]) {
+    try {
+      await part();
+    } catch (err) {
+      verdict(part.name, false, `failed: ${err instanceof Error ? err.message : err}`);
+    }
+  }
   const missed = results.filter((r) => !r.ok).length;
   console.log(missed ? `${missed} target(s) missed` : 'all targets met');
 } catch (err) {
