@@ -303,8 +303,14 @@ async function bench5000() {
       if (t1 === null) throw new Error('the wheel did not pan');
       pans.push(t1 - t0);
       // Click-select a drawn node that is not selected.
-      const ids = await drawnIds(frame);
-      if (ids.length === 0) throw new Error('no node drawn to click');
+      // Nodes are drawn 200 px beyond the edges too: click one that is on screen.
+      const ids = await frame.locator('g.node').evaluateAll((els) =>
+        els.filter((e) => {
+          const r = e.getBoundingClientRect();
+          return r.left >= 0 && r.top >= 0 && r.right <= window.innerWidth && r.bottom <= window.innerHeight;
+        }).map((e) => e.getAttribute('data-id')),
+      );
+      if (ids.length === 0) throw new Error('no node on screen to click');
       const target = ids[(Math.floor(ids.length / 2) + k) % ids.length];
       const node = frame.locator(`g.node[data-id="${target}"]`);
       const box = await node.boundingBox();
