@@ -110,9 +110,11 @@ export class PrdWorkspace extends Disposable {
     for (const folder of folders) {
       const key = folder.uri.toString();
       const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, prdRelativePath(folder)));
-      watcher.onDidCreate(() => this.debouncer.trigger(key));
-      watcher.onDidChange(() => this.debouncer.trigger(key));
-      watcher.onDidDelete(() => this.debouncer.trigger(key));
+      // A change on disk (an agent, git, another editor) shows at once; a burst still ends with
+      // one read of the final state. Typing in an open prd.json stays debounced (onDocument).
+      watcher.onDidCreate(() => this.debouncer.trigger(key, { leading: true }));
+      watcher.onDidChange(() => this.debouncer.trigger(key, { leading: true }));
+      watcher.onDidDelete(() => this.debouncer.trigger(key, { leading: true }));
       this.watchers.set(key, watcher);
     }
     this.initial = Promise.all(folders.map((f) => this.reload(f.uri.toString()))).then(() => undefined);

@@ -5,10 +5,11 @@
  * the dark, light and high-contrast themes.
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { eventually, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench } from './workbench';
+import { eventually, openDemo, openRalphContainer, repoRoot, runCommand, setExpanded, shot, storiesPane, useWorkbench } from './workbench';
 
 /** The webview frame whose page runs in `mode` (webviews nest two iframes; search every frame). */
 async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promise<Frame> {
@@ -119,6 +120,51 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
     } finally {
       writeFileSync(prd, original);
     }
+  });
+});
+
+describe('Task Graph while an agent runs (demo workspace, fake agent)', function () {
+  // A fresh git copy of the demo (clean working tree, so the runner asks nothing) and the fake
+  // agent as the custom agent; the delay keeps the iteration running long enough to look at it.
+  const agent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent.mjs');
+  const ui = useWorkbench(() =>
+    openDemo({
+      'ralph.agent.preset': 'custom',
+      'ralph.agent.command': `FAKE_AGENT_MODE=pass FAKE_AGENT_DELAY_MS=8000 node "${agent}" \${promptFile}`,
+    }),
+  );
+  const TERMINAL_NAME = 'Ralph: US-006 — Sort tasks by priority';
+
+  it('the running story is marked with its iteration i/N; clicking the mark shows its terminal', async () => {
+    assert.equal(execFileSync('git', ['status', '--porcelain'], { cwd: ui.folder, encoding: 'utf8' }).trim(), '', 'the demo copy has a clean working tree');
+    await openRalphContainer(ui.page);
+    await runCommand(ui.page, 'Ralph: Open Task Graph in Editor');
+    const f = await graphFrame(ui.page, 'editor');
+    await eventually('12 nodes in the drawing', async () => (await f.locator('g.node').count()) === 12, 20_000, () => f.locator('g.node').count());
+    assert.equal(await f.locator('g.node.running').count(), 0, 'nothing runs yet');
+
+    // Run from the Stories view title, as a user would (the graph keeps its editor).
+    await storiesPane(ui.page).locator('.pane-header').hover();
+    const run = storiesPane(ui.page).locator('.pane-header a.action-label[aria-label="Run Next Ready Story"]');
+    await run.waitFor({ state: 'visible', timeout: 10_000 });
+    await run.click();
+    const node = f.locator('g.node[data-id="US-006"]');
+    const mark = node.locator('.run-mark');
+    await eventually('US-006 marked as running with iteration 1/1', async () => /^▶ 1\/1 · /.test((await mark.textContent({ timeout: 500 })) ?? ''), 20_000, async () => [await f.locator('g.node.running').evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))), await mark.count()]);
+    assert.deepEqual(await f.locator('g.node.running').evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))), ['US-006'], 'only the running story is marked');
+    assert.match((await node.getAttribute('aria-label')) ?? '', /running now/);
+    assert.equal(await mark.getAttribute('aria-label'), "Running, iteration 1 of 1: show the agent's terminal");
+
+    // Hide the panel (the run revealed its terminal), then the mark brings the terminal back.
+    const terminalTab = ui.page.locator('.part.panel').getByText(TERMINAL_NAME, { exact: true });
+    await runCommand(ui.page, 'View: Hide Panel');
+    await eventually('the panel to be hidden', async () => !(await terminalTab.first().isVisible()), 10_000);
+    await mark.click();
+    await eventually(`the terminal "${TERMINAL_NAME}" to show`, async () => terminalTab.first().isVisible(), 10_000);
+    await shot(ui.page, 'task-graph-running');
+
+    // When the iteration ends the mark goes and the story is done.
+    await eventually('the mark to go and US-006 to be done', async () => (await f.locator('g.node.running').count()) === 0 && /\bstate-done\b/.test((await node.getAttribute('class')) ?? ''), 40_000, () => node.getAttribute('class'));
   });
 });
 
