@@ -39,7 +39,7 @@ export interface RalphApi {
   /** Re-reads every issue (new clients: picks up a changed session or test access). */
   refreshIssues(): Promise<void>;
   /** Artifact status of a story's issue in the first folder (what the task graph's badge shows). */
-  storyArtifacts(storyId: string): { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string } | undefined;
+  storyArtifacts(storyId: string): { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string; warnings: string[] } | undefined;
   /** The extension's log folder (its output channel's file is there). */
   readonly logFolder: string;
   /** What the runner is doing now. */

@@ -80,6 +80,8 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
     prds,
     runner,
     log,
+    artifactsFor: (folder) => github.artifactStatusByStory(folder),
+    onDidChangeArtifacts: github.onDidChange,
     reveal: async (id, folder) => {
       const node = tree.findStory(id, folder);
       if (node) {

@@ -13,6 +13,7 @@ import { artifactOfPath } from '../core/artifacts/discovery';
 import type { PlannedComment } from '../core/artifacts/selfHeal';
 import { issueFieldsByIndex, issuesOfStory } from '../core/artifacts/storyIssues';
 import { parseRepoSlug, type RepoRef } from '../core/artifacts/url';
+import type { ArtifactBadgeDto } from '../core/webview/graphProtocol';
 import type { IssuePlanInput } from '../core/artifacts/promptSection';
 import { linkDocument, readIssuePlan, readIssues, repoFromGitRemote, selfHeal } from '../node/github/artifacts';
 import { GitHubClient, type GitHubErrorKind } from '../node/github/client';
@@ -23,6 +24,9 @@ import type { PrdWorkspace } from './prdWorkspace';
 import { readSetting } from './settings';
 
 export type NoticeKind = 'signed-out' | 'offline' | 'rate-limited' | 'no-repo' | 'auth' | 'error';
+
+/** The artifact status of a story's issue: what the task graph's badge shows. */
+export type StoryArtifactStatus = ArtifactBadgeDto;
 
 export interface Notice {
   readonly kind: NoticeKind;
@@ -91,12 +95,15 @@ export class GitHubWorkspace extends Disposable {
         }
       }),
     );
-    // Stories changed: refresh only when the set of issues changed.
+    // Stories changed: read GitHub again only when the set of issues changed; otherwise only
+    // which story belongs to which issue may have changed, and that needs no request.
     this.register(
       prds.onDidChange(() => {
-        const changed = vscode.workspace.workspaceFolders?.some((f) => this.lastIssueSets.get(f.uri.toString()) !== this.issueNumbers(f).join(','));
-        if (changed) {
+        const folders = vscode.workspace.workspaceFolders ?? [];
+        if (folders.some((f) => this.lastIssueSets.get(f.uri.toString()) !== this.issueNumbers(f).join(','))) {
           this.debouncer.trigger('all');
+        } else if (folders.map((f) => this.relinkStories(f)).some(Boolean)) {
+          this.onDidChangeEmitter.fire();
         }
       }),
     );
@@ -135,10 +142,11 @@ export class GitHubWorkspace extends Disposable {
 
   /**
    * Artifact status per story id (for the task graph's badge): for each story with an issue,
-   * the status of research, plan, review and implementation of its first issue.
+   * the status of research, plan, review and implementation of its first issue, and its warnings
+   * (missing prerequisites).
    */
-  artifactStatusByStory(folderUri: vscode.Uri): Map<string, { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string }> {
-    const out = new Map<string, { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string }>();
+  artifactStatusByStory(folderUri: vscode.Uri): Map<string, StoryArtifactStatus> {
+    const out = new Map<string, StoryArtifactStatus>();
     const r = this.folders.get(folderUri.toString())?.result;
     for (const i of r?.issues ?? []) {
       const best = (slot: string): ArtifactEntry | undefined => {
@@ -154,6 +162,7 @@ export class GitHubWorkspace extends Disposable {
             review: best('review')?.status ?? 'missing',
             implementation: best('implementation')?.status ?? 'missing',
             verdict: best('review')?.verdict,
+            warnings: [...i.warnings],
           });
         }
       }
@@ -191,6 +200,21 @@ export class GitHubWorkspace extends Disposable {
       }
     }
     return out;
+  }
+
+  /** Updates the cached story ↔ issue links of a folder from its stories; true when they changed. */
+  private relinkStories(folder: vscode.WorkspaceFolder): boolean {
+    const state = this.folders.get(folder.uri.toString());
+    if (!state?.result) {
+      return false;
+    }
+    const storiesByIssue = this.storyIssues(folder);
+    const key = (m: ReadonlyMap<number, readonly string[]>): string => JSON.stringify([...m].sort(([a], [b]) => a - b));
+    if (key(storiesByIssue) === key(state.result.storiesByIssue)) {
+      return false;
+    }
+    state.result = { ...state.result, storiesByIssue };
+    return true;
   }
 
   private addedIssues(folder: vscode.WorkspaceFolder): number[] {

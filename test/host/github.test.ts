@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { RalphApi, TreeSnapshotNode } from '../../src/api';
 import { SELF_HEAL_NOTE } from '../../src/core/artifacts/protocol';
 import { GitHubEmulator } from '../support/githubEmulator';
-import { api, waitFor, workspaceFolder } from './helpers';
+import { api, readPrdBytes, waitFor, workspaceFolder, writePrd } from './helpers';
 
 const TOKEN = 'ghp_hostTestSecretToken_do_not_log_42';
 const RESEARCH = 'thoughts/shared/research/2026-11-15-GH-0042-task-priorities.md';
@@ -169,5 +169,68 @@ suite('GitHub Issues view (emulator)', () => {
     assert.ok(!text.includes(TOKEN), 'token in the log');
     const settings = path.join(workspaceFolder().uri.fsPath, '.vscode', 'settings.json');
     assert.ok(!fs.existsSync(settings) || !fs.readFileSync(settings, 'utf8').includes(TOKEN), 'token in settings');
+  });
+});
+
+suite('task graph artifact badge (emulator)', () => {
+  let gh: GitHubEmulator;
+  let ralph: RalphApi;
+  let original: Uint8Array;
+  const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('ralph.github', workspaceFolder().uri);
+  type Badge = { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string; warnings: string[] };
+  const badgeOf = (id: string): Badge | undefined => {
+    const g = ralph.taskGraphSnapshot() as { type: string; nodes?: { id: string; artifacts?: Badge }[] };
+    return g?.type === 'graph' ? g.nodes?.find((n) => n.id === id)?.artifacts : undefined;
+  };
+
+  suiteSetup(async () => {
+    ralph = await api();
+    original = await readPrdBytes();
+    gh = await new GitHubEmulator({ token: TOKEN }).start();
+    gh.addIssue(42, 'Task priorities', ['ralph']);
+    gh.addComment(42, `## Research Document\n\n${blob(RESEARCH)}`);
+    gh.addComment(42, `## Plan Review\n\nVERDICT: APPROVED\n\nFull critique: ${blob(REVIEW)}`);
+  });
+
+  suiteTeardown(async () => {
+    await writePrd(original);
+    delete process.env.RALPH_TEST_GITHUB;
+    await config().update('repository', undefined, vscode.ConfigurationTarget.Workspace);
+    await ralph.refreshIssues();
+    await ralph.whenIdle();
+    await gh.stop();
+  });
+
+  test('a story with "issue": 42 gets a badge with the linked and on-disk statuses; a badge change does not re-run the layout', async () => {
+    await config().update('repository', 'acme/taskflow', vscode.ConfigurationTarget.Workspace);
+    process.env.RALPH_TEST_GITHUB = JSON.stringify({ apiUrl: gh.apiUrl, token: TOKEN });
+    // The issue is already shown ("Show Issue #42"), so giving a story that issue changes only
+    // which story it belongs to: the badge must follow without a new request.
+    await vscode.commands.executeCommand('ralph.github.showIssue', 42);
+    await ralph.refreshIssues();
+    await ralph.whenIdle();
+    const requests = gh.requests.length;
+    const text = new TextDecoder().decode(original);
+    assert.ok(text.includes('"id": "US-006",'));
+    await writePrd(text.replace('"id": "US-006",', '"id": "US-006",\n      "issue": 42,'));
+    const first = await waitFor('US-006 to carry the badge of issue #42', async () => {
+      await ralph.whenIdle();
+      const b = badgeOf('US-006');
+      return b?.issue === 42 && b.research === 'linked' ? b : undefined;
+    }, 20_000, () => ralph.taskGraphSnapshot());
+    assert.deepEqual(first, { issue: 42, research: 'linked', plan: 'on-disk', review: 'linked', implementation: 'missing', verdict: 'APPROVED', warnings: [] });
+    assert.deepEqual(ralph.storyArtifacts('US-006'), first, 'the API and the graph agree');
+    assert.equal(badgeOf('US-005'), undefined, 'a story without an issue has no badge');
+    assert.equal(gh.requests.length, requests, 'linking a story to an issue already read sends no request');
+
+    const runs = ralph.taskGraphLayoutRuns();
+    gh.addComment(42, `## Implementation Plan\n\n${blob(PLAN)}`);
+    await ralph.refreshIssues();
+    await waitFor('the badge to show the plan linked', async () => {
+      await ralph.whenIdle();
+      return badgeOf('US-006')?.plan === 'linked';
+    }, 20_000, () => badgeOf('US-006'));
+    assert.equal(ralph.taskGraphLayoutRuns(), runs, 'a badge change must not re-run the layout');
+    assert.equal((ralph.taskGraphSnapshot() as { layout?: unknown }).layout, undefined, 'the badge update carries no layout');
   });
 });

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { GitHubEmulator } from '../support/githubEmulator';
-import { eventually, host, openRalphContainer, pane, rows, setExpanded, shot, storiesPane, storyRow, useWorkbench, widenSideBar } from './workbench';
+import { eventually, graphFrame, host, openRalphContainer, pane, rows, setExpanded, shot, storiesPane, runCommand, storyRow, useWorkbench, widenSideBar } from './workbench';
 
 const TOKEN = 'ghp_uiTestToken_not_a_secret';
 const RESEARCH = 'thoughts/shared/research/2026-11-15-GH-0042-task-priorities.md';
@@ -89,5 +89,21 @@ describe('Issues view (UI, emulator)', function () {
     const r = await rows(storiesPane(page));
     assert.ok(r.some((x) => x.startsWith('#42 Plan | linked')), JSON.stringify(r));
     await shot(page, 'story-issue-artifacts');
+  });
+
+  it('the task graph draws the artifact badge of US-006 (issue #42) as text, with its accessible name', async () => {
+    const { page } = ui;
+    await runCommand(page, 'Ralph: Open Task Graph in Editor');
+    const f = await graphFrame(page, 'editor');
+    const badge = f.locator('g.node[data-id="US-006"] text.artifacts');
+    // the badge's text is its second tspan (the first is the codicon glyph; the <title> is the tooltip)
+    const words = badge.locator('tspan').nth(1);
+    await eventually('the badge of US-006 to show #42 R P V', async () => (await words.textContent().catch(() => '')) === '#42 R P V', 20_000, () => badge.textContent().catch(() => 'no badge'));
+    assert.equal(await badge.getAttribute('data-issue'), '42');
+    assert.match((await badge.getAttribute('class')) ?? '', /^artifacts$/, 'no warning: every prerequisite is there');
+    assert.equal(await f.locator('g.node text.artifacts').count(), 1, 'only the story with an issue has a badge');
+    const label = (await f.locator('g.node[data-id="US-006"]').getAttribute('aria-label')) ?? '';
+    assert.match(label, /issue #42: research linked, plan (linked|on disk, not linked), review linked, implementation missing$/);
+    await shot(page, 'task-graph-artifact-badge');
   });
 });

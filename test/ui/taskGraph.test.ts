@@ -9,22 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { eventually, openDemo, openRalphContainer, repoRoot, runCommand, setExpanded, shot, storiesPane, useWorkbench } from './workbench';
-
-/** The webview frame whose page runs in `mode` (webviews nest two iframes; search every frame). */
-async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promise<Frame> {
-  let found: Frame | undefined;
-  await eventually(`the ${mode} task-graph webview to load`, async () => {
-    for (const f of page.frames()) {
-      if ((await f.locator(`body[data-mode="${mode}"] .app`).count().catch(() => 0)) > 0) {
-        found = f;
-        return true;
-      }
-    }
-    return false;
-  }, 30_000);
-  return found as Frame;
-}
+import { eventually, graphFrame, openDemo, openRalphContainer, repoRoot, runCommand, setExpanded, shot, storiesPane, useWorkbench } from './workbench';
 
 /** The editor drawing, brought to the front by its command (which reveals an open panel or opens one). */
 async function editorGraph(page: Page): Promise<Frame> {

@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 import type * as HostModule from '../../scripts/vscode-host.mjs' with { 'resolution-mode': 'import' };
 
 type Host = typeof HostModule;
@@ -191,4 +191,19 @@ export async function eventually(what: string, probe: () => Promise<boolean>, ti
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The webview frame whose task-graph page runs in `mode` (webviews nest two iframes; search every frame). */
+export async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promise<Frame> {
+  let found: Frame | undefined;
+  await eventually(`the ${mode} task-graph webview to load`, async () => {
+    for (const f of page.frames()) {
+      if ((await f.locator(`body[data-mode="${mode}"] .app`).count().catch(() => 0)) > 0) {
+        found = f;
+        return true;
+      }
+    }
+    return false;
+  }, 30_000);
+  return found as Frame;
 }

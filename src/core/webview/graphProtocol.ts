@@ -14,6 +14,21 @@ const text = z.string().max(100_000);
 
 export const nodeStateSchema = z.enum(['done', 'ready', 'next', 'blocked', 'invalid']);
 
+const artifactStatus = z.enum(['linked', 'on-disk', 'missing']);
+
+/** The artifact status of a story's GitHub issue (research → plan → review → implementation). */
+export const artifactBadgeSchema = z.object({
+  issue: z.number().int().positive(),
+  research: artifactStatus,
+  plan: artifactStatus,
+  review: artifactStatus,
+  implementation: artifactStatus,
+  verdict: z.enum(['APPROVED', 'NEEDS_ITERATION']).optional(),
+  /** Missing prerequisites (a plan without research, …): the badge turns to the warning colour. */
+  warnings: z.array(z.string().max(500)).max(20),
+});
+export type ArtifactBadgeDto = z.infer<typeof artifactBadgeSchema>;
+
 export const graphNodeSchema = z.object({
   id,
   title: text,
@@ -30,6 +45,8 @@ export const graphNodeSchema = z.object({
   acceptanceCriteria: z.array(text).max(1_000),
   /** Small marks from other features (GitHub artifact pips). */
   badges: z.array(z.object({ label: z.string().max(20), tooltip: z.string().max(500).optional() })).max(10),
+  /** The story's GitHub issue and its artifacts (absent when the story has no issue). */
+  artifacts: artifactBadgeSchema.optional(),
 });
 export type GraphNodeDto = z.infer<typeof graphNodeSchema>;
 

@@ -16,7 +16,7 @@ import {
   setStoryFieldEdits,
   type GraphEditResult,
 } from '../../core/prd/graphEdits';
-import { type HostMessage, parsePageMessage, type PageMessage, type RunMessage } from '../../core/webview/graphProtocol';
+import { type ArtifactBadgeDto, type HostMessage, parsePageMessage, type PageMessage, type RunMessage } from '../../core/webview/graphProtocol';
 import { Commands } from '../../constants';
 import { editTextFile } from '../../services/fileEdits';
 import type { PrdEntry, PrdWorkspace } from '../../services/prdWorkspace';
@@ -37,6 +37,10 @@ export interface TaskGraphDeps {
   readonly log: vscode.LogOutputChannel;
   /** Selects the story in the Stories view without taking the focus from the graph. */
   readonly reveal: (id: string, folder: vscode.Uri | undefined) => Promise<void>;
+  /** The artifact status of each story's GitHub issue in a folder (the badge), by story id. */
+  readonly artifactsFor?: (folder: vscode.Uri) => ReadonlyMap<string, ArtifactBadgeDto>;
+  /** Fires when those statuses may have changed (a status-only update follows: no new layout). */
+  readonly onDidChangeArtifacts?: vscode.Event<void>;
 }
 
 export class TaskGraphController extends Disposable {
@@ -47,6 +51,8 @@ export class TaskGraphController extends Disposable {
   private graph?: HostMessage;
   private run: RunMessage = { type: 'run', running: false, lastOutcome: {} };
   private selected?: string;
+  /** The badges last sent, to skip an update that changes nothing. */
+  private artifactsKey = '';
   private readonly onDidSelectEmitter = this.register(new vscode.EventEmitter<string>());
   /** A page selected a story (the Stories view follows). */
   readonly onDidSelect = this.onDidSelectEmitter.event;
@@ -57,6 +63,9 @@ export class TaskGraphController extends Disposable {
     super();
     this.register(deps.prds.onDidChange(() => this.refreshGraph()));
     this.register(deps.runner.onDidChange(() => this.refreshRun()));
+    if (deps.onDidChangeArtifacts) {
+      this.register(deps.onDidChangeArtifacts(() => this.refreshArtifacts()));
+    }
     this.register(deps.runner.onDidRecord(() => void this.refreshOutcomes()));
     this.refreshGraph();
     this.refreshRun();
@@ -120,12 +129,25 @@ export class TaskGraphController extends Disposable {
       const started = Date.now();
       const source = vscode.workspace.asRelativePath(entry.uri);
       const runs = this.builder().layoutRuns;
-      this.graph = this.builder().build(entry.analysis, source, this.direction);
+      const artifacts = this.deps.artifactsFor?.(entry.folder.uri);
+      this.artifactsKey = keyOf(artifacts);
+      this.graph = this.builder().build(entry.analysis, source, this.direction, (n) => {
+        const a = artifacts?.get(n.id);
+        return a ? { ...n, artifacts: a } : n;
+      });
       if (this.builder().layoutRuns !== runs) {
         this.deps.log.debug(`[graph] ${entry.analysis.doc.stories.length} stories laid out in ${Date.now() - started} ms`);
       }
     }
     this.broadcast(this.graph);
+  }
+
+  /** GitHub artifacts changed: a status-only graph update when a badge differs (the layout stays). */
+  private refreshArtifacts(): void {
+    const entry = this.entry();
+    if (entry && keyOf(this.deps.artifactsFor?.(entry.folder.uri)) !== this.artifactsKey) {
+      this.refreshGraph();
+    }
   }
 
   private refreshRun(): void {
@@ -315,4 +337,8 @@ export class TaskGraphController extends Disposable {
     this.notice(page, 'info', result === 'unchanged' ? 'Nothing to change.' : done);
     this.deps.prds.refreshAll();
   }
+}
+
+function keyOf(artifacts: ReadonlyMap<string, ArtifactBadgeDto> | undefined): string {
+  return artifacts ? JSON.stringify([...artifacts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : '';
 }

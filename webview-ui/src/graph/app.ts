@@ -5,6 +5,7 @@
  * is kept with setState. Story text only ever reaches the DOM as text.
  */
 import { parseHostMessage, type HostMessage } from '../../../src/core/webview/graphProtocol';
+import { artifactBadgeView } from './artifactBadge';
 import { DetailPane } from './detail';
 import { Drawing } from './drawing';
 import { accessibleName, type Derived, derive, el, elapsed, type GraphMessage, iconOf, joinAnd, type LayoutDto, type RunMessage, type ViewState } from './model';
@@ -333,6 +334,12 @@ export class GraphApp {
       r.append(el('span', { class: 'title' }, n.title));
       if (n.critical) {
         r.append(el('span', { class: 'codicon codicon-flame crit', title: 'On the critical path', 'aria-hidden': 'true' }));
+      }
+      if (n.artifacts) {
+        const a = artifactBadgeView(n.artifacts);
+        const mark = el('span', { class: `artifacts${a.warn ? ' warn' : ''}`, title: a.tooltip, 'data-issue': String(n.artifacts.issue) });
+        mark.append(el('span', { class: `codicon codicon-${a.warn ? 'warning' : 'issues'}`, 'aria-hidden': 'true' }), el('span', {}, a.text));
+        r.append(mark);
       }
       if (n.unblocks.total > 0) {
         r.append(el('span', { class: 'count', title: `Unblocks ${n.unblocks.total} (${n.unblocks.direct} directly)` }, `+${n.unblocks.total}`));

@@ -3,10 +3,14 @@
  * edges outside the viewport are not in the DOM, so 5,000 stories stay responsive), a canvas
  * overview when the zoom shows more than a few hundred stories at once.
  */
+import { artifactBadgeView } from './artifactBadge';
 import { accessibleName, type Derived, elapsed, type GraphMessage, iconOf, type LayoutDto, lineage, type RunMessage, svg, type ViewState } from './model';
 
 /** Above this many visible stories the drawing switches to the canvas overview. */
 const SVG_LIMIT = 600;
+/** Codicon glyphs of the artifact badge: "issues", and "warning" when a prerequisite is missing. */
+const ISSUE_GLYPH = '\ueb0c';
+const ISSUE_WARN_GLYPH = '\uea6c';
 
 export interface DrawingHost {
   graph(): GraphMessage | undefined;
@@ -286,8 +290,18 @@ export class Drawing {
       if (chips.length > 0) {
         node.append(svg('text', { class: 'chip', x: NW - 8, y: 20, 'text-anchor': 'end' }, chips.join(' · ')));
       }
+      let badgeX = 10;
+      if (n.artifacts) {
+        // the story's issue and its artifacts: "#42 R P V", warning colour when a prerequisite is missing
+        const a = artifactBadgeView(n.artifacts);
+        const mark = svg('text', { class: `artifacts${a.warn ? ' warn' : ''}`, x: badgeX, y: NH - 5, 'data-issue': n.artifacts.issue });
+        mark.append(svg('tspan', { class: 'codicon-glyph', 'aria-hidden': 'true' }, a.warn ? ISSUE_WARN_GLYPH : ISSUE_GLYPH), svg('tspan', { dx: 3 }, clip(a.text, 20)));
+        mark.append(svg('title', {}, a.tooltip));
+        node.append(mark);
+        badgeX += 16 + 6 * a.text.length;
+      }
       n.badges.slice(0, 4).forEach((b, k) => {
-        const badge = svg('text', { class: 'badge', x: 10 + k * 26, y: NH - 4 }, b.label);
+        const badge = svg('text', { class: 'badge', x: badgeX + k * 26, y: NH - 4 }, b.label);
         if (b.tooltip) {
           badge.append(svg('title', {}, b.tooltip));
         }

@@ -1,4 +1,5 @@
 /** What the page knows: the latest graph, layout, run status and view state, plus derived lookups. */
+import { artifactBadgeView } from './artifactBadge';
 import type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, ViewState } from '../../../src/core/webview/graphProtocol';
 
 export type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, ViewState };
@@ -65,7 +66,7 @@ export function stateWords(n: GraphNodeDto, running: boolean): string {
   return n.inCycle ? 'in a dependency cycle' : STATE_WORDS[n.state];
 }
 
-/** "US-004 Priority selector, blocked by US-002 and US-003, wave 3" plus state and unblocks. */
+/** "US-004 Priority selector, blocked by US-002 and US-003, wave 3" plus state, unblocks and the issue's artifacts. */
 export function accessibleName(n: GraphNodeDto, running: boolean): string {
   const parts = [`${n.id} ${n.title}`.trim()];
   if (n.blockedBy.length > 0) {
@@ -80,6 +81,9 @@ export function accessibleName(n: GraphNodeDto, running: boolean): string {
   }
   if (n.unblocks.total > 0) {
     parts.push(`unblocks ${n.unblocks.total}`);
+  }
+  if (n.artifacts) {
+    parts.push(artifactBadgeView(n.artifacts).spoken);
   }
   return parts.join(', ');
 }
