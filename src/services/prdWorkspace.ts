@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
 import { ContextKeys } from '../constants';
 import { Disposable } from '../util/disposable';
+import { watchFileInside } from '../node/fileWatch';
 import { KeyedDebouncer } from '../util/debounce';
 import { openDocument } from '../util/documents';
 import { affects, readSetting } from './settings';
@@ -30,6 +31,8 @@ export interface RefusedPrd {
 export class PrdWorkspace extends Disposable {
   private readonly entries = new Map<string, PrdEntry>();
   private readonly refusals = new Map<string, RefusedPrd>();
+  /** The bytes of each folder's last read from disk: a report of an unchanged file is not read again. */
+  private readonly diskBytes = new Map<string, Buffer>();
   private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.onDidChangeEmitter.event;
   private readonly debouncer: KeyedDebouncer<string>;
@@ -38,7 +41,7 @@ export class PrdWorkspace extends Disposable {
 
   constructor(private readonly log: vscode.LogOutputChannel) {
     super();
-    this.debouncer = new KeyedDebouncer(150, (key) => this.reload(key));
+    this.debouncer = new KeyedDebouncer(150, (key) => this.reload(key), 20);
     this.register({ dispose: () => this.debouncer.dispose() });
     this.register({ dispose: () => this.watchers.forEach((w) => w.dispose()) });
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.resetWatchers()));
@@ -105,6 +108,7 @@ export class PrdWorkspace extends Disposable {
       if (!live.has(key)) {
         this.entries.delete(key);
         this.refusals.delete(key);
+        this.diskBytes.delete(key);
       }
     }
     for (const folder of folders) {
@@ -115,7 +119,10 @@ export class PrdWorkspace extends Disposable {
       watcher.onDidCreate(() => this.debouncer.trigger(key, { leading: true }));
       watcher.onDidChange(() => this.debouncer.trigger(key, { leading: true }));
       watcher.onDidDelete(() => this.debouncer.trigger(key, { leading: true }));
-      this.watchers.set(key, watcher);
+      // A local folder also gets Node's watch, which reports within milliseconds (the debouncer
+      // merges the two reports of one write).
+      const fast = folder.uri.scheme === 'file' ? watchFileInside(folder.uri.fsPath, prdRelativePath(folder), () => this.debouncer.trigger(key, { leading: true })) : undefined;
+      this.watchers.set(key, fast ? vscode.Disposable.from(watcher, { dispose: () => fast.close() }) : watcher);
     }
     this.initial = Promise.all(folders.map((f) => this.reload(f.uri.toString()))).then(() => undefined);
   }
@@ -158,7 +165,25 @@ export class PrdWorkspace extends Disposable {
         entry = { folder, uri, analysis: analyzePrd(doc.getText(), options), documentVersion: doc.version };
       } else {
         const bytes = await readIfExists(uri);
+        const previous = this.entries.get(folderKey);
+        const last = this.diskBytes.get(folderKey);
+        if (bytes !== undefined && last && previous?.uri.toString() === uri.toString() && previous.documentVersion === doc?.version && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(last)) {
+          // The same bytes as the last read (the second watcher's report of one write): nothing changed.
+          return;
+        }
         entry = bytes === undefined ? undefined : { folder, uri, analysis: analyzePrd(bytes, options), documentVersion: doc?.version };
+        if (bytes !== undefined) {
+          this.diskBytes.set(folderKey, Buffer.from(bytes));
+        }
+      }
+      if (!entry || doc?.isDirty) {
+        this.diskBytes.delete(folderKey);
+      }
+      if (entry && !entry.analysis.readable && this.entries.get(folderKey)?.analysis.readable && this.debouncer.isPending(folderKey)) {
+        // Read in the middle of a write (the writer truncated the file and has more to say): a
+        // newer read is already due, so keep showing the last good state rather than flash an error.
+        this.diskBytes.delete(folderKey);
+        return;
       }
       if (entry) {
         this.entries.set(folderKey, entry);
@@ -170,6 +195,7 @@ export class PrdWorkspace extends Disposable {
     } catch (e) {
       this.log.error(`[prd] reading ${uri.toString()} failed: ${(e as Error).message}`);
       this.entries.delete(folderKey);
+      this.diskBytes.delete(folderKey);
     }
     this.updateContext();
     this.onDidChangeEmitter.fire();

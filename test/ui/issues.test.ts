@@ -93,6 +93,7 @@ describe('Issues view (UI, emulator)', function () {
 
   it('the task graph draws the artifact badge of US-006 (issue #42) as text, with its accessible name', async () => {
     const { page } = ui;
+    await openRalphContainer(page);
     await runCommand(page, 'Ralph: Open Task Graph in Editor');
     const f = await graphFrame(page, 'editor');
     const badge = f.locator('g.node[data-id="US-006"] text.artifacts');

@@ -169,14 +169,23 @@ export async function widenSideBar(page: Page, width = 600): Promise<void> {
 
 /** Runs a command through the command palette by its title, e.g. "Ralph: Open prd.json". */
 export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 10_000 });
-  await input.fill(`>${title}`);
   const entry = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-  await entry.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {
-    throw new Error(`command "${title}" not found in the command palette`);
-  });
+  // The palette takes its list of commands when it opens: in a window that is still registering
+  // its extensions' contributions it can miss one, so look again in a new palette until the deadline.
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill(`>${title}`);
+    if (await entry.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false)) {
+      break;
+    }
+    await page.keyboard.press('Escape');
+    if (Date.now() > deadline) {
+      throw new Error(`command "${title}" not found in the command palette`);
+    }
+  }
   await input.press('Enter');
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
 }

@@ -41,4 +41,56 @@ describe('KeyedDebouncer (reloads of prd.json, progress.txt, runs.jsonl)', () =>
     await sleep(40);
     assert.equal(n, 1);
   });
+  it('isPending: true only while a trigger waits for the end of the quiet period', async () => {
+    const d = new KeyedDebouncer<string>(30, async () => undefined);
+    assert.equal(d.isPending('a'), false);
+    d.trigger('a', { leading: true });
+    assert.equal(d.isPending('a'), false, 'the leading run started at once: nothing waits');
+    d.trigger('a', { leading: true });
+    assert.equal(d.isPending('a'), true, 'a second report during the quiet period waits');
+    assert.equal(d.isPending('b'), false);
+    await d.idle();
+    assert.equal(d.isPending('a'), false);
+    d.dispose();
+  });
+  it('settleMs: a leading run waits that long, so the events of one write give one read of its bytes', async () => {
+    const runs: number[] = [];
+    const t0 = Date.now();
+    const d = new KeyedDebouncer<string>(80, async () => void runs.push(Date.now() - t0), 25);
+    d.trigger('a', { leading: true });
+    d.trigger('a', { leading: true });
+    await sleep(5);
+    assert.equal(runs.length, 0, 'the leading run waits for the settle time');
+    assert.equal(d.isPending('a'), true, 'the second event is read again after the quiet period');
+    await sleep(40);
+    assert.equal(runs.length, 1, 'the leading run happened after the settle time, not after the quiet period');
+    assert.ok(runs[0] >= 20, `ran after ${runs[0]} ms`);
+    await d.idle();
+    assert.equal(runs.length, 2);
+    d.dispose();
+  });
+  it('runs of one key never overlap: a trigger during a slow run runs after it, so the last run reads the last state', async () => {
+    const events: string[] = [];
+    let active = 0;
+    let release!: () => void;
+    const d = new KeyedDebouncer<string>(10, async () => {
+      active++;
+      events.push(`start ${active}`);
+      if (events.length === 1) {
+        await new Promise<void>((r) => (release = r));
+      }
+      active--;
+      events.push('end');
+    });
+    d.trigger('a', { leading: true });
+    await sleep(30); // past the quiet period: the next trigger is leading again, while the first run is still reading
+    d.trigger('a', { leading: true });
+    await sleep(20);
+    assert.deepEqual(events, ['start 1'], 'the second run waits for the first');
+    assert.equal(d.isPending('a'), true);
+    release();
+    await d.idle();
+    assert.deepEqual(events, ['start 1', 'end', 'start 1', 'end']);
+    d.dispose();
+  });
 });

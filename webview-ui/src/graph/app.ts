@@ -31,6 +31,7 @@ export class GraphApp {
   private readonly detail?: DetailPane;
   private readonly list = el('div', { class: 'wave-list', role: 'tree', 'aria-label': 'Stories by wave' });
   private firstGraph = true;
+  private statusKey = '';
   private timer?: number;
 
   constructor(
@@ -291,7 +292,12 @@ export class GraphApp {
     if (this.notice) {
       parts.push(el('div', { class: `notice notice-${this.notice.level}` }, this.notice.message));
     }
-    this.status.replaceChildren(...parts);
+    // Unchanged lines stay: replacing them would make the page lay out again for nothing.
+    const key = parts.map((p) => p.outerHTML).join('');
+    if (key !== this.statusKey) {
+      this.statusKey = key;
+      this.status.replaceChildren(...parts);
+    }
     this.root.classList.toggle('is-stale', this.graph?.stale === true);
   }
 

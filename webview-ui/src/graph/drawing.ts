@@ -12,6 +12,28 @@ const SVG_LIMIT = 600;
 const ISSUE_GLYPH = '\ueb0c';
 const ISSUE_WARN_GLYPH = '\uea6c';
 
+interface EdgeEntry {
+  readonly path: SVGPathElement;
+  readonly hit: SVGPathElement;
+  readonly sig: string;
+  d: string;
+}
+
+interface NodeEntry {
+  readonly el: SVGGElement;
+  readonly sig: string;
+  x: number;
+  y: number;
+}
+
+interface EdgeGeometry {
+  readonly d: string;
+  readonly minX: number;
+  readonly maxX: number;
+  readonly minY: number;
+  readonly maxY: number;
+}
+
 export interface DrawingHost {
   graph(): GraphMessage | undefined;
   layout(): LayoutDto | undefined;
@@ -37,7 +59,16 @@ export class Drawing {
   private readonly svgEl: SVGSVGElement;
   private readonly scene: SVGGElement;
   private readonly canvas: HTMLCanvasElement;
+  private readonly edgeLayer: SVGGElement;
+  private readonly nodeLayer: SVGGElement;
+  /** The drawn elements by node or edge index, with a signature of what they show. */
+  private readonly nodeEls = new Map<number, NodeEntry>();
+  private readonly edgeEls = new Map<number, EdgeEntry>();
+  private geometry?: { layout: LayoutDto; edges: (readonly [number, number])[]; boxes: EdgeGeometry[] };
   private hover?: number;
+  private wasLit = false;
+  /** The drawing's size, kept by a ResizeObserver. */
+  private size?: { w: number; h: number };
   private frame = 0;
   private drag?: { x: number; y: number; panX: number; panY: number; moved: boolean };
   /** How the last frame was drawn (the UI tests read data-render). */
@@ -55,13 +86,25 @@ export class Drawing {
     }
     this.svgEl.append(defs);
     this.scene = svg('g', { class: 'scene' });
+    this.edgeLayer = svg('g', { class: 'edges' });
+    this.nodeLayer = svg('g', { class: 'nodes' });
+    this.scene.append(this.edgeLayer, this.nodeLayer);
     this.svgEl.append(this.scene);
     this.canvas = document.createElement('canvas');
     this.canvas.className = 'overview';
     this.canvas.setAttribute('aria-hidden', 'true');
     this.root.append(this.svgEl, this.canvas);
     this.bindPanZoom();
-    new ResizeObserver(() => this.schedule()).observe(this.root);
+    this.bindPointer();
+    // The size comes from the observer: reading clientWidth while rendering would force a layout of
+    // the whole page (tens of ms with hundreds of SVG nodes).
+    new ResizeObserver((entries) => {
+      const r = entries[entries.length - 1]?.contentRect;
+      if (r) {
+        this.size = { w: r.width, h: r.height };
+      }
+      this.schedule();
+    }).observe(this.root);
   }
 
   schedule(): void {
@@ -96,8 +139,7 @@ export class Drawing {
     if (!Number.isFinite(x0)) {
       return;
     }
-    const w = this.root.clientWidth || 800;
-    const h = this.root.clientHeight || 600;
+    const { w, h } = this.viewport();
     const zoom = Math.max(0.02, Math.min(1.25, (w - 48) / (x1 - x0), (h - 48) / (y1 - y0)));
     const v = this.host.view();
     v.zoom = zoom;
@@ -109,14 +151,14 @@ export class Drawing {
 
   zoomBy(factor: number, cx?: number, cy?: number): void {
     const v = this.host.view();
-    const w = this.root.clientWidth;
-    const h = this.root.clientHeight;
+    const { w, h } = this.viewport();
     const px = cx ?? w / 2;
     const py = cy ?? h / 2;
     const z = Math.max(0.02, Math.min(8, v.zoom * factor));
     v.panX = px - ((px - v.panX) * z) / v.zoom;
     v.panY = py - ((py - v.panY) * z) / v.zoom;
     v.zoom = z;
+    this.applyTransform();
     this.host.onViewChange();
     this.schedule();
   }
@@ -128,8 +170,7 @@ export class Drawing {
       return;
     }
     const v = this.host.view();
-    const w = this.root.clientWidth;
-    const h = this.root.clientHeight;
+    const { w, h } = this.viewport();
     if (v.zoom < 0.5) {
       v.zoom = 0.8;
     }
@@ -154,17 +195,15 @@ export class Drawing {
     const g = this.host.graph();
     const l = this.host.layout();
     const d = this.host.derived();
-    // Rebuilding replaces the focused node: focus its successor afterwards, or keyboard users lose their place.
     const active = document.activeElement;
-    const refocus = active instanceof SVGGElement && this.scene.contains(active) ? active.dataset.index : undefined;
-    this.scene.replaceChildren();
+    const refocus = active instanceof SVGGElement && this.scene.contains(active) ? Number(active.dataset.index) : undefined;
     if (!g || !l || !d || l.x.length !== g.nodes.length) {
+      this.clear();
       return;
     }
     const v = this.host.view();
-    this.scene.setAttribute('transform', `translate(${v.panX},${v.panY}) scale(${v.zoom})`);
-    const w = this.root.clientWidth || 800;
-    const h = this.root.clientHeight || 600;
+    this.applyTransform();
+    const { w, h } = this.viewport();
     const margin = 200;
     const vx0 = (-v.panX - margin) / v.zoom;
     const vy0 = (-v.panY - margin) / v.zoom;
@@ -184,6 +223,7 @@ export class Drawing {
     this.root.dataset.render = this.mode;
     this.root.dataset.visibleNodes = String(useCanvas ? 0 : visible.length);
     if (useCanvas) {
+      this.clear();
       this.drawCanvas(g, l, d, v, w, h);
       return;
     }
@@ -192,18 +232,131 @@ export class Drawing {
     const runningIndex = run.running && run.storyId !== undefined ? d.byId.get(run.storyId) : undefined;
     const selected = this.host.selected();
     const matches = this.host.matches();
-    const lr = l.direction === 'LR';
-
-    // edges first (under the nodes)
-    const edgeLayer = svg('g', { class: 'edges' });
     const selectedEdge = this.host.selectedEdge();
+    const geometry = this.edgeGeometry(g, l);
+    const now = Date.now();
+
+    // Edges (under the nodes): an element is reused while its geometry and kind stay the same.
+    const keepEdges = new Set<number>();
     g.edges.forEach(([from, to, flags], k) => {
-      if (this.host.hidden(from) || this.host.hidden(to)) {
+      const box = geometry[k];
+      if (this.host.hidden(from) || this.host.hidden(to) || box.maxX < vx0 || box.minX > vx1 || box.maxY < vy0 || box.minY > vy1) {
         return;
       }
-      const bends = l.bends[k] ?? [];
+      const kind = flags & 1 ? 'cycle' : flags & 2 ? 'critical' : 'edge';
+      const sig = `${g.nodes[from].id}>${g.nodes[to].id}|${kind}`;
+      let entry = this.edgeEls.get(k);
+      if (entry?.sig !== sig) {
+        entry?.path.remove();
+        entry?.hit.remove();
+        entry = this.edgeElement(g, k, kind, box.d, sig);
+        this.edgeEls.set(k, entry);
+      } else if (entry.d !== box.d) {
+        // a new layout moved it: the same element, a new path
+        entry.path.setAttribute('d', box.d);
+        entry.hit.setAttribute('d', box.d);
+        entry.d = box.d;
+      }
+      if (!entry.path.isConnected) {
+        this.edgeLayer.append(entry.path, entry.hit);
+      }
+      entry.path.classList.toggle('selected', selectedEdge === k);
+      keepEdges.add(k);
+    });
+    for (const [k, entry] of this.edgeEls) {
+      if (!keepEdges.has(k)) {
+        entry.path.remove();
+        entry.hit.remove();
+        this.edgeEls.delete(k);
+      }
+    }
+
+    // Nodes: an element is rebuilt only when what it shows changed; selection, search matches and
+    // flags are classes on the kept element.
+    const keepNodes = new Set<number>();
+    const tabStop = selected !== undefined && visible.includes(selected) ? selected : visible[0];
+    for (const i of visible) {
+      const n = g.nodes[i];
+      const running = i === runningIndex;
+      const outcome = running ? '' : (run.lastOutcome[n.id] ?? '');
+      const runText = running ? `${run.iteration ?? '?'}/${run.maxIterations ?? '?'} · ${elapsed(run.startedAt, now)}` : '';
+      const sig = [
+        n.id, n.title, n.state, n.critical, n.inCycle, n.wave, n.unblocks.total, n.blockedBy.join(','),
+        n.artifacts ? JSON.stringify(n.artifacts) : '', n.badges.map((b) => `${b.label}:${b.tooltip ?? ''}`).join(','),
+        NW, NH, runText, outcome,
+      ].join('\u0000');
+      let entry = this.nodeEls.get(i);
+      if (entry?.sig !== sig) {
+        entry?.el.remove();
+        entry = { el: this.nodeElement(n, i, running, runText, outcome, NW, NH), sig, x: l.x[i], y: l.y[i] };
+        this.nodeEls.set(i, entry);
+      } else if (entry.x !== l.x[i] || entry.y !== l.y[i]) {
+        // a new layout moved it: the same element at its new place
+        entry.el.setAttribute('transform', `translate(${l.x[i]},${l.y[i]})`);
+        entry.x = l.x[i];
+        entry.y = l.y[i];
+      }
+      const node = entry.el;
+      if (!node.isConnected) {
+        this.nodeLayer.append(node);
+      }
+      node.classList.toggle('selected', i === selected);
+      node.classList.toggle('match', matches?.has(i) === true);
+      node.classList.toggle('flagged', this.host.flagged(i));
+      setIfChanged(node, 'aria-pressed', i === selected ? 'true' : 'false');
+      setIfChanged(node, 'tabindex', i === tabStop ? '0' : '-1');
+      keepNodes.add(i);
+    }
+    for (const [i, entry] of this.nodeEls) {
+      if (!keepNodes.has(i)) {
+        entry.el.remove();
+        this.nodeEls.delete(i);
+      }
+    }
+    this.decorate();
+    if (refocus !== undefined && !(document.activeElement instanceof SVGGElement && this.scene.contains(document.activeElement))) {
+      // the focused node was rebuilt: focus its successor, or keyboard users lose their place
+      this.nodeEls.get(refocus)?.el.focus({ preventScroll: true });
+    }
+  }
+
+  /** The drawing's size in CSS pixels (measured once until the observer reports). */
+  private viewport(): { w: number; h: number } {
+    if (!this.size || this.size.w === 0) {
+      this.size = { w: this.root.clientWidth, h: this.root.clientHeight };
+    }
+    return { w: this.size.w || 800, h: this.size.h || 600 };
+  }
+
+  /** Puts the zoom and pan on the scene (cheap: pan and zoom move the kept elements). */
+  private applyTransform(): void {
+    const v = this.host.view();
+    const t = `translate(${v.panX},${v.panY}) scale(${v.zoom})`;
+    if (this.scene.getAttribute('transform') !== t) {
+      this.scene.setAttribute('transform', t);
+    }
+  }
+
+  /** Removes every drawn element (no graph, or the canvas overview). */
+  private clear(): void {
+    this.edgeLayer.replaceChildren();
+    this.nodeLayer.replaceChildren();
+    this.edgeEls.clear();
+    this.nodeEls.clear();
+    this.hover = undefined;
+  }
+
+  /** Each edge's path and bounding box, computed once per layout. */
+  private edgeGeometry(g: GraphMessage, l: LayoutDto): EdgeGeometry[] {
+    if (this.geometry && this.geometry.layout === l && this.geometry.edges.length === g.edges.length && this.geometry.edges.every(([f, t], k) => g.edges[k][0] === f && g.edges[k][1] === t)) {
+      return this.geometry.boxes;
+    }
+    const NW = l.nodeWidth;
+    const NH = l.nodeHeight;
+    const lr = l.direction === 'LR';
+    const boxes = g.edges.map(([from, to], k): EdgeGeometry => {
       const pts: number[] = lr ? [l.x[from] + NW, l.y[from] + NH / 2] : [l.x[from] + NW / 2, l.y[from] + NH];
-      pts.push(...bends);
+      pts.push(...(l.bends[k] ?? []));
       pts.push(...(lr ? [l.x[to], l.y[to] + NH / 2] : [l.x[to] + NW / 2, l.y[to]]));
       let minX = Infinity;
       let maxX = -Infinity;
@@ -215,151 +368,120 @@ export class Drawing {
         minY = Math.min(minY, pts[p + 1]);
         maxY = Math.max(maxY, pts[p + 1]);
       }
-      if (maxX < vx0 || minX > vx1 || maxY < vy0 || minY > vy1) {
-        return;
-      }
-      const kind = flags & 1 ? 'cycle' : flags & 2 ? 'critical' : 'edge';
-      const path = svg('path', {
-        d: curve(pts, lr),
-        class: `edge ${kind}${selectedEdge === k ? ' selected' : ''}`,
-        'marker-end': `url(#arrow-${kind})`,
-        'data-kind': kind,
-        'data-from-index': from,
-        'data-to-index': to,
-        'data-from': g.nodes[from].id,
-        'data-to': g.nodes[to].id,
-      });
-      const hit = svg('path', { d: curve(pts, lr), class: 'edge-hit', 'data-edge': k });
-      const title = svg('title', {}, `${g.nodes[from].id} blocks ${g.nodes[to].id} (click, then Delete to remove)`);
-      hit.append(title);
-      hit.addEventListener('click', (e) => {
-        e.stopPropagation();
-        this.host.onEdgeClick(k);
-      });
-      edgeLayer.append(path, hit);
+      return { d: curve(pts, lr), minX, maxX, minY, maxY };
     });
-    this.scene.append(edgeLayer);
+    this.geometry = { layout: l, edges: g.edges.map(([f, t]) => [f, t] as const), boxes };
+    return boxes;
+  }
 
-    const nodeLayer = svg('g', { class: 'nodes' });
-    const now = Date.now();
-    for (const i of visible) {
-      const n = g.nodes[i];
-      const running = i === runningIndex;
-      const classes = ['node', `state-${n.state}`];
-      if (n.critical) {
-        classes.push('critical');
-      }
-      if (n.inCycle) {
-        classes.push('cycle');
-      }
-      if (running) {
-        classes.push('running');
-      }
-      if (i === selected) {
-        classes.push('selected');
-      }
-      if (matches?.has(i)) {
-        classes.push('match');
-      }
-      if (this.host.flagged(i)) {
-        classes.push('flagged');
-      }
-      const node = svg('g', {
-        class: classes.join(' '),
-        transform: `translate(${l.x[i]},${l.y[i]})`,
-        role: 'button',
-        tabindex: i === (selected ?? visible[0]) ? 0 : -1,
-        'aria-label': accessibleName(n, running),
-        'aria-pressed': i === selected ? 'true' : 'false',
-        'data-id': n.id,
-        'data-index': i,
-        'data-state': n.state,
-      });
-      node.append(svg('rect', { class: 'box', width: NW, height: NH, rx: 6 }));
-      const icon = iconOf(n, running);
-      node.append(svg('text', { class: `icon codicon-glyph icon-${icon.codicon}`, x: 10, y: 24 }, icon.glyph));
-      node.append(svg('text', { class: 'id', x: 30, y: 22 }, clip(n.id, 22)));
-      node.append(svg('text', { class: 'title', x: 10, y: 44 }, clip(n.title, 30)));
-      const chips: string[] = [];
-      if (n.wave !== null) {
-        chips.push(`W${n.wave + 1}`);
-      }
-      if (n.unblocks.total > 0) {
-        chips.push(`unblocks ${n.unblocks.total}`);
-      }
-      if (chips.length > 0) {
-        node.append(svg('text', { class: 'chip', x: NW - 8, y: 20, 'text-anchor': 'end' }, chips.join(' · ')));
-      }
-      let badgeX = 10;
-      if (n.artifacts) {
-        // the story's issue and its artifacts: "#42 R P V", warning colour when a prerequisite is missing
-        const a = artifactBadgeView(n.artifacts);
-        const mark = svg('text', { class: `artifacts${a.warn ? ' warn' : ''}`, x: badgeX, y: NH - 5, 'data-issue': n.artifacts.issue });
-        mark.append(svg('tspan', { class: 'codicon-glyph', 'aria-hidden': 'true' }, a.warn ? ISSUE_WARN_GLYPH : ISSUE_GLYPH), svg('tspan', { dx: 3 }, clip(a.text, 20)));
-        mark.append(svg('title', {}, a.tooltip));
-        node.append(mark);
-        badgeX += 16 + 6 * a.text.length;
-      }
-      n.badges.slice(0, 4).forEach((b, k) => {
-        const badge = svg('text', { class: 'badge', x: badgeX + k * 26, y: NH - 4 }, b.label);
-        if (b.tooltip) {
-          badge.append(svg('title', {}, b.tooltip));
-        }
-        node.append(badge);
-      });
-      const outcome = run.lastOutcome[n.id];
-      if (running) {
-        const mark = svg('g', { class: 'run-mark', role: 'button', 'aria-label': `Running, iteration ${run.iteration ?? '?'} of ${run.maxIterations ?? '?'}: show the agent's terminal` });
-        mark.append(svg('rect', { x: NW - 92, y: NH - 18, width: 88, height: 16, rx: 8 }));
-        mark.append(svg('text', { x: NW - 48, y: NH - 6, 'text-anchor': 'middle' }, `▶ ${run.iteration ?? '?'}/${run.maxIterations ?? '?'} · ${elapsed(run.startedAt, now)}`));
-        mark.addEventListener('click', (e) => {
-          e.stopPropagation();
-          this.host.onRunClick();
-        });
-        node.append(mark);
-      } else if (outcome) {
-        node.append(svg('text', { class: `outcome outcome-${outcome}`, x: NW - 8, y: NH - 6, 'text-anchor': 'end' }, `last run: ${outcome}`));
-      }
-      node.append(svg('title', {}, `${n.id}: ${n.title}`));
-      node.addEventListener('click', () => this.host.onNodeClick(i));
-      node.addEventListener('dblclick', () => this.host.onNodeOpen(i));
-      node.addEventListener('mouseenter', () => {
-        this.hover = i;
-        this.decorate();
-      });
-      node.addEventListener('mouseleave', () => {
-        if (this.hover === i) {
-          this.hover = undefined;
-          this.decorate();
-        }
-      });
-      nodeLayer.append(node);
+  private edgeElement(g: GraphMessage, k: number, kind: string, d: string, sig: string): EdgeEntry {
+    const [from, to] = g.edges[k];
+    const path = svg('path', {
+      d,
+      class: `edge ${kind}`,
+      'marker-end': `url(#arrow-${kind})`,
+      'data-kind': kind,
+      'data-from-index': from,
+      'data-to-index': to,
+      'data-from': g.nodes[from].id,
+      'data-to': g.nodes[to].id,
+    });
+    const hit = svg('path', { d, class: 'edge-hit', 'data-edge': k });
+    hit.append(svg('title', {}, `${g.nodes[from].id} blocks ${g.nodes[to].id} (click, then Delete to remove)`));
+    return { path, hit, sig, d };
+  }
+
+  private nodeElement(n: GraphMessage['nodes'][number], i: number, running: boolean, runText: string, outcome: string, NW: number, NH: number): SVGGElement {
+    const l = this.host.layout() as LayoutDto;
+    const classes = ['node', `state-${n.state}`];
+    if (n.critical) {
+      classes.push('critical');
     }
-    this.scene.append(nodeLayer);
-    this.decorate();
-    if (refocus !== undefined) {
-      this.scene.querySelector<SVGGElement>(`g.node[data-index="${refocus}"]`)?.focus({ preventScroll: true });
+    if (n.inCycle) {
+      classes.push('cycle');
     }
+    if (running) {
+      classes.push('running');
+    }
+    const node = svg('g', {
+      class: classes.join(' '),
+      transform: `translate(${l.x[i]},${l.y[i]})`,
+      role: 'button',
+      tabindex: -1,
+      'aria-label': accessibleName(n, running),
+      'data-id': n.id,
+      'data-index': i,
+      'data-state': n.state,
+    });
+    node.append(svg('rect', { class: 'box', width: NW, height: NH, rx: 6 }));
+    const icon = iconOf(n, running);
+    node.append(svg('text', { class: `icon codicon-glyph icon-${icon.codicon}`, x: 10, y: 24 }, icon.glyph));
+    node.append(svg('text', { class: 'id', x: 30, y: 22 }, clip(n.id, 22)));
+    node.append(svg('text', { class: 'title', x: 10, y: 44 }, clip(n.title, 30)));
+    const chips: string[] = [];
+    if (n.wave !== null) {
+      chips.push(`W${n.wave + 1}`);
+    }
+    if (n.unblocks.total > 0) {
+      chips.push(`unblocks ${n.unblocks.total}`);
+    }
+    if (chips.length > 0) {
+      node.append(svg('text', { class: 'chip', x: NW - 8, y: 20, 'text-anchor': 'end' }, chips.join(' · ')));
+    }
+    let badgeX = 10;
+    if (n.artifacts) {
+      // the story's issue and its artifacts: "#42 R P V", warning colour when a prerequisite is missing
+      const a = artifactBadgeView(n.artifacts);
+      const mark = svg('text', { class: `artifacts${a.warn ? ' warn' : ''}`, x: badgeX, y: NH - 5, 'data-issue': n.artifacts.issue });
+      mark.append(svg('tspan', { class: 'codicon-glyph', 'aria-hidden': 'true' }, a.warn ? ISSUE_WARN_GLYPH : ISSUE_GLYPH), svg('tspan', { dx: 3 }, clip(a.text, 20)));
+      mark.append(svg('title', {}, a.tooltip));
+      node.append(mark);
+      badgeX += 16 + 6 * a.text.length;
+    }
+    n.badges.slice(0, 4).forEach((b, k) => {
+      const badge = svg('text', { class: 'badge', x: badgeX + k * 26, y: NH - 4 }, b.label);
+      if (b.tooltip) {
+        badge.append(svg('title', {}, b.tooltip));
+      }
+      node.append(badge);
+    });
+    if (running) {
+      const mark = svg('g', { class: 'run-mark', role: 'button', 'aria-label': `Running, iteration ${runText.split(' · ')[0].replace('/', ' of ')}: show the agent's terminal` });
+      mark.append(svg('rect', { x: NW - 92, y: NH - 18, width: 88, height: 16, rx: 8 }));
+      mark.append(svg('text', { x: NW - 48, y: NH - 6, 'text-anchor': 'middle' }, `▶ ${runText}`));
+      node.append(mark);
+    } else if (outcome) {
+      node.append(svg('text', { class: `outcome outcome-${outcome}`, x: NW - 8, y: NH - 6, 'text-anchor': 'end' }, `last run: ${outcome}`));
+    }
+    node.append(svg('title', {}, `${n.id}: ${n.title}`));
+    return node;
   }
 
   /**
    * Hover: the story's ancestors and descendants stay bright, the rest dims. Only classes change
-   * (rebuilding the DOM under the pointer would fire mouseenter again, for ever).
+   * (rebuilding the DOM under the pointer would fire mouseenter again, for ever). Nothing is
+   * touched when nothing is or was lit.
    */
   private decorate(): void {
     const d = this.host.derived();
     const lit = this.hover !== undefined && d ? lineage(d, this.hover) : undefined;
+    if (!lit && !this.wasLit) {
+      return;
+    }
+    this.wasLit = lit !== undefined;
     this.root.classList.toggle('hovering', lit !== undefined);
-    for (const el of this.scene.querySelectorAll<SVGGElement>('g.node')) {
-      const i = Number(el.dataset.index);
+    for (const [i, { el }] of this.nodeEls) {
       el.classList.toggle('lit', lit?.has(i) === true);
       el.classList.toggle('dim', lit !== undefined && !lit.has(i));
     }
-    for (const el of this.scene.querySelectorAll<SVGPathElement>('path.edge')) {
-      const on = lit !== undefined && lit.has(Number(el.dataset.fromIndex)) && lit.has(Number(el.dataset.toIndex));
-      el.classList.toggle('lit', on);
-      el.classList.toggle('dim', lit !== undefined && !on);
-      el.setAttribute('marker-end', `url(#arrow-${on ? 'lit' : el.dataset.kind})`);
+    for (const { path } of this.edgeEls.values()) {
+      const on = lit !== undefined && lit.has(Number(path.dataset.fromIndex)) && lit.has(Number(path.dataset.toIndex));
+      path.classList.toggle('lit', on);
+      path.classList.toggle('dim', lit !== undefined && !on);
+      const marker = `url(#arrow-${on ? 'lit' : path.dataset.kind})`;
+      if (path.getAttribute('marker-end') !== marker) {
+        path.setAttribute('marker-end', marker);
+      }
     }
   }
 
@@ -413,6 +535,52 @@ export class Drawing {
     void d;
   }
 
+  /** One listener each for the whole drawing: clicks, double-clicks and hover find their node or edge. */
+  private bindPointer(): void {
+    const nodeOf = (e: Event): number | undefined => {
+      const g = (e.target as Element).closest<SVGGElement>('g.node');
+      return g && this.nodeLayer.contains(g) ? Number(g.dataset.index) : undefined;
+    };
+    this.scene.addEventListener('click', (e) => {
+      if ((e.target as Element).closest('.run-mark')) {
+        e.stopPropagation();
+        this.host.onRunClick();
+        return;
+      }
+      const hit = (e.target as Element).closest<SVGPathElement>('.edge-hit');
+      if (hit) {
+        e.stopPropagation();
+        this.host.onEdgeClick(Number(hit.dataset.edge));
+        return;
+      }
+      const i = nodeOf(e);
+      if (i !== undefined) {
+        this.host.onNodeClick(i);
+      }
+    });
+    this.scene.addEventListener('dblclick', (e) => {
+      const i = nodeOf(e);
+      if (i !== undefined) {
+        this.host.onNodeOpen(i);
+      }
+    });
+    this.nodeLayer.addEventListener('pointerover', (e) => {
+      const i = nodeOf(e);
+      if (i !== undefined && i !== this.hover) {
+        this.hover = i;
+        this.decorate();
+      }
+    });
+    this.nodeLayer.addEventListener('pointerout', (e) => {
+      const to = (e as PointerEvent).relatedTarget as Element | null;
+      const from = nodeOf(e);
+      if (from !== undefined && from === this.hover && !to?.closest(`g.node[data-index="${from}"]`)) {
+        this.hover = undefined;
+        this.decorate();
+      }
+    });
+  }
+
   private bindPanZoom(): void {
     this.root.addEventListener(
       'wheel',
@@ -425,6 +593,7 @@ export class Drawing {
           const v = this.host.view();
           v.panX -= e.deltaX;
           v.panY -= e.deltaY;
+          this.applyTransform();
           this.host.onViewChange();
           this.schedule();
         }
@@ -447,6 +616,7 @@ export class Drawing {
       v.panX = this.drag.panX + e.clientX - this.drag.x;
       v.panY = this.drag.panY + e.clientY - this.drag.y;
       this.drag.moved = true;
+      this.applyTransform();
       this.schedule();
     });
     this.root.addEventListener('pointerup', () => {
@@ -475,6 +645,12 @@ function curve(pts: number[], lr: boolean): string {
     }
   }
   return d;
+}
+
+function setIfChanged(e: Element, name: string, value: string): void {
+  if (e.getAttribute(name) !== value) {
+    e.setAttribute(name, value);
+  }
 }
 
 function clip(s: string, n: number): string {
