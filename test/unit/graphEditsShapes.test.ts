@@ -295,6 +295,7 @@ describe('task graph edits: property', () => {
   );
 
   it('a random sequence of graph edits changes bytes only inside the edited story (or list) and keeps the file readable', () => {
+    const applied = new Map<Op['kind'], number>();
     fc.assert(
       fc.property(fc.constantFrom(...SHAPES), fc.constantFrom<Key>('blockedBy', 'dependsOn', 'depends_on'), fc.array(opArb, { minLength: 1, maxLength: 8 }), (shape, key, ops) => {
         let text = shape.text(key);
@@ -327,10 +328,14 @@ describe('task graph edits: property', () => {
           assert.ok(after.doc.hasStories);
           assert.ok(after.problems.every((p) => p.code !== 'syntax'), 'still parseable');
           JSON.parse(out);
+          applied.set(op.kind, (applied.get(op.kind) ?? 0) + 1);
           text = out;
         }
       }),
       { numRuns: 150 },
     );
+    for (const kind of ['add', 'remove', 'field', 'story'] as const) {
+      assert.ok((applied.get(kind) ?? 0) > 0, `no "${kind}" edit was ever applied: the property proved nothing about it`);
+    }
   });
 });

@@ -12,8 +12,9 @@ import { findNodeAtLocation, modify, type Node, parseTree } from 'jsonc-parser';
 import { cycleClosedBy, taskGraphOf } from '../taskGraph/model';
 import { type DependencyKey, DEPENDENCY_KEYS } from './dependencyKeys';
 import { applyEdits, formattingOf, removeBlockedByEdits, type TextEdit } from './edits';
-import { analyzePrd, type PrdAnalysis } from './index';
-import type { JsonPath, Story } from './model';
+import { parsePrd } from './document';
+import { analyzePrd } from './index';
+import type { JsonPath, PrdDocument, Story } from './model';
 
 export type GraphEditResult = { readonly ok: true; readonly edits: TextEdit[] } | { readonly ok: false; readonly message: string; readonly cycle?: readonly string[] };
 
@@ -24,9 +25,14 @@ function tree(text: string): Node | undefined {
   return parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
 }
 
+/** The stories as the model reads them (no positions: an edit needs each story's path, not its range). */
+function read(text: string): PrdDocument {
+  return parsePrd(text, { positions: false });
+}
+
 /** The story the model read under this id (the graph's node id: the first story with it). */
-function storyById(analysis: PrdAnalysis, id: string): Story | undefined {
-  return analysis.doc.stories.find((s) => s.id === id);
+function storyById(doc: PrdDocument, id: string): Story | undefined {
+  return doc.stories.find((s) => s.id === id);
 }
 
 /** The dependency key of a story: its own, else the one most stories of the file use, else blockedBy. */
@@ -54,8 +60,8 @@ export function dependencyKeyFor(stories: readonly Story[], story?: Story): Depe
 /** `story` waits on `blocker` from now on. Refused when either is unknown, it already does, or it would close a cycle. */
 export function addDependencyEdits(text: string, storyId: string, blockerId: string): GraphEditResult {
   const analysis = analyzePrd(text);
-  const story = storyById(analysis, storyId);
-  const blocker = storyById(analysis, blockerId);
+  const story = storyById(analysis.doc, storyId);
+  const blocker = storyById(analysis.doc, blockerId);
   if (!story) {
     return noStory(storyId);
   }
@@ -88,7 +94,7 @@ export function addDependencyEdits(text: string, storyId: string, blockerId: str
 
 /** `story` no longer waits on `blocker`: every entry naming it, under any dependency key, is removed. */
 export function removeDependencyEdits(text: string, storyId: string, blockerId: string): GraphEditResult {
-  const story = storyById(analyzePrd(text), storyId);
+  const story = storyById(read(text), storyId);
   if (!story) {
     return noStory(storyId);
   }
@@ -124,7 +130,7 @@ export type EditableStoryField = 'title' | 'description' | 'priority' | 'accepta
 
 /** Sets one field of a story; the value is checked against the field's type. */
 export function setStoryFieldEdits(text: string, storyId: string, field: EditableStoryField, value: unknown): GraphEditResult {
-  const story = storyById(analyzePrd(text), storyId);
+  const story = storyById(read(text), storyId);
   if (!story) {
     return noStory(storyId);
   }
@@ -188,15 +194,15 @@ export function nextStoryId(ids: readonly string[]): string {
  * The list a new story goes to: the one the last story is in (stories spread over several lists,
  * as in phases, get it after the last one), else the file's only (empty) story list.
  */
-function storyListOf(analysis: PrdAnalysis): JsonPath | undefined {
-  const last = analysis.doc.stories.at(-1);
-  return last ? last.path.slice(0, -1) : analysis.doc.shape.lists.at(-1);
+function storyListOf(doc: PrdDocument): JsonPath | undefined {
+  const last = doc.stories.at(-1);
+  return last ? last.path.slice(0, -1) : doc.shape.lists.at(-1);
 }
 
 /** Appends a story (next id, priority after the last, not passing) that waits on `blockedBy`. */
 export function addStoryEdits(text: string, title: string, blockedBy: readonly string[] = []): GraphEditResult & { id?: string } {
-  const analysis = analyzePrd(text);
-  const list = storyListOf(analysis);
+  const doc = read(text);
+  const list = storyListOf(doc);
   const root = tree(text);
   const listNode = root && list && (list.length === 0 ? root : findNodeAtLocation(root, [...list]));
   if (!list || listNode?.type !== 'array') {
@@ -205,9 +211,9 @@ export function addStoryEdits(text: string, title: string, blockedBy: readonly s
   if (title.trim() === '') {
     return fail('A story needs a title.');
   }
-  const stories = analysis.doc.stories;
+  const stories = doc.stories;
   for (const b of blockedBy) {
-    const blocker = storyById(analysis, b);
+    const blocker = storyById(doc, b);
     if (!blocker) {
       return noStory(b);
     }
