@@ -1,6 +1,7 @@
 /** Commands on prd.json and its stories: open, reveal, mark passing, fix blockedBy, create. */
 import * as vscode from 'vscode';
-import { removeDependencyEdits, setPassesEdits, type TextEdit } from '../core/prd/edits';
+import { setPassesEdits, type TextEdit } from '../core/prd/edits';
+import { removeDependencyEdits } from '../core/prd/graphEdits';
 import { analyzePrd } from '../core/prd/index';
 import { prdTemplate } from '../core/prd/template';
 import { Commands } from '../constants';
@@ -179,12 +180,11 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
 
   async function removeEdge(entry: PrdEntry, storyId: string, blockedId: string): Promise<boolean> {
     return editPrd(entry, (text) => {
-      const story = analyzePrd(text).doc.stories.find((s) => s.id === storyId);
-      const ref = story?.blockedBy.find((b) => b.id === blockedId);
-      if (!story || !ref) {
-        throw new Error(`"${blockedId}" is no longer in the blockedBy of "${storyId}".`);
+      const r = removeDependencyEdits(text, storyId, blockedId);
+      if (!r.ok) {
+        throw new Error(r.message);
       }
-      return removeDependencyEdits(text, story, ref);
+      return r.edits;
     });
   }
 }

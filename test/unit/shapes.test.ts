@@ -3,7 +3,8 @@
  * between errors and warnings, and an empty story list.
  */
 import assert from 'node:assert/strict';
-import { applyEdits, addDependencyEdits, fixEdits, removeDependencyEdits } from '../../src/core/prd/edits';
+import { applyEdits, fixEdits, type TextEdit } from '../../src/core/prd/edits';
+import { addDependencyEdits, type GraphEditResult, removeDependencyEdits } from '../../src/core/prd/graphEdits';
 import { analyze, cli, problemsOf } from './helpers';
 
 const full = (id: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -52,15 +53,13 @@ describe('dependency aliases (issue 9 item 1)', () => {
   });
 
   it('removing a dependency edits the array it is in; a new one uses the key the file already uses', () => {
+    const edits = (r: GraphEditResult): TextEdit[] => (assert.ok(r.ok), r.ok ? r.edits : []);
     const text = prd([full('A'), full('B', { dependsOn: ['A'] }), full('C')]);
-    const a = analyze(text);
-    const b = a.doc.stories[1];
-    assert.deepEqual(JSON.parse(applyEdits(text, removeDependencyEdits(text, b, b.blockedBy[0]))).userStories[1].dependsOn, []);
-    const added = JSON.parse(applyEdits(text, addDependencyEdits(text, a.doc.stories, a.doc.stories[2], 'A')));
+    assert.deepEqual(JSON.parse(applyEdits(text, edits(removeDependencyEdits(text, 'B', 'A')))).userStories[1].dependsOn, []);
+    const added = JSON.parse(applyEdits(text, edits(addDependencyEdits(text, 'C', 'A'))));
     assert.deepEqual(added.userStories[2].dependsOn, ['A']);
     const plain = prd([full('A'), full('B')]);
-    const p = analyze(plain);
-    assert.deepEqual(JSON.parse(applyEdits(plain, addDependencyEdits(plain, p.doc.stories, p.doc.stories[1], 'A'))).userStories[1].blockedBy, ['A']);
+    assert.deepEqual(JSON.parse(applyEdits(plain, edits(addDependencyEdits(plain, 'B', 'A')))).userStories[1].blockedBy, ['A']);
   });
 });
 

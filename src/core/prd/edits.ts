@@ -2,11 +2,12 @@
  * Minimal text edits to prd.json (jsonc-parser `modify`): only the touched value changes, so
  * formatting, key order and unknown fields are kept. The host applies them as a WorkspaceEdit.
  * Every edit of a dependency edits the array the story already uses (blockedBy or an alias).
+ * Adding or removing a dependency of a story by id (graph, Stories view) is graphEdits.ts, on top of these.
  */
 import { findNodeAtLocation, modify, type Node, parseTree } from 'jsonc-parser';
 import type { TextEdit } from '../textEdit';
 import type { DependencyKey } from './dependencyKeys';
-import type { BlockedByRef, JsonPath, Story } from './model';
+import type { JsonPath } from './model';
 import type { ProblemFix } from './problems';
 
 export { applyEdits, type TextEdit } from '../textEdit';
@@ -54,29 +55,11 @@ export function removeBlockedByEdits(text: string, story: StoryAt, elementIndex:
   return [{ offset: start, length: target.offset + target.length - start, content: '' }];
 }
 
-/** Removes one dependency of a story (a BlockedByRef of the current text), in the array it is in. */
-export function removeDependencyEdits(text: string, story: Story, ref: BlockedByRef): TextEdit[] {
-  return removeBlockedByEdits(text, story.path, ref.elementIndex, ref.key);
-}
-
 /** Replaces one dependency id by another, in place. */
 export function replaceBlockedByEdits(text: string, story: StoryAt, elementIndex: number, key: DependencyKey, replacement: string): TextEdit[] {
   const root = tree(text);
   const target = root && findNodeAtLocation(root, [...storyPath(story), key, elementIndex]);
   return target ? [{ offset: target.offset, length: target.length, content: JSON.stringify(replacement) }] : [];
-}
-
-/**
- * Adds a dependency: to the array the story already uses; a story without one gets the key the
- * file already uses (the first alias met in any story), else blockedBy.
- */
-export function addDependencyEdits(text: string, stories: readonly Story[], story: Story, id: string): TextEdit[] {
-  const key = story.dependencyKey ?? stories.find((s) => s.dependencyKey)?.dependencyKey ?? 'blockedBy';
-  const count = story.blockedBy.filter((r) => r.key === key).length;
-  const root = tree(text);
-  const array = root && findNodeAtLocation(root, [...story.path, key]);
-  const length = array?.type === 'array' ? (array.children?.length ?? 0) : count;
-  return modify(text, [...story.path, key, length], id, { formattingOptions: formattingOf(text), isArrayInsertion: true });
 }
 
 /** The edits of a quick fix. */

@@ -1,64 +1,49 @@
 /**
- * The edits the task graph makes to prd.json: add or remove a dependency, change a story's title,
- * description, priority or acceptance criteria, add a story. Each is a minimal text edit (jsonc-parser
- * `modify`, or edits.ts for removals) so formatting, key order and unknown fields are kept, and a
- * dependency goes under the key the story already uses (blockedBy or an alias). A dependency that
+ * The edits of a story by its id, for the task graph and the Stories view: add or remove a
+ * dependency, change a story's title, description, priority or acceptance criteria, add a story.
+ * A story is addressed where the prd model found it (`Story.path`), so every shape the model reads
+ * ({"userStories": […]}, {"stories": […]}, {"prd": {"stories": […]}}, phases, a top-level array) is
+ * edited alike. Each is a minimal text edit (jsonc-parser `modify`, or edits.ts for removals) inside
+ * the story (the story list, for a new story): formatting, key order and unknown fields are kept, and
+ * a dependency goes under the key the story already uses (blockedBy or an alias). A dependency that
  * would close a cycle is refused with the cycle.
  */
 import { findNodeAtLocation, modify, type Node, parseTree } from 'jsonc-parser';
 import { cycleClosedBy, taskGraphOf } from '../taskGraph/model';
-import { type DependencyKey, DEPENDENCY_KEYS, dependencyKeysOf, isDependencyKey } from './dependencyKeys';
-import { formattingOf, removeBlockedByEdits, type TextEdit } from './edits';
+import { type DependencyKey, DEPENDENCY_KEYS } from './dependencyKeys';
+import { applyEdits, formattingOf, removeBlockedByEdits, type TextEdit } from './edits';
+import { parsePrd } from './document';
 import { analyzePrd } from './index';
+import type { JsonPath, PrdDocument, Story } from './model';
 
 export type GraphEditResult = { readonly ok: true; readonly edits: TextEdit[] } | { readonly ok: false; readonly message: string; readonly cycle?: readonly string[] };
 
 const fail = (message: string, cycle?: readonly string[]): GraphEditResult => ({ ok: false, message, cycle });
+const noStory = (id: string): GraphEditResult => fail(`There is no story "${id}" in prd.json.`);
 
-interface Located {
-  readonly root: Node;
-  readonly index: number;
-  readonly object: Node;
+function tree(text: string): Node | undefined {
+  return parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
 }
 
-function locate(text: string, storyId: string): Located | undefined {
-  const root = parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
-  const list = root && findNodeAtLocation(root, ['userStories']);
-  if (!root || list?.type !== 'array') {
-    return undefined;
-  }
-  const items = list.children ?? [];
-  for (let i = 0; i < items.length; i++) {
-    const idNode = items[i].type === 'object' ? findNodeAtLocation(items[i], ['id']) : undefined;
-    if (idNode?.type === 'string' && (idNode.value as string).trim() === storyId) {
-      return { root, index: i, object: items[i] };
-    }
-  }
-  return undefined;
+/** The stories as the model reads them (no positions: an edit needs each story's path, not its range). */
+function read(text: string): PrdDocument {
+  return parsePrd(text, { positions: false });
 }
 
-/** Keys of an object node, in order. */
-function keysOf(object: Node): Record<string, true> {
-  const out: Record<string, true> = Object.create(null) as Record<string, true>;
-  for (const prop of object.children ?? []) {
-    const k = prop.children?.[0]?.value;
-    if (typeof k === 'string') {
-      out[k] = true;
-    }
-  }
-  return out;
+/** The story the model read under this id (the graph's node id: the first story with it). */
+function storyById(doc: PrdDocument, id: string): Story | undefined {
+  return doc.stories.find((s) => s.id === id);
 }
 
 /** The dependency key of a story: its own, else the one most stories of the file use, else blockedBy. */
-export function dependencyKeyFor(root: Node, object: Node): DependencyKey {
-  const own = dependencyKeysOf(keysOf(object));
-  if (own.length > 0) {
-    return own[0];
+export function dependencyKeyFor(stories: readonly Story[], story?: Story): DependencyKey {
+  if (story?.dependencyKey) {
+    return story.dependencyKey;
   }
   const counts = new Map<DependencyKey, number>();
-  for (const s of findNodeAtLocation(root, ['userStories'])?.children ?? []) {
-    for (const k of s.type === 'object' ? dependencyKeysOf(keysOf(s)) : []) {
-      counts.set(k, (counts.get(k) ?? 0) + 1);
+  for (const s of stories) {
+    if (s.dependencyKey) {
+      counts.set(s.dependencyKey, (counts.get(s.dependencyKey) ?? 0) + 1);
     }
   }
   let best: DependencyKey = 'blockedBy';
@@ -74,58 +59,80 @@ export function dependencyKeyFor(root: Node, object: Node): DependencyKey {
 
 /** `story` waits on `blocker` from now on. Refused when either is unknown, it already does, or it would close a cycle. */
 export function addDependencyEdits(text: string, storyId: string, blockerId: string): GraphEditResult {
-  const at = locate(text, storyId);
-  if (!at) {
-    return fail(`There is no story "${storyId}" in prd.json.`);
-  }
   const analysis = analyzePrd(text);
+  const story = storyById(analysis.doc, storyId);
+  const blocker = storyById(analysis.doc, blockerId);
+  if (!story) {
+    return noStory(storyId);
+  }
+  if (!blocker) {
+    return noStory(blockerId);
+  }
+  if (blocker.idDerived) {
+    return fail(`${blockerId} has no id in prd.json (it is shown by its position): give it an id before another story can wait on it.`);
+  }
+  if (story.blockedBy.some((r) => r.id === blockerId)) {
+    return fail(`${storyId} already waits on ${blockerId}.`);
+  }
   const graph = taskGraphOf(analysis);
   const s = graph.byId.get(storyId);
   const b = graph.byId.get(blockerId);
-  if (b === undefined || s === undefined) {
-    return fail(`There is no story "${blockerId}" in prd.json.`);
-  }
-  if (analysis.doc.stories[s].blockedBy.some((r) => r.id === blockerId)) {
-    return fail(`${storyId} already waits on ${blockerId}.`);
-  }
-  const cycle = cycleClosedBy(graph, s, b);
+  const cycle = s === undefined || b === undefined ? undefined : cycleClosedBy(graph, s, b);
   if (cycle) {
     const ids = cycle.map((i) => graph.nodes[i].id);
     return fail(`${storyId} cannot wait on ${blockerId}: that would close the cycle ${ids.join(' → ')}.`, ids);
   }
-  const key = dependencyKeyFor(at.root, at.object);
-  const array = findNodeAtLocation(at.object, [key]);
+  const key = dependencyKeyFor(analysis.doc.stories, story);
+  const root = tree(text);
+  const array = root && findNodeAtLocation(root, [...story.path, key]);
   const formattingOptions = formattingOf(text);
   if (array?.type === 'array') {
-    return { ok: true, edits: modify(text, ['userStories', at.index, key, -1], blockerId, { isArrayInsertion: true, formattingOptions }) };
+    return { ok: true, edits: modify(text, [...story.path, key, array.children?.length ?? 0], blockerId, { isArrayInsertion: true, formattingOptions }) };
   }
-  return { ok: true, edits: modify(text, ['userStories', at.index, key], [blockerId], { formattingOptions }) };
+  return { ok: true, edits: modify(text, [...story.path, key], [blockerId], { formattingOptions }) };
 }
 
-/** `story` no longer waits on `blocker` (every entry naming it, under any dependency key). */
+/** `story` no longer waits on `blocker`: every entry naming it, under any dependency key, is removed. */
 export function removeDependencyEdits(text: string, storyId: string, blockerId: string): GraphEditResult {
-  const at = locate(text, storyId);
-  if (!at) {
-    return fail(`There is no story "${storyId}" in prd.json.`);
+  const story = storyById(read(text), storyId);
+  if (!story) {
+    return noStory(storyId);
   }
-  for (const key of dependencyKeysOf(keysOf(at.object))) {
-    const array = findNodeAtLocation(at.object, [key]);
-    const items = array?.type === 'array' ? (array.children ?? []) : [];
-    const element = items.findIndex((c) => c.type === 'string' && (c.value as string).trim() === blockerId);
-    if (element >= 0 && isDependencyKey(key)) {
-      return { ok: true, edits: removeBlockedByEdits(text, at.index, element, key) };
-    }
+  // Last element first in each array, so the indexes still to remove stay valid.
+  const refs = story.blockedBy.filter((r) => r.id === blockerId).sort((x, y) => (x.key === y.key ? y.elementIndex - x.elementIndex : x.key < y.key ? -1 : 1));
+  if (refs.length === 0) {
+    return fail(`${storyId} does not wait on ${blockerId}.`);
   }
-  return fail(`${storyId} does not wait on ${blockerId}.`);
+  if (refs.length === 1) {
+    return { ok: true, edits: removeBlockedByEdits(text, story.path, refs[0].elementIndex, refs[0].key) };
+  }
+  let out = text;
+  for (const r of refs) {
+    out = applyEdits(out, removeBlockedByEdits(out, story.path, r.elementIndex, r.key));
+  }
+  return { ok: true, edits: [changedSpan(text, out)] };
+}
+
+/** One edit from `before` to `after`: the span between their common start and common end. */
+function changedSpan(before: string, after: string): TextEdit {
+  let start = 0;
+  while (start < before.length && start < after.length && before[start] === after[start]) {
+    start++;
+  }
+  let end = 0;
+  while (end < before.length - start && end < after.length - start && before[before.length - 1 - end] === after[after.length - 1 - end]) {
+    end++;
+  }
+  return { offset: start, length: before.length - start - end, content: after.slice(start, after.length - end) };
 }
 
 export type EditableStoryField = 'title' | 'description' | 'priority' | 'acceptanceCriteria';
 
 /** Sets one field of a story; the value is checked against the field's type. */
 export function setStoryFieldEdits(text: string, storyId: string, field: EditableStoryField, value: unknown): GraphEditResult {
-  const at = locate(text, storyId);
-  if (!at) {
-    return fail(`There is no story "${storyId}" in prd.json.`);
+  const story = storyById(read(text), storyId);
+  if (!story) {
+    return noStory(storyId);
   }
   let v: string | number | string[];
   if (field === 'priority') {
@@ -149,11 +156,17 @@ export function setStoryFieldEdits(text: string, storyId: string, field: Editabl
     }
     v = value;
   }
-  const current = findNodeAtLocation(at.object, [field]);
+  const root = tree(text);
+  // The criteria go under the key the story already uses (the model reads the snake_case synonym too).
+  let key: string = field;
+  if (field === 'acceptanceCriteria' && root && !findNodeAtLocation(root, [...story.path, field]) && findNodeAtLocation(root, [...story.path, 'acceptance_criteria'])) {
+    key = 'acceptance_criteria';
+  }
+  const current = root && findNodeAtLocation(root, [...story.path, key]);
   if (current && JSON.stringify(current.type === 'array' ? (current.children ?? []).map((c) => c.value) : current.value) === JSON.stringify(v)) {
     return { ok: true, edits: [] };
   }
-  return { ok: true, edits: modify(text, ['userStories', at.index, field], v, { formattingOptions: formattingOf(text) }) };
+  return { ok: true, edits: modify(text, [...story.path, key], v, { formattingOptions: formattingOf(text) }) };
 }
 
 /** The id after the highest one of the file's `PREFIX-NNN` ids (US-013 after US-012), or US-001. */
@@ -177,25 +190,39 @@ export function nextStoryId(ids: readonly string[]): string {
   return `${prefix}${String(k).padStart(width, '0')}`;
 }
 
+/**
+ * The list a new story goes to: the one the last story is in (stories spread over several lists,
+ * as in phases, get it after the last one), else the file's only (empty) story list.
+ */
+function storyListOf(doc: PrdDocument): JsonPath | undefined {
+  const last = doc.stories.at(-1);
+  return last ? last.path.slice(0, -1) : doc.shape.lists.at(-1);
+}
+
 /** Appends a story (next id, priority after the last, not passing) that waits on `blockedBy`. */
 export function addStoryEdits(text: string, title: string, blockedBy: readonly string[] = []): GraphEditResult & { id?: string } {
-  const root = parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
-  const list = root && findNodeAtLocation(root, ['userStories']);
-  if (!root || list?.type !== 'array') {
-    return fail('prd.json has no "userStories" array to add to.');
+  const doc = read(text);
+  const list = storyListOf(doc);
+  const root = tree(text);
+  const listNode = root && list && (list.length === 0 ? root : findNodeAtLocation(root, [...list]));
+  if (!list || listNode?.type !== 'array') {
+    return fail('prd.json has no list of stories to add to (a "userStories" array).');
   }
   if (title.trim() === '') {
     return fail('A story needs a title.');
   }
-  const analysis = analyzePrd(text);
-  const ids = analysis.doc.stories.map((s) => s.id).filter((x) => x !== '');
+  const stories = doc.stories;
   for (const b of blockedBy) {
-    if (!ids.includes(b)) {
-      return fail(`There is no story "${b}" in prd.json.`);
+    const blocker = storyById(doc, b);
+    if (!blocker) {
+      return noStory(b);
+    }
+    if (blocker.idDerived) {
+      return fail(`${b} has no id in prd.json (it is shown by its position): give it an id before another story can wait on it.`);
     }
   }
-  const id = nextStoryId(ids);
-  const priorities = analysis.doc.stories.map((s) => s.priority).filter(Number.isFinite);
+  const id = nextStoryId(stories.filter((s) => !s.idDerived).map((s) => s.id));
+  const priorities = stories.map((s) => s.priority).filter(Number.isFinite);
   const story: Record<string, unknown> = {
     id,
     title: title.trim(),
@@ -205,10 +232,9 @@ export function addStoryEdits(text: string, title: string, blockedBy: readonly s
     passes: false,
   };
   if (blockedBy.length > 0) {
-    const last = (list.children ?? []).filter((c) => c.type === 'object').pop();
-    story[last ? dependencyKeyFor(root, last) : 'blockedBy'] = [...blockedBy];
+    story[dependencyKeyFor(stories)] = [...blockedBy];
   }
   story.notes = '';
-  const edits = modify(text, ['userStories', -1], story, { isArrayInsertion: true, formattingOptions: formattingOf(text) });
+  const edits = modify(text, [...list, listNode.children?.length ?? 0], story, { isArrayInsertion: true, formattingOptions: formattingOf(text) });
   return { ok: true, edits, id };
 }
