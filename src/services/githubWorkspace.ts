@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { ArtifactEntry, IssueArtifacts } from '../core/artifacts/issueArtifacts';
 import { artifactOfPath } from '../core/artifacts/discovery';
 import type { PlannedComment } from '../core/artifacts/selfHeal';
-import { issueFieldsByIndex, issuesOfStory } from '../core/artifacts/storyIssues';
+import { issueFieldsOf, issuesOfStory } from '../core/artifacts/storyIssues';
 import { parseRepoSlug, type RepoRef } from '../core/artifacts/url';
 import type { ArtifactBadgeDto } from '../core/webview/graphProtocol';
 import type { IssuePlanInput } from '../core/artifacts/promptSection';
@@ -190,12 +190,12 @@ export class GitHubWorkspace extends Disposable {
     const doc = entry.analysis.doc;
     let fields: unknown[] = [];
     try {
-      fields = issueFieldsByIndex(doc.text);
+      fields = issueFieldsOf(doc.text, doc.stories);
     } catch {
       fields = [];
     }
-    for (const s of doc.stories) {
-      for (const n of issuesOfStory({ id: s.id, title: s.title, notes: s.notes, issue: fields[s.index] })) {
+    for (const [k, s] of doc.stories.entries()) {
+      for (const n of issuesOfStory({ id: s.id, title: s.title, notes: s.notes, issue: fields[k] })) {
         out.set(n, [...(out.get(n) ?? []), s.id]);
       }
     }

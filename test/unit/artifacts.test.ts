@@ -7,7 +7,7 @@ import { issuePlanSection, planSources } from '../../src/core/artifacts/promptSe
 import { planSelfHeal } from '../../src/core/artifacts/selfHeal';
 import { buildPrompt } from '../../src/core/context/prompt';
 import { analyzePrd } from '../../src/core/prd/index';
-import { issuesOfStory } from '../../src/core/artifacts/storyIssues';
+import { issueFieldsOf, issuesOfStory } from '../../src/core/artifacts/storyIssues';
 import { apiUrlForHost, blobUrl, mapArtifactUrl, parseRemoteUrl, parseRepoSlug, webHostForApiUrl } from '../../src/core/artifacts/url';
 
 const repo = { owner: 'acme', repo: 'taskflow', host: 'github.com' };
@@ -318,6 +318,28 @@ describe('which issues a story belongs to', () => {
     assert.deepEqual(issuesOfStory({ id: 'GH-12', notes: 'https://github.com/a/b/issues/9 and &#39; a/b#5' }), [12]);
     assert.deepEqual(issuesOfStory({ id: 'US-1', issue: 'https://github.com/a/b/issues/99' }), [99]);
     assert.deepEqual(issuesOfStory({ id: 'US-1', title: 'color #fff' }), []);
+  });
+
+  it('the issue field is read where the PRD model found each story, in every shape it reads', () => {
+    const story = (id: string, issue?: number): Record<string, unknown> => ({ id, title: id, passes: false, ...(issue ? { issue } : {}) });
+    const shapes: Record<string, unknown> = {
+      userStories: { userStories: [story('A', 1), story('B')] },
+      'another key': { stories: [story('A', 1), story('B')] },
+      wrapper: { prd: { name: 'x', stories: [story('A', 1), story('B')] } },
+      'bare array': [story('A', 1), story('B')],
+      phases: { phases: [{ name: 'one', stories: [story('A', 1)] }, { name: 'two', stories: [story('B'), story('C', 3)] }] },
+    };
+    for (const [name, data] of Object.entries(shapes)) {
+      const text = JSON.stringify(data, null, 2);
+      const doc = analyzePrd(text).doc;
+      const fields = issueFieldsOf(text, doc.stories);
+      const byId = Object.fromEntries(doc.stories.map((s, k) => [s.id, fields[k]]));
+      assert.equal(byId.A, 1, `${name}: ${JSON.stringify(byId)}`);
+      assert.equal(byId.B, undefined, name);
+      if (name === 'phases') {
+        assert.equal(byId.C, 3, 'a story of the second phase');
+      }
+    }
   });
 });
 

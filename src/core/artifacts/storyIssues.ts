@@ -53,15 +53,17 @@ export function issuesOfStory(story: StoryLike): number[] {
 }
 
 /**
- * The `issue` field of each story, by story index, from prd.json text (userStories, stories,
- * tasks, or a bare array). The PRD model does not carry unknown fields, so it is read here.
+ * The `issue` field of each story, read at the path where the PRD model found the story (every
+ * shape the model reads: userStories, another key, a wrapper, phases, a bare array). The model does
+ * not carry unknown fields, so it is read here; the result is in the order of `stories`.
  */
-export function issueFieldsByIndex(text: string): unknown[] {
+export function issueFieldsOf(text: string, stories: readonly { readonly path: readonly (string | number)[] }[]): unknown[] {
   const data = parseJsonc(text, [], { allowTrailingComma: true, disallowComments: false }) as unknown;
-  const list = Array.isArray(data)
-    ? data
-    : data && typeof data === 'object'
-      ? ((data as Record<string, unknown>).userStories ?? (data as Record<string, unknown>).stories ?? (data as Record<string, unknown>).tasks)
-      : undefined;
-  return Array.isArray(list) ? list.map((s) => (s && typeof s === 'object' ? (s as Record<string, unknown>).issue : undefined)) : [];
+  return stories.map((story) => {
+    let node: unknown = data;
+    for (const key of story.path) {
+      node = node !== null && typeof node === 'object' ? (node as Record<string | number, unknown>)[key] : undefined;
+    }
+    return node !== null && typeof node === 'object' && !Array.isArray(node) ? (node as Record<string, unknown>).issue : undefined;
+  });
 }
