@@ -63,6 +63,45 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
     await eventually('US-010 selected in the graph', async () => (await again.locator('g.node.selected').getAttribute('data-id')) === 'US-010', 10_000, () => again.locator('g.node.selected').count());
   });
 
+  it('hover: the story’s ancestors and descendants stay bright, the rest dims; leaving the node clears it', async () => {
+    const f = await editorGraph(ui.page);
+    await f.locator('vscode-toolbar-button[data-action="fit"]').click();
+    // the lineage of US-009, from the edges the page draws (blocker → blocked)
+    const edges = await f.locator('path.edge').evaluateAll((els) => els.map((e) => [e.getAttribute('data-from') ?? '', e.getAttribute('data-to') ?? ''] as const));
+    const walk = (start: string, next: (id: string) => string[]): Set<string> => {
+      const seen = new Set([start]);
+      const stack = [start];
+      while (stack.length > 0) {
+        for (const n of next(stack.pop() as string)) {
+          if (!seen.has(n)) {
+            seen.add(n);
+            stack.push(n);
+          }
+        }
+      }
+      return seen;
+    };
+    const up = walk('US-009', (id) => edges.filter(([, to]) => to === id).map(([from]) => from));
+    const down = walk('US-009', (id) => edges.filter(([from]) => from === id).map(([, to]) => to));
+    const expected = [...new Set([...up, ...down])].sort();
+    assert.ok(expected.length > 2 && expected.length < 12, `a lineage that leaves some stories out: ${expected.join(', ')}`);
+    await f.locator('g.node[data-id="US-009"]').hover();
+    const lit = (): Promise<string[]> => f.locator('.canvas-wrap.hovering g.node.lit').evaluateAll((els) => els.map((e) => e.getAttribute('data-id') ?? '').sort());
+    await eventually('the lineage of US-009 lit', async () => JSON.stringify(await lit()) === JSON.stringify(expected), 5_000, lit);
+    const opacity = (id: string): Promise<string> => f.locator(`g.node[data-id="${id}"]`).evaluate((e) => getComputedStyle(e).opacity);
+    const outside = (await f.locator('g.node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id') ?? ''))).find((id) => !expected.includes(id)) as string;
+    assert.equal(await opacity(outside), '0.25', `${outside} is not in the lineage: dimmed`);
+    assert.equal(await opacity('US-009'), '1');
+    const litEdges = await f.locator('path.edge.lit').count();
+    assert.ok(litEdges >= expected.length - 1, `the lineage's edges are lit (${litEdges})`);
+    await shot(ui.page, 'task-graph-hover');
+    // off the nodes: the picture is whole again
+    const box = await (await f.frameElement()).boundingBox();
+    await ui.page.mouse.move((box?.x ?? 0) + 5, (box?.y ?? 0) + (box?.height ?? 200) - 5);
+    await eventually('no highlight once the pointer left', async () => (await f.locator('.canvas-wrap.hovering').count()) === 0, 5_000);
+    assert.equal(await opacity(outside), '1');
+  });
+
   it('keyboard: → to a dependent, ← to a blocker, ↑/↓ within the wave', async () => {
     const f = await editorGraph(ui.page);
     await f.locator('g.node[data-id="US-009"]').click();

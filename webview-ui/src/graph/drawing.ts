@@ -8,6 +8,8 @@ import { accessibleName, type Derived, elapsed, type GraphMessage, iconOf, type 
 
 /** Above this many visible stories the drawing switches to the canvas overview. */
 const SVG_LIMIT = 600;
+/** How long the pointer rests on a node before its lineage is highlighted. */
+const HOVER_MS = 120;
 /** Codicon glyphs of the artifact badge: "issues", and "warning" when a prerequisite is missing. */
 const ISSUE_GLYPH = '\ueb0c';
 const ISSUE_WARN_GLYPH = '\uea6c';
@@ -66,6 +68,7 @@ export class Drawing {
   private readonly edgeEls = new Map<number, EdgeEntry>();
   private geometry?: { layout: LayoutDto; edges: (readonly [number, number])[]; boxes: EdgeGeometry[] };
   private hover?: number;
+  private hoverTimer = 0;
   private wasLit = false;
   /** The drawing's size, kept by a ResizeObserver. */
   private size?: { w: number; h: number };
@@ -344,6 +347,8 @@ export class Drawing {
     this.edgeEls.clear();
     this.nodeEls.clear();
     this.hover = undefined;
+    this.wasLit = false;
+    this.root.classList.remove('hovering');
   }
 
   /** Each edge's path and bounding box, computed once per layout. */
@@ -458,9 +463,10 @@ export class Drawing {
   }
 
   /**
-   * Hover: the story's ancestors and descendants stay bright, the rest dims. Only classes change
-   * (rebuilding the DOM under the pointer would fire mouseenter again, for ever). Nothing is
-   * touched when nothing is or was lit.
+   * Hover: the story's ancestors and descendants stay bright, the rest dims. Only the `lit` class
+   * of the lineage and one class on the root change (the CSS dims the rest), so a hover costs what
+   * its lineage costs, not what the drawing costs. Rebuilding the DOM under the pointer would fire
+   * pointerover again, for ever.
    */
   private decorate(): void {
     const d = this.host.derived();
@@ -472,17 +478,24 @@ export class Drawing {
     this.root.classList.toggle('hovering', lit !== undefined);
     for (const [i, { el }] of this.nodeEls) {
       el.classList.toggle('lit', lit?.has(i) === true);
-      el.classList.toggle('dim', lit !== undefined && !lit.has(i));
     }
     for (const { path } of this.edgeEls.values()) {
-      const on = lit !== undefined && lit.has(Number(path.dataset.fromIndex)) && lit.has(Number(path.dataset.toIndex));
-      path.classList.toggle('lit', on);
-      path.classList.toggle('dim', lit !== undefined && !on);
-      const marker = `url(#arrow-${on ? 'lit' : path.dataset.kind})`;
-      if (path.getAttribute('marker-end') !== marker) {
-        path.setAttribute('marker-end', marker);
-      }
+      path.classList.toggle('lit', lit !== undefined && lit.has(Number(path.dataset.fromIndex)) && lit.has(Number(path.dataset.toIndex)));
     }
+  }
+
+  /**
+   * The pointer rests on a node (or left it): the highlight follows after HOVER_MS, so a pointer
+   * on its way to a click or across the drawing does not repaint the whole picture at every node.
+   */
+  private hoverLater(i: number | undefined): void {
+    window.clearTimeout(this.hoverTimer);
+    this.hoverTimer = window.setTimeout(() => {
+      if (i !== this.hover) {
+        this.hover = i;
+        this.decorate();
+      }
+    }, HOVER_MS);
   }
 
   private drawCanvas(g: GraphMessage, l: LayoutDto, d: Derived, v: ViewState, w: number, h: number): void {
@@ -566,17 +579,15 @@ export class Drawing {
     });
     this.nodeLayer.addEventListener('pointerover', (e) => {
       const i = nodeOf(e);
-      if (i !== undefined && i !== this.hover) {
-        this.hover = i;
-        this.decorate();
+      if (i !== undefined) {
+        this.hoverLater(i);
       }
     });
     this.nodeLayer.addEventListener('pointerout', (e) => {
       const to = (e as PointerEvent).relatedTarget as Element | null;
       const from = nodeOf(e);
-      if (from !== undefined && from === this.hover && !to?.closest(`g.node[data-index="${from}"]`)) {
-        this.hover = undefined;
-        this.decorate();
+      if (from !== undefined && !to?.closest(`g.node[data-index="${from}"]`)) {
+        this.hoverLater(undefined);
       }
     });
   }
