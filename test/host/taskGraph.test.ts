@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { GraphMessage } from '../../src/core/webview/graphProtocol';
-import { api, demoText, prdUri, readPrd, sleep, useDemoRestore, waitFor, writePrd } from './helpers';
+import { api, demoText, prdUri, readPrd, undoUntil, useDemoRestore, waitFor, writePrd } from './helpers';
 
 async function graph(): Promise<GraphMessage> {
   const a = await api();
@@ -39,14 +39,6 @@ async function openPrd(): Promise<vscode.TextDocument> {
   return doc;
 }
 
-async function undoUntil(doc: vscode.TextDocument, text: string, maxUndos = 4): Promise<void> {
-  for (let i = 0; i < maxUndos && doc.getText() !== text; i++) {
-    await vscode.window.showTextDocument(doc, { preview: false });
-    await vscode.commands.executeCommand('undo');
-    await sleep(150);
-  }
-}
-
 async function send(data: unknown): Promise<{ rejected: boolean; replies: unknown[] }> {
   return (await api()).taskGraphReceive(data);
 }
@@ -68,6 +60,16 @@ suite('task graph (host)', () => {
     assert.ok(first?.layout && first.layout.x.length === 12, 'the graph sent on ready carries the layout');
   });
 
+  test('graph messages carry what the picture shows; a story\'s description and criteria come on request (details)', async () => {
+    const g = await graph();
+    assert.ok(g.nodes.every((n) => !('description' in n) && !('acceptanceCriteria' in n)), 'no long text in the graph message');
+    const r = await send({ type: 'details', id: 'US-008' });
+    assert.equal(r.rejected, false);
+    const story = JSON.parse(await readPrd()).userStories.find((x: { id: string }) => x.id === 'US-008');
+    assert.deepEqual(r.replies, [{ type: 'details', id: 'US-008', description: story.description, acceptanceCriteria: story.acceptanceCriteria }]);
+    assert.deepEqual((await send({ type: 'details', id: 'US-999' })).replies, [], 'an unknown story gets no answer');
+  });
+
   test('the protocol rejects malformed messages and applies none of them', async () => {
     const before = await readPrd();
     for (const bad of [
@@ -79,6 +81,8 @@ suite('task graph (host)', () => {
       { type: 'addStory', title: '' },
       { type: 'copy', format: 'html' },
       { type: 'removeDependency', story: 'US-007' },
+      { type: 'details' },
+      { type: 'details', id: 42 },
     ]) {
       const r = await send(bad);
       assert.equal(r.rejected, true, `${JSON.stringify(bad)} should be rejected`);
@@ -99,7 +103,7 @@ suite('task graph (host)', () => {
     const g = await waitForGraph('US-006 to be done in the graph', (x) => node(x, 'US-006').state === 'done');
     assert.equal(a.taskGraphLayoutRuns(), runs, 'marking a story passing must not re-run the layout');
     assert.equal(g.layout, undefined, 'a status-only update carries no layout');
-    await undoUntil(doc, demoText);
+    await undoUntil(doc, demoText, 4);
     await doc.save();
     const r = await send({ type: 'addDependency', story: 'US-010', blocker: 'US-008' });
     assert.equal(r.rejected, false);
@@ -119,7 +123,7 @@ suite('task graph (host)', () => {
     await send({ type: 'removeDependency', story: 'US-007', blocker: 'US-004' });
     await waitFor('the removed dependency in the document', () => !JSON.parse(doc.getText()).userStories[6].blockedBy.includes('US-004'));
     assert.deepEqual(JSON.parse(doc.getText()).userStories[6].blockedBy, ['US-006']);
-    await undoUntil(doc, demoText);
+    await undoUntil(doc, demoText, 4);
     assert.equal(doc.getText(), demoText, 'undo restores the file');
   });
 

@@ -121,6 +121,29 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
     assert.ok(['US-006', 'US-008', 'US-010'].includes(peer ?? ''), `↓ from US-005 should stay in wave 1, got ${peer}`);
   });
 
+  it('the detail pane: a clicked story shows its description and criteria; an edited title is saved to prd.json and drawn', async () => {
+    const prd = path.join(ui.folder, 'prd.json');
+    const original = readFileSync(prd, 'utf8');
+    const story = JSON.parse(original).userStories.find((x: { id: string }) => x.id === 'US-008');
+    try {
+      const f = await editorGraph(ui.page);
+      await f.locator('vscode-toolbar-button[data-action="fit"]').click();
+      await f.locator('g.node[data-id="US-008"]').click();
+      const pane = f.locator('aside.detail');
+      await eventually('the pane to show US-008 with its description', async () => (await pane.locator('h2').textContent())?.startsWith('US-008') === true && (await pane.locator('vscode-textarea#f-description').evaluate((e) => (e as HTMLElement & { value: string }).value)) === story.description, 10_000, () => pane.innerText());
+      assert.equal(await pane.locator('vscode-textarea[id^="f-acceptance"]').evaluate((e) => (e as HTMLElement & { value: string }).value), story.acceptanceCriteria.join('\n'));
+      await pane.locator('vscode-textfield#f-title input').fill('Notify assignees, edited in the graph');
+      await pane.locator('vscode-button.save').click();
+      await eventually('prd.json to hold the new title', async () => JSON.parse(readFileSync(prd, 'utf8')).userStories.find((x: { id: string }) => x.id === 'US-008').title === 'Notify assignees, edited in the graph', 10_000);
+      await eventually('the node to show the new title', async () => ((await f.locator('g.node[data-id="US-008"] text.title').textContent()) ?? '').startsWith('Notify assignees, edited'), 10_000);
+      const after = readFileSync(prd, 'utf8');
+      assert.equal(after.replace('"title": "Notify assignees, edited in the graph"', `"title": ${JSON.stringify(story.title)}`), original, 'only the title changed (formatting and key order kept)');
+      await shot(ui.page, 'task-graph-detail-pane');
+    } finally {
+      writeFileSync(prd, original);
+    }
+  });
+
   it('a cycle is highlighted; a hostile title is shown as text', async () => {
     const prd = path.join(ui.folder, 'prd.json');
     const original = readFileSync(prd, 'utf8');

@@ -26,7 +26,7 @@ describe('task graph artifact badge', () => {
   it('the protocol rejects a malformed badge (unknown status, no issue number)', () => {
     assert.equal(artifactBadgeSchema.safeParse({ issue: 42, research: 'maybe', plan: 'linked', review: 'missing', implementation: 'missing', warnings: [] }).success, false);
     assert.equal(artifactBadgeSchema.safeParse({ issue: 0, research: 'linked', plan: 'linked', review: 'missing', implementation: 'missing', warnings: [] }).success, false);
-    const node = { id: 'US-1', title: 't', state: 'ready', wave: 0, priority: 1, critical: false, inCycle: false, unblocks: { direct: 0, total: 0 }, blockedBy: [], unknownDependencies: [], description: '', acceptanceCriteria: [], badges: [] };
+    const node = { id: 'US-1', title: 't', state: 'ready', wave: 0, priority: 1, critical: false, inCycle: false, unblocks: { direct: 0, total: 0 }, blockedBy: [], unknownDependencies: [], badges: [] };
     assert.equal(graphNodeSchema.safeParse(node).success, true, 'a node without an issue has no badge');
   });
 });

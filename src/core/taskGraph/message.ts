@@ -48,8 +48,6 @@ export class GraphMessageBuilder {
         unblocks: n.unblocks,
         blockedBy: s.blockedBy.map((r) => r.id),
         unknownDependencies: [...n.unknownDependencies],
-        description: s.description,
-        acceptanceCriteria: [...s.acceptanceCriteria],
         badges: [...n.badges],
       };
       return decorate ? decorate(dto) : dto;

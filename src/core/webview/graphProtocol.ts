@@ -41,8 +41,6 @@ export const graphNodeSchema = z.object({
   /** Ids of the stories it waits on (known or not), in file order. */
   blockedBy: z.array(id).max(10_000),
   unknownDependencies: z.array(id).max(10_000),
-  description: text,
-  acceptanceCriteria: z.array(text).max(1_000),
   /** Small marks from other features (GitHub artifact pips). */
   badges: z.array(z.object({ label: z.string().max(20), tooltip: z.string().max(500).optional() })).max(10),
   /** The story's GitHub issue and its artifacts (absent when the story has no issue). */
@@ -107,6 +105,11 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('empty'), message: z.string().max(2_000) }),
   /** Select a story (it was selected in the Stories view). */
   z.object({ type: z.literal('select'), id }),
+  /**
+   * The long text of one story, for the detail pane (asked for with the page's `details`): graph
+   * messages carry what the picture shows, so a change costs bytes in proportion to the picture.
+   */
+  z.object({ type: z.literal('details'), id, description: text, acceptanceCriteria: z.array(text).max(1_000) }),
   /** A result the page shows in its status line; `cycle` names the stories of a refused edge's cycle. */
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), message: z.string().max(2_000), cycle: z.array(id).optional() }),
 ]);
@@ -121,6 +124,8 @@ export const pageMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('select'), id }),
   /** Open prd.json at the story. */
   z.object({ type: z.literal('open'), id }),
+  /** Asks for a story's description and acceptance criteria (the host answers with `details`). */
+  z.object({ type: z.literal('details'), id }),
   z.object({ type: z.literal('showTerminal') }),
   z.object({ type: z.literal('copy'), format: z.enum(['text', 'mermaid']) }),
   z.object({ type: z.literal('openInEditor') }),

@@ -250,6 +250,13 @@ export class TaskGraphController extends Disposable {
       case 'open':
         await vscode.commands.executeCommand(Commands.storyOpen, m.id, entry?.folder.uri);
         return;
+      case 'details': {
+        const story = entry?.analysis.doc.stories.find((s) => s.id === m.id);
+        if (story) {
+          void page.webview.postMessage({ type: 'details', id: story.id, description: story.description, acceptanceCriteria: [...story.acceptanceCriteria] } satisfies HostMessage);
+        }
+        return;
+      }
       case 'showTerminal':
         await vscode.commands.executeCommand(Commands.showRunTerminal);
         return;

@@ -9,6 +9,13 @@ import { post } from './vscode';
 
 type Field = HTMLElement & { value: string };
 
+/** A story's long text, asked of the host when the story is selected (graph messages do not carry it). */
+export interface StoryDetails {
+  readonly id: string;
+  readonly description: string;
+  readonly acceptanceCriteria: readonly string[];
+}
+
 export class DetailPane {
   readonly root = el('aside', { class: 'detail', 'aria-label': 'Story details' });
   private shownId?: string;
@@ -17,11 +24,14 @@ export class DetailPane {
   constructor(
     private readonly node: () => GraphNodeDto | undefined,
     private readonly graph: () => GraphMessage | undefined,
+    private readonly details: () => StoryDetails | undefined,
   ) {}
 
   render(): void {
     const n = this.node();
-    const key = n ? JSON.stringify([n.id, n.title, n.priority, n.description, n.acceptanceCriteria, n.blockedBy, n.state]) : '';
+    const d = n ? this.details() : undefined;
+    const full = d && n && d.id === n.id ? d : undefined;
+    const key = n ? JSON.stringify([n.id, n.title, n.priority, full?.description, full?.acceptanceCriteria, n.blockedBy, n.state]) : '';
     // Do not rebuild the form under the user's fingers when nothing about the story changed.
     if (key === this.shownKey && n?.id === this.shownId) {
       return;
@@ -34,10 +44,15 @@ export class DetailPane {
     }
     const heading = el('h2', {}, n.id);
     heading.append(el('span', { class: 'detail-state' }, ` · ${stateWords(n, false)}${n.wave !== null ? ` · wave ${n.wave + 1}` : ''}`));
+    if (!full) {
+      // the host answers within a moment; the form waits for the text it edits
+      this.root.replaceChildren(heading, el('p', { class: 'hint', role: 'status' }, `Loading ${n.id}…`));
+      return;
+    }
     const title = this.field('vscode-textfield', 'Title', n.title);
     const priority = this.field('vscode-textfield', 'Priority', n.priority === null ? '' : String(n.priority));
-    const description = this.field('vscode-textarea', 'Description', n.description);
-    const criteria = this.field('vscode-textarea', 'Acceptance criteria (one per line)', n.acceptanceCriteria.join('\n'));
+    const description = this.field('vscode-textarea', 'Description', full.description);
+    const criteria = this.field('vscode-textarea', 'Acceptance criteria (one per line)', full.acceptanceCriteria.join('\n'));
     const save = el('vscode-button', { class: 'save' }, 'Save changes');
     save.addEventListener('click', () => {
       const edits: [string, 'title' | 'priority' | 'description' | 'acceptanceCriteria', string | string[]][] = [];
@@ -47,11 +62,11 @@ export class DetailPane {
       if (priority.input.value !== (n.priority === null ? '' : String(n.priority))) {
         edits.push(['priority', 'priority', priority.input.value]);
       }
-      if (description.input.value !== n.description) {
+      if (description.input.value !== full.description) {
         edits.push(['description', 'description', description.input.value]);
       }
       const lines = criteria.input.value.split('\n').map((x) => x.trim()).filter((x) => x !== '');
-      if (JSON.stringify(lines) !== JSON.stringify(n.acceptanceCriteria)) {
+      if (JSON.stringify(lines) !== JSON.stringify(full.acceptanceCriteria)) {
         edits.push(['criteria', 'acceptanceCriteria', lines]);
       }
       for (const [, field, value] of edits) {

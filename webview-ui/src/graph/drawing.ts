@@ -119,8 +119,8 @@ export class Drawing {
     }
   }
 
-  /** Zoom and pan so the whole (filtered) graph fits. */
-  fit(): void {
+  /** Zoom and pan so the whole (filtered) graph fits; drawn at the next frame unless `draw` is false (the caller draws). */
+  fit(draw = true): void {
     const l = this.host.layout();
     const g = this.host.graph();
     if (!l || !g) {
@@ -149,7 +149,9 @@ export class Drawing {
     v.panX = (w - (x1 - x0) * zoom) / 2 - x0 * zoom;
     v.panY = (h - (y1 - y0) * zoom) / 2 - y0 * zoom;
     this.host.onViewChange();
-    this.schedule();
+    if (draw) {
+      this.schedule();
+    }
   }
 
   zoomBy(factor: number, cx?: number, cy?: number): void {
