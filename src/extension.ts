@@ -94,7 +94,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
     treeView.onDidChangeSelection((e) => {
       const node = e.selection[0];
       if (node instanceof StoryNode) {
-        graph.select(node.id);
+        graph.select(node.id, node.entry.folder.uri);
       }
     }),
   );

@@ -70,6 +70,8 @@ export const graphMessageSchema = z.object({
   type: z.literal('graph'),
   /** The prd.json this is about, relative to the workspace (for the header). */
   source: z.string().max(2_000),
+  /** How many workspace folders have a prd.json (above 1 the page offers "Choose prd.json…"). */
+  sources: z.number().int().nonnegative().optional(),
   /** True when prd.json cannot be read right now and this is the last good picture. */
   stale: z.boolean(),
   /** Why the picture is stale, or graph problems (cycles, unknown ids) worth a line. */
@@ -124,6 +126,8 @@ export const pageMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('select'), id }),
   /** Open prd.json at the story. */
   z.object({ type: z.literal('open'), id }),
+  /** Asks the host to let the user choose which folder's prd.json the graph shows (multi-root). */
+  z.object({ type: z.literal('pickFolder') }),
   /** Asks for a story's description and acceptance criteria (the host answers with `details`). */
   z.object({ type: z.literal('details'), id }),
   z.object({ type: z.literal('showTerminal') }),

@@ -51,6 +51,8 @@ export class TaskGraphController extends Disposable {
   private graph?: HostMessage;
   private run: RunMessage = { type: 'run', running: false, lastOutcome: {} };
   private selected?: string;
+  /** The folder whose prd.json the graph shows (undefined: the first). */
+  private folderKey?: string;
   /** The badges last sent, to skip an update that changes nothing. */
   private artifactsKey = '';
   private readonly onDidSelectEmitter = this.register(new vscode.EventEmitter<string>());
@@ -72,9 +74,26 @@ export class TaskGraphController extends Disposable {
     void this.refreshOutcomes();
   }
 
-  /** The entry the graph shows: the first workspace folder with a prd.json. */
+  /**
+   * The entry the graph shows: the folder last chosen (by selecting one of its stories in the
+   * Stories view, or with "Choose prd.json…"), else the first workspace folder with a prd.json.
+   */
   entry(): PrdEntry | undefined {
-    return this.deps.prds.list()[0];
+    const all = this.deps.prds.list();
+    return all.find((e) => e.folder.uri.toString() === this.folderKey) ?? all[0];
+  }
+
+  /** Shows the prd.json of another folder (a multi-root workspace); true when the graph changed. */
+  showFolder(folder: vscode.Uri): boolean {
+    const key = folder.toString();
+    const current = this.entry();
+    if (current?.folder.uri.toString() === key || !this.deps.prds.list().some((e) => e.folder.uri.toString() === key)) {
+      return false;
+    }
+    this.folderKey = key;
+    this.refreshGraph();
+    void this.refreshOutcomes();
+    return true;
   }
 
   /** Adds a page; returns what to dispose when it goes away. */
@@ -94,9 +113,10 @@ export class TaskGraphController extends Disposable {
     }
   }
 
-  /** Selects a story in every page (the Stories view's selection changed). */
-  select(id: string): void {
-    if (id === this.selected) {
+  /** Selects a story in every page (the Stories view's selection changed), in its folder's graph. */
+  select(id: string, folder?: vscode.Uri): void {
+    const switched = folder !== undefined && this.showFolder(folder);
+    if (id === this.selected && !switched) {
       return;
     }
     this.selected = id;
@@ -131,10 +151,12 @@ export class TaskGraphController extends Disposable {
       const runs = this.builder().layoutRuns;
       const artifacts = this.deps.artifactsFor?.(entry.folder.uri);
       this.artifactsKey = keyOf(artifacts);
-      this.graph = this.builder().build(entry.analysis, source, this.direction, (n) => {
+      const built = this.builder().build(entry.analysis, source, this.direction, (n) => {
         const a = artifacts?.get(n.id);
         return a ? { ...n, artifacts: a } : n;
       });
+      const sources = this.deps.prds.list().length;
+      this.graph = built.type === 'graph' && sources > 1 ? { ...built, sources } : built;
       if (this.builder().layoutRuns !== runs) {
         this.deps.log.debug(`[graph] ${entry.analysis.doc.stories.length} stories laid out in ${Date.now() - started} ms`);
       }
@@ -173,6 +195,9 @@ export class TaskGraphController extends Disposable {
     const lastOutcome: Record<string, string> = Object.create(null) as Record<string, string>;
     for (const r of text ? parseRuns(text).runs : []) {
       lastOutcome[r.storyId] = r.outcome;
+    }
+    if (this.entry()?.folder !== entry.folder) {
+      return; // the graph moved to another folder while this was read
     }
     this.run = { ...this.run, lastOutcome };
     this.broadcast(this.run);
@@ -250,6 +275,18 @@ export class TaskGraphController extends Disposable {
       case 'open':
         await vscode.commands.executeCommand(Commands.storyOpen, m.id, entry?.folder.uri);
         return;
+      case 'pickFolder': {
+        const all = this.deps.prds.list();
+        const current = this.entry();
+        const picked = await vscode.window.showQuickPick(
+          all.map((e) => ({ label: e.folder.name, description: vscode.workspace.asRelativePath(e.uri), picked: e === current, entry: e })),
+          { placeHolder: 'Show the task graph of which prd.json?' },
+        );
+        if (picked) {
+          this.showFolder(picked.entry.folder.uri);
+        }
+        return;
+      }
       case 'details': {
         const story = entry?.analysis.doc.stories.find((s) => s.id === m.id);
         if (story) {

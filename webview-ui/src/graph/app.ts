@@ -81,6 +81,7 @@ export class GraphApp {
     }
     root.append(this.header, this.status, this.body);
     this.buildHeader();
+    this.syncToolbar();
     root.addEventListener('keydown', (e) => this.onKey(e));
     window.addEventListener('message', (e: MessageEvent) => this.receive(e.data));
     this.timer = window.setInterval(() => {
@@ -471,6 +472,7 @@ export class GraphApp {
       this.save();
       this.render();
     }, true);
+    button('pickFolder', 'root-folder-opened', 'Choose prd.json… (this workspace has several)', () => post({ type: 'pickFolder' }));
     button('copyText', 'list-ordered', 'Copy as text (the waves)', () => post({ type: 'copy', format: 'text' }));
     button('copyMermaid', 'copy', 'Copy as Mermaid', () => post({ type: 'copy', format: 'mermaid' }));
     const search = document.createElement('vscode-textfield') as HTMLElement & { value: string };
@@ -505,6 +507,8 @@ export class GraphApp {
     };
     set('hideDone', this.view.hideDone);
     set('focus', this.view.focus);
+    // only a workspace with several prd.json files has a choice to offer
+    this.toolbarButtons.get('pickFolder')?.toggleAttribute('hidden', (this.graph?.sources ?? 1) < 2);
   }
 
   // ---- keyboard: ← to a blocker, → to a dependent, ↑/↓ within a wave, Enter opens, Delete removes the selected edge
