@@ -112,6 +112,25 @@ function watch(frame, selector, timeoutMs = 15_000) {
   );
 }
 
+/** Resolves with the page's Date.now() at the first animation frame after the scene's transform leaves `before` (null after 10 s). */
+function transformChanged(frame, before) {
+  return frame.evaluate(
+    (prev) =>
+      new Promise((resolve) => {
+        const el = document.querySelector('g.scene');
+        const obs = new MutationObserver(() => {
+          if (el.getAttribute('transform') !== prev) {
+            obs.disconnect();
+            requestAnimationFrame(() => resolve(Date.now()));
+          }
+        });
+        obs.observe(el, { attributes: true });
+        setTimeout(() => resolve(null), 10_000);
+      }),
+    before,
+  );
+}
+
 /** Opens the graph editor through the command palette; the ms from Enter to nodes painted. */
 async function timeOpen(wb) {
   const { page } = wb;
@@ -273,21 +292,7 @@ async function bench5000() {
     for (let k = 0; k < Math.max(RUNS, 5); k++) {
       // Ctrl+wheel zoom around the centre.
       let before = await transform();
-      let w = frame.evaluate(
-        (prev) =>
-          new Promise((resolve) => {
-            const el = document.querySelector('g.scene');
-            const obs = new MutationObserver(() => {
-              if (el.getAttribute('transform') !== prev) {
-                obs.disconnect();
-                requestAnimationFrame(() => resolve(Date.now()));
-              }
-            });
-            obs.observe(el, { attributes: true });
-            setTimeout(() => resolve(null), 10_000);
-          }),
-        before,
-      );
+      let w = transformChanged(frame, before);
       await wb.page.mouse.move(cx, cy);
       await wb.page.keyboard.down('Control');
       let t0 = Date.now();
@@ -298,21 +303,7 @@ async function bench5000() {
       zooms.push(t1 - t0);
       // Wheel pan.
       before = await transform();
-      w = frame.evaluate(
-        (prev) =>
-          new Promise((resolve) => {
-            const el = document.querySelector('g.scene');
-            const obs = new MutationObserver(() => {
-              if (el.getAttribute('transform') !== prev) {
-                obs.disconnect();
-                requestAnimationFrame(() => resolve(Date.now()));
-              }
-            });
-            obs.observe(el, { attributes: true });
-            setTimeout(() => resolve(null), 10_000);
-          }),
-        before,
-      );
+      w = transformChanged(frame, before);
       t0 = Date.now();
       await wb.page.mouse.wheel(k % 2 ? 200 : -200, k % 2 ? 300 : -300);
       t1 = await w;

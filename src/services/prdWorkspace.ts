@@ -33,6 +33,8 @@ export class PrdWorkspace extends Disposable {
   private readonly refusals = new Map<string, RefusedPrd>();
   /** The bytes of each folder's last read from disk: a report of an unchanged file is not read again. */
   private readonly diskBytes = new Map<string, Buffer>();
+  /** Folders whose next read must not be skipped (an editor changed, a refresh was asked for). */
+  private readonly forced = new Set<string>();
   private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.onDidChangeEmitter.event;
   private readonly debouncer: KeyedDebouncer<string>;
@@ -90,6 +92,7 @@ export class PrdWorkspace extends Disposable {
 
   refreshAll(): void {
     for (const f of vscode.workspace.workspaceFolders ?? []) {
+      this.forced.add(f.uri.toString());
       this.debouncer.trigger(f.uri.toString());
     }
   }
@@ -130,6 +133,7 @@ export class PrdWorkspace extends Disposable {
   private onDocument(doc: vscode.TextDocument): void {
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       if (this.prdUri(folder).toString() === doc.uri.toString()) {
+        this.forced.add(folder.uri.toString());
         this.debouncer.trigger(folder.uri.toString());
       }
     }
@@ -142,6 +146,8 @@ export class PrdWorkspace extends Disposable {
     }
     const uri = this.prdUri(folder);
     const started = Date.now();
+    // an editor or a refresh asked: read and tell listeners even if the bytes are the same
+    const forced = this.forced.delete(folderKey);
     try {
       // The path rule: a prdPath leading outside the folder (`..`, a symlink) is not read; the Stories view says why.
       const resolved = await resolveSettingPath(folder.uri, prdRelativePath(folder), 'ralph.prdPath', 'read', { regularFile: true });
@@ -167,7 +173,7 @@ export class PrdWorkspace extends Disposable {
         const bytes = await readIfExists(uri);
         const previous = this.entries.get(folderKey);
         const last = this.diskBytes.get(folderKey);
-        if (bytes !== undefined && last && previous?.uri.toString() === uri.toString() && previous.documentVersion === doc?.version && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(last)) {
+        if (!forced && bytes !== undefined && last && previous?.uri.toString() === uri.toString() && previous.documentVersion === doc?.version && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(last)) {
           // The same bytes as the last read (the second watcher's report of one write): nothing changed.
           return;
         }

@@ -87,7 +87,16 @@ export async function readPrd(): Promise<string> {
 
 /** Writes prd.json on disk (as another program would) and waits for the extension to settle. */
 export async function writePrd(text: string | Uint8Array): Promise<void> {
-  await vscode.workspace.fs.writeFile(prdUri(), typeof text === 'string' ? encoder.encode(text) : text);
+  const bytes = typeof text === 'string' ? encoder.encode(text) : text;
+  await vscode.workspace.fs.writeFile(prdUri(), bytes);
+  // An open editor of prd.json without unsaved changes shows the new text a moment later (VS Code
+  // reloads it on its file event); Ralph has often read the file before that. Wait for the editor
+  // too, so a test that asks the document (code actions, edits) sees what is on disk.
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === prdUri().toString());
+  if (open && !open.isDirty) {
+    const expected = new TextDecoder().decode(bytes);
+    await waitFor('the open prd.json to show what was written', () => open.isDirty || open.isClosed || open.getText() === expected, 5_000).catch(() => undefined);
+  }
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { GitHubEmulator } from '../support/githubEmulator';
-import { eventually, graphFrame, host, openRalphContainer, pane, rows, setExpanded, shot, storiesPane, runCommand, storyRow, useWorkbench, widenSideBar } from './workbench';
+import { eventually, graphFrame, host, openRalphContainer, pane, rows, setExpanded, shot, storiesPane, runCommand, showRalph, storyRow, useWorkbench, widenSideBar } from './workbench';
 
 const TOKEN = 'ghp_uiTestToken_not_a_secret';
 const RESEARCH = 'thoughts/shared/research/2026-11-15-GH-0042-task-priorities.md';
@@ -93,7 +93,7 @@ describe('Issues view (UI, emulator)', function () {
 
   it('the task graph draws the artifact badge of US-006 (issue #42) as text, with its accessible name', async () => {
     const { page } = ui;
-    await openRalphContainer(page);
+    await showRalph(page);
     await runCommand(page, 'Ralph: Open Task Graph in Editor');
     const f = await graphFrame(page, 'editor');
     const badge = f.locator('g.node[data-id="US-006"] text.artifacts');

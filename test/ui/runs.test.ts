@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { eventually, openDemo, openRalphContainer, repoRoot, rowLabels, shot, storiesPane, useWorkbench, widenSideBar } from './workbench';
+import { eventually, openDemo, openRalphContainer, rowLabels, shot, storiesPane, useWorkbench, widenSideBar, fakeAgentSettings } from './workbench';
 
 /** The pane of the Runs view. */
 function runsPane(page: Page): Locator {
@@ -19,13 +19,7 @@ const TERMINAL_NAME = 'Ralph: US-006 — Sort tasks by priority';
 describe('Running an agent from the VS Code UI (demo workspace, fake agent)', function () {
   // A git working copy of the demo (committed on main) and the fake agent as the custom agent;
   // the delay keeps the iteration running long enough to see it in the workbench.
-  const agent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent.mjs');
-  const ui = useWorkbench(() =>
-    openDemo({
-      'ralph.agent.preset': 'custom',
-      'ralph.agent.command': `FAKE_AGENT_MODE=pass FAKE_AGENT_DELAY_MS=2500 node "${agent}" \${promptFile}`,
-    }),
-  );
+  const ui = useWorkbench(() => openDemo(fakeAgentSettings(2500)));
 
   before(() => {
     assert.equal(execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: ui.folder, encoding: 'utf8' }).trim(), 'main', 'the demo copy is a git repository on main');

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { eventually, graphFrame, openDemo, openRalphContainer, repoRoot, runCommand, setExpanded, shot, storiesPane, useWorkbench } from './workbench';
+import { eventually, graphFrame, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench, fakeAgentSettings } from './workbench';
 
 /** The editor drawing, brought to the front by its command (which reveals an open panel or opens one). */
 async function editorGraph(page: Page): Promise<Frame> {
@@ -173,13 +173,7 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
 describe('Task Graph while an agent runs (demo workspace, fake agent)', function () {
   // A fresh git copy of the demo (clean working tree, so the runner asks nothing) and the fake
   // agent as the custom agent; the delay keeps the iteration running long enough to look at it.
-  const agent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent.mjs');
-  const ui = useWorkbench(() =>
-    openDemo({
-      'ralph.agent.preset': 'custom',
-      'ralph.agent.command': `FAKE_AGENT_MODE=pass FAKE_AGENT_DELAY_MS=8000 node "${agent}" \${promptFile}`,
-    }),
-  );
+  const ui = useWorkbench(() => openDemo(fakeAgentSettings(8000)));
   const TERMINAL_NAME = 'Ralph: US-006 — Sort tasks by priority';
 
   it('the running story is marked with its iteration i/N; clicking the mark shows its terminal', async () => {

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { eventually, openDemo, pane, repoRoot, rowLabels, runCommand as runCommandByTitle, shot, showRalph, storiesPane, storyRow, useWorkbench, widenSideBar } from './workbench';
+import { eventually, openDemo, pane, rowLabels, runCommand as runCommandByTitle, shot, showRalph, storiesPane, storyRow, useWorkbench, widenSideBar, fakeAgentSettings } from './workbench';
 
 const TITLES: Record<string, string> = {
   'US-005': 'Filter the task list by priority',
@@ -97,13 +97,7 @@ async function expectRun(page: Page, storyId: string, what: string): Promise<voi
 }
 
 describe('View-title and inline actions of the Stories and Runs views (demo workspace, fake agent)', function () {
-  const agent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent.mjs');
-  const ui = useWorkbench(() =>
-    openDemo({
-      'ralph.agent.preset': 'custom',
-      'ralph.agent.command': `FAKE_AGENT_MODE=pass FAKE_AGENT_DELAY_MS=200 node "${agent}" \${promptFile}`,
-    }),
-  );
+  const ui = useWorkbench(() => openDemo(fakeAgentSettings(200)));
   let initialCommit = '';
   before(async () => {
     newErrors = logReader(() => ui.wb.server.dataDir);

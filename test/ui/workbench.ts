@@ -121,6 +121,15 @@ export async function rowLabels(page: Page): Promise<string[]> {
   return rows(storiesPane(page));
 }
 
+/**
+ * Settings that make the fake agent (test/fixtures/fake-agent.mjs) the custom agent: it passes its
+ * story after `delayMs` (long enough to look at a running iteration in the workbench).
+ */
+export function fakeAgentSettings(delayMs: number): Record<string, string> {
+  const agent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent.mjs');
+  return { 'ralph.agent.preset': 'custom', 'ralph.agent.command': `FAKE_AGENT_MODE=pass FAKE_AGENT_DELAY_MS=${delayMs} node "${agent}" \${promptFile}` };
+}
+
 /** Clicks the "Ralph" item of the activity bar and waits for the Stories tree to show rows. */
 export async function openRalphContainer(page: Page): Promise<void> {
   const item = page.locator('.activitybar .action-item a.action-label[aria-label^="Ralph"]');
