@@ -77,6 +77,8 @@ export class GitHubWorkspace extends Disposable {
   private readonly debouncer: KeyedDebouncer<string>;
   private pending: Promise<void> = Promise.resolve();
   private lastIssueSets = new Map<string, string>();
+  /** A check of the stories' issues, due after a PRD change (see the constructor). */
+  private relink?: ReturnType<typeof setTimeout>;
 
   constructor(
     private readonly prds: PrdWorkspace,
@@ -97,19 +99,31 @@ export class GitHubWorkspace extends Disposable {
     );
     // Stories changed: read GitHub again only when the set of issues changed; otherwise only
     // which story belongs to which issue may have changed, and that needs no request.
+    // Deferred to its own task: finding the stories' issues parses prd.json again, and the pictures
+    // that listen to the same event (the graph, the Stories view) should not wait for it.
+    this.register({ dispose: () => clearTimeout(this.relink) });
     this.register(
       prds.onDidChange(() => {
-        const folders = vscode.workspace.workspaceFolders ?? [];
-        if (folders.some((f) => this.lastIssueSets.get(f.uri.toString()) !== this.issueNumbers(f).join(','))) {
-          this.debouncer.trigger('all');
-        } else if (folders.map((f) => this.relinkStories(f)).some(Boolean)) {
-          this.onDidChangeEmitter.fire();
-        }
+        clearTimeout(this.relink);
+        this.relink = setTimeout(() => this.onStoriesChanged(), 0);
       }),
     );
     const watcher = this.register(vscode.workspace.createFileSystemWatcher('**/thoughts/shared/**'));
+
     for (const ev of [watcher.onDidCreate, watcher.onDidDelete, watcher.onDidChange]) {
       this.register(ev(() => this.debouncer.trigger('all')));
+    }
+  }
+
+  /** The stories changed: read GitHub again only when the set of issues changed, else only re-link stories to issues (no request). */
+  private onStoriesChanged(): void {
+    clearTimeout(this.relink);
+    this.relink = undefined;
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    if (folders.some((f) => this.lastIssueSets.get(f.uri.toString()) !== this.issueNumbers(f).join(','))) {
+      this.debouncer.trigger('all');
+    } else if (folders.map((f) => this.relinkStories(f)).some(Boolean)) {
+      this.onDidChangeEmitter.fire();
     }
   }
 
@@ -123,6 +137,9 @@ export class GitHubWorkspace extends Disposable {
 
   /** Resolves when the refreshes asked for so far are done. */
   async whenIdle(): Promise<void> {
+    if (this.relink !== undefined) {
+      this.onStoriesChanged();
+    }
     await this.debouncer.idle();
     let p: Promise<void>;
     do {

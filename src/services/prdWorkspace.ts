@@ -43,7 +43,7 @@ export class PrdWorkspace extends Disposable {
 
   constructor(private readonly log: vscode.LogOutputChannel) {
     super();
-    this.debouncer = new KeyedDebouncer(150, (key) => this.reload(key), 20);
+    this.debouncer = new KeyedDebouncer(150, (key) => this.reload(key), 10);
     this.register({ dispose: () => this.debouncer.dispose() });
     this.register({ dispose: () => this.watchers.forEach((w) => w.dispose()) });
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.resetWatchers()));
