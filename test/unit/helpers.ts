@@ -130,15 +130,3 @@ function cliAny(argv: string[], files: Record<string, string | Uint8Array> | 'di
   });
   return { code, stdout, stderr, out: () => stdout, err: () => stderr };
 }
-
-/** A seeded pseudo-random generator (mulberry32), for deterministic fixtures. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -20,26 +20,41 @@ export class TaskGraphViewProvider extends Disposable implements vscode.WebviewV
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
-    view.webview.options = graphWebviewOptions(this.extensionUri);
-    view.webview.html = graphHtml(view.webview, this.extensionUri, 'sidebar');
-    const page: GraphPage = {
-      webview: view.webview,
-      kind: 'sidebar',
-      get visible() {
-        return view.visible;
-      },
-    };
-    const attached = this.controller.attach(page);
-    const vis = view.onDidChangeVisibility(() => {
-      if (view.visible) {
-        this.controller.replay(page);
-      }
-    });
-    view.onDidDispose(() => {
-      attached.dispose();
-      vis.dispose();
-    });
+    connectPage(this.controller, this.extensionUri, 'sidebar', view, view.onDidChangeVisibility);
   }
+}
+
+/**
+ * Gives a webview (the side-bar view or the editor panel) the page's options and HTML, attaches it
+ * to the controller, replays the latest state whenever it shows again (VS Code drops messages to a
+ * hidden webview), and detaches it when it goes away.
+ */
+function connectPage(
+  controller: TaskGraphController,
+  extensionUri: vscode.Uri,
+  kind: GraphPage['kind'],
+  host: { readonly webview: vscode.Webview; readonly visible: boolean; onDidDispose: vscode.Event<void> },
+  onDidChangeVisibility: vscode.Event<unknown>,
+): void {
+  host.webview.options = graphWebviewOptions(extensionUri);
+  host.webview.html = graphHtml(host.webview, extensionUri, kind);
+  const page: GraphPage = {
+    webview: host.webview,
+    kind,
+    get visible() {
+      return host.visible;
+    },
+  };
+  const attached = controller.attach(page);
+  const vis = onDidChangeVisibility(() => {
+    if (host.visible) {
+      controller.replay(page);
+    }
+  });
+  host.onDidDispose(() => {
+    attached.dispose();
+    vis.dispose();
+  });
 }
 
 /** Registers the view, the editor panel command and its serializer. */
@@ -50,25 +65,9 @@ export function registerTaskGraph(context: vscode.ExtensionContext, controller: 
 
   const adopt = (p: vscode.WebviewPanel): void => {
     panel = p;
-    p.webview.options = graphWebviewOptions(context.extensionUri);
     p.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'ralph.svg');
-    p.webview.html = graphHtml(p.webview, context.extensionUri, 'editor');
-    const page: GraphPage = {
-      webview: p.webview,
-      kind: 'editor',
-      get visible() {
-        return p.visible;
-      },
-    };
-    const attached = controller.attach(page);
-    const vis = p.onDidChangeViewState(() => {
-      if (p.visible) {
-        controller.replay(page);
-      }
-    });
+    connectPage(controller, context.extensionUri, 'editor', p, p.onDidChangeViewState);
     p.onDidDispose(() => {
-      attached.dispose();
-      vis.dispose();
       if (panel === p) {
         panel = undefined;
       }

@@ -293,7 +293,7 @@ export class Drawing {
       let entry = this.nodeEls.get(i);
       if (entry?.sig !== sig) {
         entry?.el.remove();
-        entry = { el: this.nodeElement(n, i, running, runText, outcome, NW, NH), sig, x: l.x[i], y: l.y[i] };
+        entry = { el: this.nodeElement(n, i, running ? run : undefined, runText, outcome, NW, NH), sig, x: l.x[i], y: l.y[i] };
         this.nodeEls.set(i, entry);
       } else if (entry.x !== l.x[i] || entry.y !== l.y[i]) {
         // a new layout moved it: the same element at its new place
@@ -398,7 +398,9 @@ export class Drawing {
     return { path, hit, sig, d };
   }
 
-  private nodeElement(n: GraphMessage['nodes'][number], i: number, running: boolean, runText: string, outcome: string, NW: number, NH: number): SVGGElement {
+  /** A node's element; `run` is given when this story is the one running (`runText` is its mark). */
+  private nodeElement(n: GraphMessage['nodes'][number], i: number, run: RunMessage | undefined, runText: string, outcome: string, NW: number, NH: number): SVGGElement {
+    const running = run !== undefined;
     const l = this.host.layout() as LayoutDto;
     const classes = ['node', `state-${n.state}`];
     if (n.critical) {
@@ -453,7 +455,7 @@ export class Drawing {
       node.append(badge);
     });
     if (running) {
-      const mark = svg('g', { class: 'run-mark', role: 'button', 'aria-label': `Running, iteration ${runText.split(' · ')[0].replace('/', ' of ')}: show the agent's terminal` });
+      const mark = svg('g', { class: 'run-mark', role: 'button', 'aria-label': `Running, iteration ${run.iteration ?? '?'} of ${run.maxIterations ?? '?'}: show the agent's terminal` });
       mark.append(svg('rect', { x: NW - 92, y: NH - 18, width: 88, height: 16, rx: 8 }));
       mark.append(svg('text', { x: NW - 48, y: NH - 6, 'text-anchor': 'middle' }, `▶ ${runText}`));
       node.append(mark);
