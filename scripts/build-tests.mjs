@@ -28,6 +28,8 @@ export async function buildHostTests() {
     target: 'node20',
     sourcemap: 'inline',
     external: ['vscode', 'mocha'],
+    // as in the test build of the extension (scripts/build.mjs): the suites may import src/ modules with test seams
+    define: { __RALPH_TEST__: 'true' },
     // as in scripts/build.mjs: jsonc-parser's UMD "main" cannot be bundled, its ESM build can
     mainFields: ['module', 'main'],
     absWorkingDir: root,

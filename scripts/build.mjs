@@ -1,6 +1,10 @@
 // Builds everything that runs: the extension host bundle, the CLI, the webview bundle, and the
 // prd.json JSON schema generated from the zod schema (one source of truth).
 //   node scripts/build.mjs [--production] [--watch]
+// --production (npm run package, vscode:prepublish) builds without the test seams: the constant
+// __RALPH_TEST__ is false there, so the test API and the test-only GitHub access are dead code
+// that esbuild drops. Every other build (npm run build: the test tiers, npm start) has them.
+// The configurations are exported for the tests that build a bundle of their own.
 import * as esbuild from 'esbuild';
 import { mkdirSync, writeFileSync, copyFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -8,19 +12,37 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const production = process.argv.includes('--production');
-const watch = process.argv.includes('--watch');
 const dist = path.join(root, 'dist');
 
-const common = {
-  bundle: true,
-  sourcemap: production ? false : 'linked',
-  minify: production,
-  logLevel: 'warning',
-  absWorkingDir: root,
-  // jsonc-parser's "main" is a UMD build that esbuild cannot follow; its ESM build bundles cleanly.
-  mainFields: ['module', 'main'],
-};
+/** What every bundle shares; `production` drops source maps and minifies. */
+function commonOptions(production) {
+  return {
+    bundle: true,
+    sourcemap: production ? false : 'linked',
+    minify: production,
+    logLevel: 'warning',
+    absWorkingDir: root,
+    // jsonc-parser's "main" is a UMD build that esbuild cannot follow; its ESM build bundles cleanly.
+    mainFields: ['module', 'main'],
+  };
+}
+
+/**
+ * The extension host bundle. `__RALPH_TEST__` (declared in src/buildFlags.d.ts) is true except in
+ * production: the test API that `activate` returns and the test-only GitHub access exist only then.
+ */
+export function extensionConfig({ production = false, outfile = path.join(dist, 'extension.js') } = {}) {
+  return {
+    ...commonOptions(production),
+    entryPoints: ['src/extension.ts'],
+    outfile,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: ['vscode'],
+    define: { __RALPH_TEST__: production ? 'false' : 'true' },
+  };
+}
 
 /**
  * zod's `z.locales` re-exports the error messages of every language (about 260 KB minified, half
@@ -38,47 +60,42 @@ const zodEnglishOnly = {
   },
 };
 
-const configs = [
-  {
-    ...common,
-    entryPoints: ['src/extension.ts'],
-    outfile: 'dist/extension.js',
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    external: ['vscode'],
-  },
-  {
-    // Generate the Pin runs here, in a worker thread of the extension host (src/node/pinRepo.ts).
-    ...common,
-    entryPoints: ['src/node/pinWorker.ts'],
-    outfile: 'dist/pinWorker.js',
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-  },
-  {
-    ...common,
-    entryPoints: ['src/cli/main.ts'],
-    outfile: 'dist/cli.js',
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    banner: { js: '#!/usr/bin/env node' },
-  },
-  {
-    ...common,
-    entryPoints: ['webview-ui/src/main.ts'],
-    outfile: 'dist/webview/main.js',
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    // Minified in every build (with a source map outside production): the page parses a third of
-    // the bytes before it can draw, in the UI tests and benchmarks as for users.
-    minify: true,
-    plugins: [zodEnglishOnly],
-  },
-];
+function configs(production) {
+  const common = commonOptions(production);
+  return [
+    extensionConfig({ production }),
+    {
+      // Generate the Pin runs here, in a worker thread of the extension host (src/node/pinRepo.ts).
+      ...common,
+      entryPoints: ['src/node/pinWorker.ts'],
+      outfile: 'dist/pinWorker.js',
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+    },
+    {
+      ...common,
+      entryPoints: ['src/cli/main.ts'],
+      outfile: 'dist/cli.js',
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      banner: { js: '#!/usr/bin/env node' },
+    },
+    {
+      ...common,
+      entryPoints: ['webview-ui/src/main.ts'],
+      outfile: 'dist/webview/main.js',
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      // Minified in every build (with a source map outside production): the page parses a third of
+      // the bytes before it can draw, in the UI tests and benchmarks as for users.
+      minify: true,
+      plugins: [zodEnglishOnly],
+    },
+  ];
+}
 
 async function generateSchema() {
   const out = await esbuild.build({
@@ -103,18 +120,26 @@ function copyAssets() {
   copyFileSync(path.join(root, 'node_modules/@vscode/codicons/dist/codicon.ttf'), path.join(dist, 'webview/codicon.ttf'));
 }
 
-if (!watch) {
-  rmSync(dist, { recursive: true, force: true });
-}
-mkdirSync(dist, { recursive: true });
-copyAssets();
-await generateSchema();
-if (watch) {
-  for (const c of configs) {
-    const ctx = await esbuild.context(c);
-    await ctx.watch();
+async function main() {
+  const production = process.argv.includes('--production');
+  const watch = process.argv.includes('--watch');
+  if (!watch) {
+    rmSync(dist, { recursive: true, force: true });
   }
-  console.log('[build] watching for changes');
-} else {
-  await Promise.all(configs.map((c) => esbuild.build(c)));
+  mkdirSync(dist, { recursive: true });
+  copyAssets();
+  await generateSchema();
+  if (watch) {
+    for (const c of configs(production)) {
+      const ctx = await esbuild.context(c);
+      await ctx.watch();
+    }
+    console.log('[build] watching for changes');
+  } else {
+    await Promise.all(configs(production).map((c) => esbuild.build(c)));
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await main();
 }

@@ -1,6 +1,7 @@
 /**
- * What `activate` returns. Tests in the extension host use it to read the views as a user sees
- * them (labels, descriptions, icons), without reaching into private state.
+ * What `activate` returns in the test build (`__RALPH_TEST__`, see src/testApi.ts); the
+ * production build returns nothing. Tests in the extension host use it to read the views as a
+ * user sees them (labels, descriptions, icons), without reaching into private state.
  */
 export interface TreeSnapshotNode {
   readonly label: string;

@@ -1,19 +1,20 @@
-/** Composition root: build the services, register views and commands, push every disposable. */
+/**
+ * Composition root: build the services, register views and commands, push every disposable.
+ * `activate` returns the test API (src/testApi.ts) in the test build only, and nothing in the
+ * production build: the extension offers no public API.
+ */
 import * as vscode from 'vscode';
 import type { RalphApi } from './api';
 import { registerCompactionCommands } from './commands/compactionCommands';
 import { registerGitHubCommands } from './commands/githubCommands';
 import { registerMemoryCommands } from './commands/memoryCommands';
-import { clearCommandErrors, commandErrors } from './commands/run';
 import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
-import { simulateRestrictedMode } from './commands/trust';
 import { Views } from './constants';
 import { GitHubAuth } from './services/githubAuth';
 import { GitHubWorkspace } from './services/githubWorkspace';
 import { MemoryWorkspace } from './services/memoryWorkspace';
 import { PrdWorkspace } from './services/prdWorkspace';
-import { askDirtyTree } from './services/runMessages';
 import { Runner } from './services/runner';
 import { RunsWorkspace } from './services/runsWorkspace';
 import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
@@ -27,8 +28,9 @@ import { bindStoriesViewDescription, StoriesTreeProvider } from './views/stories
 import { StoryNode } from './views/storyNodes';
 import { TaskGraphController } from './views/taskGraph/taskGraphController';
 import { registerTaskGraph } from './views/taskGraph/taskGraphViews';
+import { createTestApi } from './testApi';
 
-export function activate(context: vscode.ExtensionContext): RalphApi {
+export function activate(context: vscode.ExtensionContext): RalphApi | undefined {
   const started = Date.now();
   const log = vscode.window.createOutputChannel('Ralph Workbench', { log: true });
   context.subscriptions.push(log);
@@ -102,43 +104,15 @@ export function activate(context: vscode.ExtensionContext): RalphApi {
 
   const issuesTree = new IssuesTreeProvider(github);
   context.subscriptions.push(githubAuth, github, issuesTree, vscode.window.createTreeView(Views.issues, { treeDataProvider: issuesTree, showCollapseAll: true }));
-  registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log, testMode: context.extensionMode !== vscode.ExtensionMode.Production });
+  registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log, testMode: __RALPH_TEST__ && context.extensionMode !== vscode.ExtensionMode.Production });
   void prds.whenIdle().then(() => github.refresh());
 
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
-  return {
-    whenIdle: async () => {
-      await prds.whenIdle();
-      await memory.whenIdle();
-      await github.whenIdle();
-    },
-    issuesSnapshot: async (depth) => {
-      await github.whenIdle();
-      return issuesTree.snapshot(depth);
-    },
-    logFolder: context.logUri.fsPath,
-    refreshIssues: () => github.refresh({ resetClients: true }),
-    storyArtifacts: (storyId) => {
-      const folder = vscode.workspace.workspaceFolders?.[0];
-      return folder ? github.artifactStatusByStory(folder.uri).get(storyId) : undefined;
-    },
-    memorySnapshot: (depth) => memoryTree.snapshot(depth),
-    storiesSnapshot: (depth) => tree.snapshot(depth),
-    runsSnapshot: () => runs.snapshot(),
-    commandErrors,
-    clearCommandErrors,
-    simulateRestrictedMode,
-    answerDirtyTree: (handler) => {
-      runner.answerDirtyTree = handler ? (_folder, files) => handler(files) : askDirtyTree;
-    },
-    taskGraphSnapshot: () => graph.snapshot(),
-    taskGraphLayoutRuns: () => graph.layoutRuns(),
-    taskGraphReceive: (data) => graph.receiveAsPage(data),
-    runnerState: () => {
-      const s = runner.state;
-      return { running: s.running, storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, terminalName: s.terminal?.name };
-    },
-  };
+  // The test build returns the test API; in production this is `return undefined` and esbuild
+  // drops src/testApi.ts (ARCHITECTURE.md, "The composition root and the test API").
+  return __RALPH_TEST__
+    ? createTestApi({ prds, memory, github, runner, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, logFolder: context.logUri.fsPath })
+    : undefined;
 }
 
 export function deactivate(): void {

@@ -1,7 +1,8 @@
 /**
  * How every command is registered: errors are logged with the command id (and the stack) and
- * shown once, briefly, with "Show Log"; and recorded, so the extension-host tests can fail on a
- * command error that a user would have seen (RalphApi.commandErrors()).
+ * shown once, briefly, with "Show Log"; and, in the test build only, recorded, so the
+ * extension-host tests can fail on a command error that a user would have seen
+ * (RalphApi.commandErrors()).
  */
 import * as vscode from 'vscode';
 import { errorMessage } from '../core/errorMessage';
@@ -33,9 +34,11 @@ export function registerSafeCommand(
       return await (handler as (...a: unknown[]) => unknown)(...args);
     } catch (e) {
       const message = errorMessage(e);
-      recorded.push({ command: id, message });
-      if (recorded.length > 100) {
-        recorded.shift(); // only tests read them; a long session keeps the newest
+      if (__RALPH_TEST__) {
+        recorded.push({ command: id, message });
+        if (recorded.length > 100) {
+          recorded.shift(); // a long test session keeps the newest
+        }
       }
       const stack = e instanceof Error && e.stack && !e.stack.includes(message) ? `\n${e.stack}` : '';
       log.error(`[${id}] ${message}${stack}`);

@@ -7,13 +7,13 @@ import * as vscode from 'vscode';
 
 let simulatedRestricted = false;
 
-/** Test seam (RalphApi.simulateRestrictedMode): behave as in Restricted Mode. */
+/** Test seam (RalphApi.simulateRestrictedMode, test build only): behave as in Restricted Mode. */
 export function simulateRestrictedMode(on: boolean): void {
   simulatedRestricted = on;
 }
 
 export function isTrusted(): boolean {
-  return vscode.workspace.isTrusted && !simulatedRestricted;
+  return vscode.workspace.isTrusted && !(__RALPH_TEST__ && simulatedRestricted);
 }
 
 /** Throws a clear message when the workspace is not trusted; `action` says what was refused. */

@@ -4,15 +4,15 @@
  * Enterprise Server (or GHE.com) instance. The token stays in memory: never in settings, on disk
  * or in a log.
  *
- * Test-only seam: outside production mode, the environment variable RALPH_TEST_GITHUB
- * (`{"apiUrl": "http://127.0.0.1:…", "token": "…"}`) replaces the provider, because the real
- * providers cannot sign in offline. It is ignored in an installed extension.
+ * Test-only seam: in the test build (`__RALPH_TEST__`) and outside production mode, the
+ * environment variable RALPH_TEST_GITHUB (`{"apiUrl": "http://127.0.0.1:…", "token": "…"}`)
+ * replaces the provider, because the real providers cannot sign in offline. The production build
+ * does not contain it.
  */
 import * as vscode from 'vscode';
 import { apiUrlForHost } from '../core/artifacts/url';
 import { Disposable } from '../util/disposable';
 
-export const TEST_ACCESS_ENV = 'RALPH_TEST_GITHUB';
 const SCOPES = ['repo'];
 const SILENT_TIMEOUT_MS = 5000;
 
@@ -72,10 +72,11 @@ export class GitHubAuth extends Disposable {
   }
 
   private testAccess(): GitHubAccess | undefined {
-    if (this.mode === vscode.ExtensionMode.Production) {
+    if (!__RALPH_TEST__ || this.mode === vscode.ExtensionMode.Production) {
       return undefined;
     }
-    const raw = process.env[TEST_ACCESS_ENV];
+    // Named here, inside the test-build branch, so the production bundle does not even hold the name.
+    const raw = process.env.RALPH_TEST_GITHUB;
     if (!raw) {
       return undefined;
     }
@@ -88,11 +89,6 @@ export class GitHubAuth extends Disposable {
       // not JSON: ignored
     }
     return undefined;
-  }
-
-  /** True when the test seam is in use (the API URL is the emulator's). */
-  get usingTestAccess(): boolean {
-    return this.testAccess() !== undefined;
   }
 
   /**

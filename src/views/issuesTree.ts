@@ -6,7 +6,6 @@
  * documents on disk.
  */
 import * as vscode from 'vscode';
-import type { TreeSnapshotNode } from '../api';
 import { type ArtifactEntry, type IssueArtifacts, PHASE_LABELS } from '../core/artifacts/issueArtifacts';
 import { KIND_LABELS } from '../core/artifacts/protocol';
 import { issueUrl } from '../core/artifacts/url';
@@ -206,27 +205,6 @@ export class IssuesTreeProvider extends Disposable implements vscode.TreeDataPro
       out.push({ kind: 'empty', text: 'No issues: give a story an "issue" field or GH-<n>, or Show Issue #…' });
     }
     return out;
-  }
-
-  /** The view as text, expanded to `depth` (tests). */
-  snapshot(depth = 3): TreeSnapshotNode[] {
-    const walk = (nodes: IssueTreeNode[], level: number): TreeSnapshotNode[] =>
-      nodes.map((n) => {
-        const item = this.getTreeItem(n);
-        const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
-        const children = level < depth ? this.getChildren(n) : [];
-        const tooltip = typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value;
-        return {
-          label,
-          description: typeof item.description === 'string' ? item.description : undefined,
-          icon: item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined,
-          iconColor: item.iconPath instanceof vscode.ThemeIcon ? (item.iconPath.color as { id?: string } | undefined)?.id : undefined,
-          contextValue: item.contextValue,
-          tooltip,
-          children: children.length > 0 ? walk(children, level + 1) : undefined,
-        };
-      });
-    return walk(this.getChildren(), 1);
   }
 }
 

@@ -4,14 +4,12 @@
  * file at its line.
  */
 import * as vscode from 'vscode';
-import type { TreeSnapshotNode } from '../api';
 import { pinFormatNote } from '../core/pin/format';
 import { describeLearningCounts, learningsByStory, type StoryLearnings } from '../core/progress/parse';
 import { Commands } from '../constants';
 import type { FolderMemory, MemoryWorkspace } from '../services/memoryWorkspace';
 import { joinRelative } from '../services/workspaceFiles';
 import { Disposable } from '../util/disposable';
-import { snapshotTree } from './treeSnapshot';
 
 export type MemoryNode =
   | { kind: 'folder'; memory: FolderMemory }
@@ -76,10 +74,6 @@ export class MemoryTreeProvider extends Disposable implements vscode.TreeDataPro
       default:
         return [];
     }
-  }
-
-  snapshot(depth = 2): Promise<TreeSnapshotNode[]> {
-    return snapshotTree(this, depth);
   }
 
   private sectionItem(section: 'patterns' | 'learnings' | 'agents' | 'pin', m: FolderMemory): vscode.TreeItem {

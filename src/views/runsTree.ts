@@ -3,14 +3,12 @@
  * the archived runs of previous features, whose files open read-only. Drawn from RunsWorkspace.
  */
 import * as vscode from 'vscode';
-import type { TreeSnapshotNode } from '../api';
 import { formatDuration, RUNS_FILE, type RunOutcome, type RunRecord, summarizeRuns, summaryLine } from '../core/runs/runs';
 import { Commands } from '../constants';
 import type { Runner } from '../services/runner';
 import type { RunsWorkspace } from '../services/runsWorkspace';
 import { joinRelative, readText } from '../services/workspaceFiles';
 import { Disposable } from '../util/disposable';
-import { snapshotTree } from './treeSnapshot';
 
 export const ARCHIVE_SCHEME = 'ralph-archive';
 
@@ -132,11 +130,6 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         .map(([file]) => ({ kind: 'archiveFile' as const, folder: node.folder, archive: `archive/${node.name}`, file }));
     }
     return [];
-  }
-
-  async snapshot(): Promise<TreeSnapshotNode[]> {
-    await this.runs.whenIdle();
-    return snapshotTree(this, 1);
   }
 }
 

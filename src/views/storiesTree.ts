@@ -6,11 +6,9 @@
  * read follow, marked stale. The story an agent works on is marked while its iteration runs.
  */
 import * as vscode from 'vscode';
-import type { TreeSnapshotNode } from '../api';
 import type { Problem } from '../core/prd/problems';
 import type { PrdEntry, PrdWorkspace } from '../services/prdWorkspace';
 import { Disposable } from '../util/disposable';
-import { snapshotTree } from './treeSnapshot';
 import { FolderNode, InfoNode, ProblemNode, ProblemsNode, RefusedNode, type RunningIteration, type StoryLearningRef, StoryNode, type StoryTreeNode } from './storyNodes';
 
 /** What the tree needs of the runner: which story runs now, and when that changes. */
@@ -141,10 +139,6 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     const entry = this.prds.forFolder(folderUri) ?? this.prds.list().find((e) => e.analysis.readiness.next);
     const next = entry?.analysis.readiness.next;
     return entry && next ? this.nodesFor(entry).byId.get(next.story.id) : undefined;
-  }
-
-  snapshot(depth = 1): Promise<TreeSnapshotNode[]> {
-    return snapshotTree(this, depth);
   }
 
   private folderNode(entry: PrdEntry): FolderNode {

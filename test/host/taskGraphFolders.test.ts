@@ -10,6 +10,7 @@ import { analyzePrd } from '../../src/core/prd/index';
 import type { GraphMessage } from '../../src/core/webview/graphProtocol';
 import type { PrdEntry, PrdWorkspace } from '../../src/services/prdWorkspace';
 import type { Runner } from '../../src/services/runner';
+import { receiveAsPage } from '../../src/testApi';
 import { TaskGraphController } from '../../src/views/taskGraph/taskGraphController';
 
 function entry(name: string, stories: { id: string; blockedBy?: string[] }[]): PrdEntry {
@@ -41,7 +42,7 @@ suite('task graph in a multi-root workspace (host)', () => {
       assert.deepEqual(ids(g), ['B-1', 'B-2', 'B-3'], 'the graph follows the folder of the selected story');
       assert.equal(g.edges.length, 2);
       assert.match(g.source, /prd\.json$/);
-      const details = await graph.receiveAsPage({ type: 'details', id: 'B-3' });
+      const details = await receiveAsPage(graph, { type: 'details', id: 'B-3' });
       assert.deepEqual(details.replies.map((m) => m.type), ['details'], "the detail pane's text comes from the folder shown");
 
       // selecting a story of the folder already shown does not change the graph

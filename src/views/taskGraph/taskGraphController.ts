@@ -227,18 +227,6 @@ export class TaskGraphController extends Disposable {
     void page.webview.postMessage({ type: 'notice', level, message, cycle: cycle ? [...cycle] : undefined } satisfies HostMessage);
   }
 
-  /**
-   * Handles a message as if a visible editor page had sent it, and returns what the host answered
-   * (for the host tests and the API: they cannot post into a real webview).
-   */
-  async receiveAsPage(data: unknown): Promise<{ rejected: boolean; replies: HostMessage[] }> {
-    const replies: HostMessage[] = [];
-    const webview = { postMessage: async (m: HostMessage) => replies.push(m) } as unknown as vscode.Webview;
-    const before = this.rejected;
-    await this.receive({ webview, visible: true, kind: 'editor' }, data);
-    return { rejected: this.rejected > before, replies };
-  }
-
   /** Validates and handles one message from a page. */
   async receive(page: GraphPage, data: unknown): Promise<void> {
     const parsed = parsePageMessage(data);

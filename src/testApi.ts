@@ -1,0 +1,90 @@
+/**
+ * The test API (RalphApi, src/api.ts): what `activate` returns in the test build, so the
+ * extension-host and UI tests read the views as a user sees them and wait for the extension to
+ * settle. Only src/extension.ts imports this module, behind `__RALPH_TEST__`: the production
+ * build (`scripts/build.mjs --production`) folds that constant to false and drops this module,
+ * the tree snapshots and the command-error record with it (test/unit/productionBundle.test.ts).
+ */
+import * as vscode from 'vscode';
+import type { RalphApi } from './api';
+import { clearCommandErrors, commandErrors } from './commands/run';
+import { simulateRestrictedMode } from './commands/trust';
+import type { GitHubWorkspace } from './services/githubWorkspace';
+import type { MemoryWorkspace } from './services/memoryWorkspace';
+import type { PrdWorkspace } from './services/prdWorkspace';
+import { askDirtyTree } from './services/runMessages';
+import type { Runner } from './services/runner';
+import type { RunsWorkspace } from './services/runsWorkspace';
+import type { HostMessage } from './core/webview/graphProtocol';
+import type { IssuesTreeProvider } from './views/issuesTree';
+import type { MemoryTreeProvider } from './views/memoryTree';
+import type { RunsTreeProvider } from './views/runsTree';
+import type { StoriesTreeProvider } from './views/storiesTree';
+import type { TaskGraphController } from './views/taskGraph/taskGraphController';
+import { snapshotTree, snapshotTreeNow } from './views/treeSnapshot';
+
+/** What the composition root built: the test API reads it, never changes how it works. */
+export interface TestApiParts {
+  readonly prds: PrdWorkspace;
+  readonly memory: MemoryWorkspace;
+  readonly github: GitHubWorkspace;
+  readonly runner: Runner;
+  readonly runsWorkspace: RunsWorkspace;
+  readonly stories: StoriesTreeProvider;
+  readonly memoryTree: MemoryTreeProvider;
+  readonly runs: RunsTreeProvider;
+  readonly issues: IssuesTreeProvider;
+  readonly graph: TaskGraphController;
+  readonly logFolder: string;
+}
+
+/**
+ * Hands the Task Graph a message as if a visible editor page had posted it, and returns what the
+ * host answered (tests cannot post into a real webview).
+ */
+export async function receiveAsPage(graph: TaskGraphController, data: unknown): Promise<{ rejected: boolean; replies: HostMessage[] }> {
+  const replies: HostMessage[] = [];
+  const webview = { postMessage: async (m: HostMessage) => replies.push(m) } as unknown as vscode.Webview;
+  const before = graph.rejected;
+  await graph.receive({ webview, visible: true, kind: 'editor' }, data);
+  return { rejected: graph.rejected > before, replies };
+}
+
+export function createTestApi(p: TestApiParts): RalphApi {
+  return {
+    whenIdle: async () => {
+      await p.prds.whenIdle();
+      await p.memory.whenIdle();
+      await p.github.whenIdle();
+    },
+    issuesSnapshot: async (depth) => {
+      await p.github.whenIdle();
+      return snapshotTreeNow(p.issues, depth);
+    },
+    logFolder: p.logFolder,
+    refreshIssues: () => p.github.refresh({ resetClients: true }),
+    storyArtifacts: (storyId) => {
+      const folder = vscode.workspace.workspaceFolders?.[0];
+      return folder ? p.github.artifactStatusByStory(folder.uri).get(storyId) : undefined;
+    },
+    memorySnapshot: (depth = 2) => snapshotTree(p.memoryTree, depth),
+    storiesSnapshot: (depth = 1) => snapshotTree(p.stories, depth),
+    runsSnapshot: async () => {
+      await p.runsWorkspace.whenIdle();
+      return snapshotTree(p.runs, 1);
+    },
+    commandErrors,
+    clearCommandErrors,
+    simulateRestrictedMode,
+    answerDirtyTree: (handler) => {
+      p.runner.answerDirtyTree = handler ? (_folder, files) => handler(files) : askDirtyTree;
+    },
+    taskGraphSnapshot: () => p.graph.snapshot(),
+    taskGraphLayoutRuns: () => p.graph.layoutRuns(),
+    taskGraphReceive: (data) => receiveAsPage(p.graph, data),
+    runnerState: () => {
+      const s = p.runner.state;
+      return { running: s.running, storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, terminalName: s.terminal?.name };
+    },
+  };
+}
