@@ -1,9 +1,9 @@
-// The CLI bundle the benchmarks time: dist/cli.js, rebuilt with `npm run build` when it is missing
-// or older than the sources it is made of (the CLI alone is bundled when that build fails: the
-// rest of the extension may be mid-edit), then copied to a private folder, because a concurrent
-// `npm run build` empties dist/ while it works.
+// The CLI the benchmarks time: dist/cli.js and its command bundles dist/cli/*.js, rebuilt with
+// `npm run build` when missing or older than the sources they are made of (the CLI alone is
+// bundled when that build fails: the rest of the extension may be mid-edit), then copied to a
+// private folder, because a concurrent `npm run build` empties dist/ while it works.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +18,7 @@ function newestMtime(dir) {
   return newest;
 }
 
-/** A fresh copy of the CLI bundle (with its source map) in `tmp`; returns its path. */
+/** A fresh copy of the CLI (with its source maps) in `tmp`; returns the path of its cli.js. */
 export async function benchCli(tmp) {
   const distCli = path.join(root, 'dist/cli.js');
   const sourcesMtime = Math.max(...['src/core', 'src/cli', 'src/node'].map((d) => newestMtime(path.join(root, d))), statSync(path.join(root, 'scripts/build.mjs')).mtimeMs);
@@ -30,25 +30,21 @@ export async function benchCli(tmp) {
     if (build.status !== 0 || !existsSync(distCli)) {
       console.log(`npm run build failed (${(build.stderr || '').trim().split('\n')[0] || `exit ${build.status}`}); bundling the CLI alone.`);
       const esbuild = await import('esbuild');
-      await esbuild.build({
-        entryPoints: [path.join(root, 'src/cli/main.ts')],
-        outfile: copy,
-        bundle: true,
-        platform: 'node',
-        format: 'cjs',
-        target: 'node20',
-        mainFields: ['module', 'main'],
-        sourcemap: 'linked',
-        logLevel: 'warning',
-      });
+      const { cliConfigs } = await import('./build.mjs');
+      await Promise.all(cliConfigs({ outdir: tmp }).map((c) => esbuild.build(c)));
       return copy;
     }
   }
-  copyFileSync(distCli, copy);
-  if (existsSync(`${distCli}.map`)) {
-    copyFileSync(`${distCli}.map`, `${copy}.map`);
+  // cli.js, its command bundles (cli/) and the source maps of both.
+  cpSync(distCli, copy);
+  for (const extra of [`${distCli}.map`, path.join(root, 'dist/cli')]) {
+    if (existsSync(extra)) {
+      cpSync(extra, path.join(tmp, path.basename(extra)), { recursive: true });
+    }
   }
-  console.log(`CLI: dist/cli.js (${(statSync(distCli).size / 1024).toFixed(0)} KB, built ${new Date(statSync(distCli).mtimeMs).toISOString()}), timed from a private copy`);
+  const kb = (f) => `${(statSync(f).size / 1024).toFixed(0)} KB`;
+  const next = path.join(root, 'dist/cli/next.js');
+  console.log(`CLI: dist/cli.js (${kb(distCli)}${existsSync(next) ? `; the next command's bundle dist/cli/next.js ${kb(next)}` : ''}, built ${new Date(statSync(distCli).mtimeMs).toISOString()}), timed from a private copy`);
   return copy;
 }
 

@@ -4,7 +4,9 @@
 // 10,000 stories that each wait on an unknown id.
 // Generates random DAGs (fixed seed; blockedBy 0–3 earlier stories; ~30% passing) into a temp
 // dir, times parse / validate / readiness in-process (median of several runs, after a warm-up)
-// and `node dist/cli.js next --prd FILE --json` as a whole process (median of >= 5 runs).
+// and `node dist/cli.js next --prd FILE --json` as a whole process (median of >= 5 runs); then
+// that process against a bare `node -e` JSON.parse of the same file (and jq) on the demo and on
+// 10,000 stories, with the targets of issue 17 §8 (≤ 1.3× and ≤ 1.5×).
 // --profile adds a CPU profile of the 10,000-story CLI run, summarised by package/source file;
 // --cli times another CLI bundle instead of dist/cli.js (the in-process figures stay those of src/).
 // It only prints: a missed target never fails the build.
@@ -136,18 +138,25 @@ writeFileSync(
   `process.on('exit', () => { const u = process.cpuUsage(); require('node:fs').writeFileSync(${JSON.stringify(cpuOut)}, JSON.stringify((u.user + u.system) / 1000)); });\n`,
 );
 
+/** One run of `node ...argv` from spawn to exit: its wall time and the CPU time it reports (NaN when it reports none). */
+function runProcess(argv, check) {
+  rmSync(cpuOut, { force: true });
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, ['--require', cpuReport, ...argv], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const wall = ms(t0);
+  check?.(r);
+  return { wall, cpu: existsSync(cpuOut) ? Number(readFileSync(cpuOut, 'utf8')) : NaN };
+}
+
 /** Median and minimum wall time of `node ...argv` from spawn to exit, and its median CPU time. */
 function timeProcess(runs, argv, check) {
   const times = [];
   const cpu = [];
   for (let i = 0; i < runs; i++) {
-    rmSync(cpuOut, { force: true });
-    const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, ['--require', cpuReport, ...argv], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-    times.push(ms(t0));
-    check?.(r);
-    if (existsSync(cpuOut)) {
-      cpu.push(Number(readFileSync(cpuOut, 'utf8')));
+    const r = runProcess(argv, check);
+    times.push(r.wall);
+    if (!Number.isNaN(r.cpu)) {
+      cpu.push(r.cpu);
     }
   }
   return { median: median(times), min: Math.min(...times), cpu: cpu.length ? median(cpu) : NaN };
@@ -158,10 +167,10 @@ const pad = (s, n) => String(s).padStart(n);
 
 const baseRuns = runsOverride || 9;
 const startup = timeProcess(baseRuns, ['-e', '0']);
-const load = timeProcess(baseRuns, [cli, '--help']);
+const load = timeProcess(baseRuns, [cli, 'next', '--help']);
 console.log(
   `node startup (node -e 0): ${fmt(startup.median)} ms (CPU ${fmt(startup.cpu)} ms); ` +
-    `CLI start-up and bundle load (cli.js --help): ${fmt(load.median)} ms (CPU ${fmt(load.cpu)} ms); medians of ${baseRuns}`,
+    `CLI start-up and the load of the next command (cli.js next --help): ${fmt(load.median)} ms (CPU ${fmt(load.cpu)} ms); medians of ${baseRuns}`,
 );
 console.log('');
 
@@ -229,6 +238,60 @@ if (target) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The CLI against a bare parse (issue 17 §8): `next --json` on the demo (12 stories) and on
+// 10,000 stories, against a `node -e` that reads and JSON.parses the same file (and jq, when
+// installed), in this run, interleaved (one of each in turn) so that a change in the machine's
+// load reaches all of them alike.
+
+{
+  const demo = path.join(root, 'examples/demo/prd.json');
+  let big = results.find((r) => r.n === 10_000)?.file;
+  if (!big) {
+    big = path.join(tmp, 'prd-10000.json');
+    writeFileSync(big, generatePrd(10_000, 0x5eed ^ 10_000));
+  }
+  const hasJq = spawnSync('jq', ['--version'], { encoding: 'utf8' }).status === 0;
+  console.log('');
+  console.log(`CLI next --json against a bare parse of the same file (node -e: read + JSON.parse)${hasJq ? ' and jq' : ''}, interleaved:`);
+  for (const { label, file, target, runs } of [
+    { label: 'demo (12 stories)', file: demo, target: 1.3, runs: runsOverride || 21 },
+    { label: '10,000 stories', file: big, target: 1.5, runs: runsOverride || 9 },
+  ]) {
+    const bareArgv = ['-e', `JSON.parse(require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8'))`];
+    const cliArgv = [cli, 'next', '--prd', file, '--json'];
+    const ok = (r) => {
+      if (r.status !== 0 && r.status !== 2) {
+        throw new Error(`exit ${r.status}: ${r.stderr.slice(0, 300)}`);
+      }
+    };
+    const bare = { wall: [], cpu: [] };
+    const ours = { wall: [], cpu: [] };
+    const jq = [];
+    for (let i = 0; i < runs; i++) {
+      for (const [into, argv] of [
+        [bare, bareArgv],
+        [ours, cliArgv],
+      ]) {
+        const r = runProcess(argv, ok);
+        into.wall.push(r.wall);
+        into.cpu.push(r.cpu);
+      }
+      if (hasJq) {
+        const t0 = process.hrtime.bigint();
+        spawnSync('jq', ['-e', '.userStories | length', file], { stdio: 'ignore' });
+        jq.push(ms(t0));
+      }
+    }
+    const ratio = median(ours.wall) / median(bare.wall);
+    const cpuRatio = median(ours.cpu) / median(bare.cpu);
+    console.log(
+      `  ${label.padEnd(18)} bare parse ${fmt(median(bare.wall))} ms, CLI next ${fmt(median(ours.wall))} ms: ${ratio.toFixed(2)}× (target ≤ ${target}×) ${ratio <= target ? 'PASS' : 'MISS'}` +
+        `; CPU ${fmt(median(bare.cpu))} / ${fmt(median(ours.cpu))} ms: ${cpuRatio.toFixed(2)}×${hasJq ? `; jq ${fmt(median(jq))} ms` : ''}; medians of ${runs}`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Hostile files (issue 8): output size of long cycles and the time of many unknown ids.
 
 if (!args.includes('--no-hostile')) {
@@ -281,7 +344,15 @@ if (profile && target) {
 }
 
 function summariseProfile(prof, bundle) {
-  const sourceOf = sourceMapLookup(bundle);
+  // The CLI's files: cli.js and the command bundles beside it (cli/<module>.js), each with its map.
+  const lookups = new Map();
+  const sourceOf = (file) => {
+    if (!lookups.has(file)) {
+      lookups.set(file, sourceMapLookup(file));
+    }
+    return lookups.get(file);
+  };
+  const commandBundles = path.join(path.dirname(bundle), 'cli') + path.sep;
   const nodes = new Map(prof.nodes.map((n) => [n.id, n]));
   const self = new Map();
   prof.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
@@ -290,8 +361,9 @@ function summariseProfile(prof, bundle) {
   for (const [id, us] of self) {
     const { callFrame: f } = nodes.get(id);
     let category;
-    if (f.url === bundle || f.url === `file://${bundle}`) {
-      category = sourceOf(f.lineNumber, f.columnNumber) ?? 'dist/cli.js (unmapped)';
+    const file = f.url.startsWith('file://') ? fileURLToPath(f.url) : f.url;
+    if (file === bundle || file.startsWith(commandBundles)) {
+      category = sourceOf(file)(f.lineNumber, f.columnNumber) ?? `${path.relative(path.dirname(bundle), file)} (unmapped)`;
     } else if (f.functionName === '(garbage collector)') {
       category = 'V8 garbage collector';
     } else if (f.url.startsWith('node:') || f.url === '' || !f.url.includes('/')) {

@@ -6,7 +6,7 @@
 // that esbuild drops. Every other build (npm run build: the test tiers, npm start) has them.
 // The configurations are exported for the tests that build a bundle of their own.
 import * as esbuild from 'esbuild';
-import { mkdirSync, writeFileSync, copyFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync, copyFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +60,40 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * The command line: dist/cli.js holds the command table of src/cli/main.ts and the argument
+ * parser; each command module the table `require`s (`./commands/<module>`) is a bundle of its own,
+ * dist/cli/<module>.js, loaded only when its command runs (issue 17 §8: `next` in a loop script
+ * does not parse the GitHub client, git or the Pin scanner).
+ */
+export function cliConfigs({ production = false, outdir = dist } = {}) {
+  const main = path.join(root, 'src', 'cli', 'main.ts');
+  const modules = [...new Set([...readFileSync(main, 'utf8').matchAll(/require\('\.\/commands\/(\w+)'\)/g)].map((m) => m[1]))];
+  const commandsApart = {
+    name: 'cli-commands-apart',
+    setup(build) {
+      build.onResolve({ filter: /^\.\/commands\/\w+$/ }, (args) =>
+        args.kind === 'require-call' && args.importer === main ? { path: `./cli/${path.basename(args.path)}.js`, external: true } : undefined,
+      );
+    },
+  };
+  const common = { ...commonOptions(production), format: 'cjs', platform: 'node', target: 'node20' };
+  return [
+    {
+      ...common,
+      entryPoints: ['src/cli/main.ts'],
+      outfile: path.join(outdir, 'cli.js'),
+      banner: { js: '#!/usr/bin/env node' },
+      plugins: [commandsApart],
+    },
+    {
+      ...common,
+      entryPoints: Object.fromEntries(modules.map((m) => [`cli/${m}`, `src/cli/commands/${m}.ts`])),
+      outdir,
+    },
+  ];
+}
+
 function configs(production) {
   const common = commonOptions(production);
   return [
@@ -73,15 +107,7 @@ function configs(production) {
       platform: 'node',
       target: 'node20',
     },
-    {
-      ...common,
-      entryPoints: ['src/cli/main.ts'],
-      outfile: 'dist/cli.js',
-      format: 'cjs',
-      platform: 'node',
-      target: 'node20',
-      banner: { js: '#!/usr/bin/env node' },
-    },
+    ...cliConfigs({ production }),
     {
       ...common,
       entryPoints: ['webview-ui/src/main.ts'],

@@ -2,35 +2,63 @@
  * ralph-workbench: the command-line face of src/core, for ralph.sh loops and git hooks. A table of
  * commands, one module each in src/cli/commands/ ({name, summary, usage, run}); `<command> --help`
  * prints that command's usage, `--help` alone the table.
+ *
+ * A command's module is loaded only when that command runs: `ralph-workbench next` in a loop
+ * script must not pay for the GitHub client, git, the Pin scanner or the compaction. The table
+ * below `require`s each module where it is needed; scripts/build.mjs bundles every module of
+ * src/cli/commands/ the table names as a file of its own (dist/cli/<module>.js) and points these
+ * calls at it, so dist/cli.js itself holds only this table and the argument parser. The overall
+ * usage loads every module (it lists their summaries).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs as nodeParseArgs } from 'node:util';
-import { artifactsCommand } from './commands/artifacts';
-import { contextCommand } from './commands/context';
-import * as graphCommand from './commands/graph';
-import { compactCommand, pinCommand } from './commands/memory';
-import { nextCommand } from './commands/next';
-import { parsePrdArgs, prdOptionsUsage } from './commands/prdArgs';
-import { readyCommand } from './commands/ready';
-import { validateCommand } from './commands/validate';
+import type * as ArtifactsModule from './commands/artifacts';
+import type * as ContextModule from './commands/context';
+import type * as GraphModule from './commands/graph';
+import type * as MemoryModule from './commands/memory';
+import type * as NextModule from './commands/next';
+import type * as ReadyModule from './commands/ready';
+import type * as ValidateModule from './commands/validate';
 import type { CliCommand, CliIo } from './io';
+import { parsePrdArgs, prdOptionsUsage } from './prdOptions';
 
 export type { CliIo } from './io';
 /** validate / next / ready arguments (kept under this name for callers and tests). */
-export { parsePrdArgs as parseArgs } from './commands/prdArgs';
+export { parsePrdArgs as parseArgs } from './prdOptions';
 
-export const COMMANDS: readonly CliCommand[] = [validateCommand, nextCommand, readyCommand, contextCommand, compactCommand, pinCommand, graphCommand, artifactsCommand];
+interface CommandEntry {
+  readonly name: string;
+  readonly load: () => CliCommand;
+}
+
+/* eslint-disable @typescript-eslint/no-require-imports -- a synchronous load on demand, which `import()` is not: validate, next and ready stay synchronous for in-process callers */
+/** The commands in the order the usage lists them; `load` requires the command's module. */
+export const COMMAND_TABLE: readonly CommandEntry[] = [
+  { name: 'validate', load: () => (require('./commands/validate') as typeof ValidateModule).validateCommand },
+  { name: 'next', load: () => (require('./commands/next') as typeof NextModule).nextCommand },
+  { name: 'ready', load: () => (require('./commands/ready') as typeof ReadyModule).readyCommand },
+  { name: 'context', load: () => (require('./commands/context') as typeof ContextModule).contextCommand },
+  { name: 'compact', load: () => (require('./commands/memory') as typeof MemoryModule).compactCommand },
+  { name: 'pin', load: () => (require('./commands/memory') as typeof MemoryModule).pinCommand },
+  { name: 'graph', load: () => require('./commands/graph') as typeof GraphModule },
+  { name: 'artifacts', load: () => (require('./commands/artifacts') as typeof ArtifactsModule).artifactsCommand },
+];
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 function indent(text: string, by: number): string {
   return text.replace(/\n/g, `\n${' '.repeat(by)}`);
 }
 
-export const usage = `Usage: ralph-workbench <command> [options]
+/** The overall usage: every command with its summary (loads every command's module). */
+export function usage(): string {
+  const commands = COMMAND_TABLE.map((entry) => entry.load());
+  return `Usage: ralph-workbench <command> [options]
 
 Commands:
-${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${indent(c.summary, 13)}`).join('\n')}
+${commands.map((c) => `  ${c.name.padEnd(10)} ${indent(c.summary, 13)}`).join('\n')}
 
 ${prdOptionsUsage}`;
+}
 
 /** Options any command takes a value for: their values are never the command word. */
 const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep'] as const;
@@ -49,20 +77,20 @@ export function commandWord(argv: readonly string[]): string | undefined {
 /** Runs one command; the memory commands (which write with concurrent writers in mind) are asynchronous. */
 export function runCli(argv: readonly string[], io: CliIo): number | Promise<number> {
   const word = commandWord(argv);
-  const command = COMMANDS.find((c) => c.name === word);
-  if (command) {
-    return command.run(argv, io);
+  const entry = COMMAND_TABLE.find((c) => c.name === word);
+  if (entry) {
+    return entry.load().run(argv, io);
   }
   const args = parsePrdArgs(argv);
   if (word === undefined) {
     if (args.error && !args.help) {
-      io.stderr(`ralph-workbench: ${args.error}\n\n${usage}`);
+      io.stderr(`ralph-workbench: ${args.error}\n\n${usage()}`);
       return 1;
     }
-    (args.help ? io.stdout : io.stderr)(usage);
+    (args.help ? io.stdout : io.stderr)(usage());
     return args.help ? 0 : 1;
   }
-  io.stderr(`ralph-workbench: unknown command "${word}"\n\n${usage}`);
+  io.stderr(`ralph-workbench: unknown command "${word}"\n\n${usage()}`);
   return 1;
 }
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs, runCli } from '../../src/cli/main';
-import { cli, columnOf, lineOf, makePrd } from './helpers';
+import { cli, columnOf, copyBuiltCli, lineOf, makePrd } from './helpers';
 
 const valid = makePrd([
   { id: 'US-001', title: 'Schema', priority: 1, passes: true },
@@ -334,8 +334,7 @@ describe('CLI (whole process: node dist/cli.js)', function () {
     assert.ok(existsSync(built), 'dist/cli.js is missing: run `npm run build` first (npm test does) — the whole-process CLI tests need it');
     dir = mkdtempSync(path.join(tmpdir(), 'ralph-cli-'));
     // A private copy: a concurrent `npm run build` empties dist/ while it works.
-    cliPath = path.join(dir, 'cli.js');
-    copyFileSync(built, cliPath);
+    cliPath = copyBuiltCli(dir);
     writeFileSync(path.join(dir, 'prd.json'), valid);
     writeFileSync(path.join(dir, 'cyclic.json'), cyclic);
     writeFileSync(path.join(dir, 'broken.json'), '{"userStories": [');

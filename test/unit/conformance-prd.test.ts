@@ -8,10 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { analyzePrd, type PrdAnalysis } from '../../src/core/prd/index';
+import { copyBuiltCli } from './helpers';
 
 const corpus = path.resolve(__dirname, '../../../shared/fixtures/real/prd');
 
@@ -133,8 +134,7 @@ describe('conformance: real prd.json files (../shared/fixtures/real/prd)', funct
   before(() => {
     assert.ok(existsSync(built), 'dist/cli.js is missing: run `npm run build` (npm test builds before the unit tier)');
     dir = mkdtempSync(path.join(tmpdir(), 'ralph-conformance-'));
-    cliPath = path.join(dir, 'cli.js');
-    copyFileSync(built, cliPath);
+    cliPath = copyBuiltCli(dir);
   });
   after(() => dir && rmSync(dir, { recursive: true, force: true }));
 

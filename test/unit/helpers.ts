@@ -1,5 +1,6 @@
 /** Builders and small utilities shared by the unit tests. */
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { runCli } from '../../src/cli/main';
 import { analyzePrd, type PrdAnalysis } from '../../src/core/prd/index';
 import type { Problem, ProblemCode } from '../../src/core/prd/problems';
@@ -129,4 +130,16 @@ function cliAny(argv: string[], files: Record<string, string | Uint8Array> | 'di
     },
   });
   return { code, stdout, stderr, out: () => stdout, err: () => stderr };
+}
+
+/**
+ * A private copy of the built CLI in `dir` (dist/cli.js and the command bundles in dist/cli/), so
+ * that a concurrent `npm run build`, which empties dist/, cannot pull it away mid-test. Returns
+ * the copy of cli.js.
+ */
+export function copyBuiltCli(dir: string): string {
+  const dist = path.resolve(__dirname, '../../dist');
+  cpSync(path.join(dist, 'cli.js'), path.join(dir, 'cli.js'));
+  cpSync(path.join(dist, 'cli'), path.join(dir, 'cli'), { recursive: true });
+  return path.join(dir, 'cli.js');
 }
