@@ -34,6 +34,20 @@ export function planSources(issues: readonly IssueArtifacts[]): { issue: IssueAr
   return undefined;
 }
 
+/**
+ * A backtick fence longer than any run of backticks in `text` (at least 4): CommonMark closes a
+ * fence only with a run at least as long as the opening one, so the quoted plan cannot end it.
+ */
+export function fenceFor(text: string): string {
+  let longest = 0;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    run = text.charCodeAt(i) === 96 ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  return '`'.repeat(Math.max(4, longest + 1));
+}
+
 /** The markdown section. */
 export function issuePlanSection(p: IssuePlanInput): string {
   const lines = [`## GitHub issue #${p.issue}${p.title ? ` — ${p.title.replace(/\s+/g, ' ')}` : ''}`, ''];
@@ -41,6 +55,8 @@ export function issuePlanSection(p: IssuePlanInput): string {
   if (p.researchPath) {
     lines.push(`Research document: \`${p.researchPath}\``);
   }
-  lines.push('', `First ${PLAN_LINES} lines of the plan${p.planTruncated ? ' (read the file for the rest)' : ''}:`, '', '````markdown', p.planHead.replace(/\s+$/, ''), '````');
+  const head = p.planHead.trimEnd();
+  const fence = fenceFor(head);
+  lines.push('', `First ${PLAN_LINES} lines of the plan${p.planTruncated ? ' (read the file for the rest)' : ''}:`, '', `${fence}markdown`, head, fence);
   return lines.join('\n');
 }
