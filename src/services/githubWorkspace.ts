@@ -9,6 +9,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ArtifactEntry, IssueArtifacts } from '../core/artifacts/issueArtifacts';
+import { artifactBadgeOf } from '../core/artifacts/badge';
 import { artifactOfPath } from '../core/artifacts/discovery';
 import type { PlannedComment } from '../core/artifacts/selfHeal';
 import { issueFieldsOf, issuesOfStory } from '../core/artifacts/storyIssues';
@@ -159,28 +160,16 @@ export class GitHubWorkspace extends Disposable {
 
   /**
    * Artifact status per story id (for the task graph's badge): for each story with an issue,
-   * the status of research, plan, review and implementation of its first issue, and its warnings
-   * (missing prerequisites).
+   * the status of research, plan, group plan, review and implementation of its first issue, and
+   * its warnings (missing prerequisites).
    */
   artifactStatusByStory(folderUri: vscode.Uri): Map<string, StoryArtifactStatus> {
     const out = new Map<string, StoryArtifactStatus>();
     const r = this.folders.get(folderUri.toString())?.result;
     for (const i of r?.issues ?? []) {
-      const best = (slot: string): ArtifactEntry | undefined => {
-        const of = i.artifacts.filter((a) => (a.kind === 'group-plan' ? 'plan' : a.kind) === slot);
-        return of.find((a) => a.status === 'linked' && a.path) ?? of.find((a) => a.status === 'linked') ?? of.find((a) => a.status === 'on-disk') ?? of[0];
-      };
       for (const id of r?.storiesByIssue.get(i.number) ?? []) {
         if (!out.has(id)) {
-          out.set(id, {
-            issue: i.number,
-            research: best('research')?.status ?? 'missing',
-            plan: best('plan')?.status ?? 'missing',
-            review: best('review')?.status ?? 'missing',
-            implementation: best('implementation')?.status ?? 'missing',
-            verdict: best('review')?.verdict,
-            warnings: [...i.warnings],
-          });
+          out.set(id, artifactBadgeOf(i));
         }
       }
     }

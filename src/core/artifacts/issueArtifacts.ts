@@ -4,7 +4,7 @@
  * local files exist and what verdict a review document on disk carries.
  */
 import type { DiskArtifact } from './discovery';
-import { type ArtifactComment, type ArtifactKind, type IssueComment, KIND_LABELS, scanComments, type Verdict } from './protocol';
+import { type ArtifactKind, type IssueComment, KIND_LABELS, scanComments, type Verdict } from './protocol';
 import { mapArtifactUrl, type RepoRef } from './url';
 
 export type ArtifactStatus = 'linked' | 'on-disk' | 'missing';
@@ -52,23 +52,14 @@ export interface AssembleInput {
   readonly diskVerdicts?: ReadonlyMap<string, Verdict>;
 }
 
-type Slot = 'research' | 'plan' | 'review' | 'implementation';
-const SLOTS: readonly Slot[] = ['research', 'plan', 'review', 'implementation'];
+/**
+ * One slot per kind, in the view's order. An issue's own plan and a group plan that also names
+ * the issue are separate (issue 16): neither hides the other. A group plan is listed only when
+ * there is one (most issues have none), never as "missing".
+ */
+const SLOTS: readonly ArtifactKind[] = ['research', 'plan', 'group-plan', 'review', 'implementation'];
 
-function slotOf(kind: ArtifactKind): Slot {
-  return kind === 'group-plan' ? 'plan' : kind;
-}
-
-function newest(a: ArtifactComment | undefined, b: ArtifactComment | undefined): ArtifactComment | undefined {
-  if (!a || !b) {
-    return a ?? b;
-  }
-  const ta = Date.parse(a.createdAt ?? '') || 0;
-  const tb = Date.parse(b.createdAt ?? '') || 0;
-  return ta > tb || (ta === tb && a.commentId > b.commentId) ? a : b;
-}
-
-/** The artifacts of an issue, one slot per kind (a plan slot holds a plan or a group plan). */
+/** The artifacts of an issue, one slot per kind. */
 export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEntry[]; warnings: string[] } {
   const artifacts: ArtifactEntry[] = [];
   const warnings: string[] = [];
@@ -76,10 +67,11 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
   for (const ig of scanned?.ignored ?? []) {
     warnings.push(`Comment ${ig.commentUrl ?? `#${ig.commentId}`} ${ig.reason}.`);
   }
+  // An issue covered by a group plan only does not list its own plan as missing.
+  const hasGroupPlan = scanned?.latest.has('group-plan') || input.disk.some((d) => d.kind === 'group-plan');
   for (const slot of SLOTS) {
-    const comment =
-      slot === 'plan' ? newest(scanned?.latest.get('plan'), scanned?.latest.get('group-plan')) : scanned?.latest.get(slot);
-    const onDisk = input.disk.filter((d) => slotOf(d.kind) === slot);
+    const comment = scanned?.latest.get(slot);
+    const onDisk = input.disk.filter((d) => d.kind === slot);
     let linkedPath: string | undefined;
     if (comment) {
       for (const n of comment.notes) {
@@ -121,7 +113,7 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
           path: d.path,
           verdict: d.kind === 'review' ? input.diskVerdicts?.get(d.path) : undefined,
         });
-      } else if (!comment) {
+      } else if (!comment && slot !== 'group-plan' && !(slot === 'plan' && hasGroupPlan)) {
         artifacts.push({ kind: slot, status: 'missing' });
       }
     }
@@ -129,8 +121,10 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
   return { artifacts, warnings };
 }
 
-function present(artifacts: readonly ArtifactEntry[], slot: Slot): ArtifactEntry | undefined {
-  return artifacts.find((a) => slotOf(a.kind) === slot && a.status !== 'missing');
+/** A plan of the issue's own, else a group plan that names it: either lets the pipeline go on. */
+function present(artifacts: readonly ArtifactEntry[], slot: 'research' | 'plan' | 'review' | 'implementation'): ArtifactEntry | undefined {
+  const of = (kind: ArtifactKind): ArtifactEntry | undefined => artifacts.find((a) => a.kind === kind && a.status !== 'missing');
+  return slot === 'plan' ? (of('plan') ?? of('group-plan')) : of(slot);
 }
 
 /** The phase that comes next, and warnings for missing prerequisites. */

@@ -4,12 +4,15 @@
  * path. Pure: the caller reads the files.
  */
 import type { IssueArtifacts } from './issueArtifacts';
+import type { ArtifactKind } from './protocol';
 
 export interface IssuePlanInput {
   readonly issue: number;
   readonly title?: string;
-  /** Workspace-relative path of the plan (or group plan). */
+  /** Workspace-relative path of the plan: the issue's own, else a group plan that names it. */
   readonly planPath: string;
+  /** A group plan that also names the issue, when the quoted plan is the issue's own. */
+  readonly groupPlanPath?: string;
   /** The plan's first lines (at most `PLAN_LINES`). */
   readonly planHead: string;
   /** True when the plan has more lines than were included. */
@@ -20,15 +23,29 @@ export interface IssuePlanInput {
 
 export const PLAN_LINES = 100;
 
-/** The local plan and research of the first issue that has a plan on disk (linked preferred). */
-export function planSources(issues: readonly IssueArtifacts[]): { issue: IssueArtifacts; planPath: string; researchPath?: string; reviewVerdict?: string } | undefined {
+export interface PlanSources {
+  readonly issue: IssueArtifacts;
+  readonly planPath: string;
+  readonly groupPlanPath?: string;
+  readonly researchPath?: string;
+  readonly reviewVerdict?: string;
+}
+
+/**
+ * The local plan and research of the first issue that has a plan on disk (linked preferred): the
+ * issue's own plan first, a group plan that names the issue otherwise; with both, the group plan
+ * is named beside it.
+ */
+export function planSources(issues: readonly IssueArtifacts[]): PlanSources | undefined {
   for (const issue of issues) {
-    const local = (kinds: string[]): string | undefined =>
-      (issue.artifacts.find((a) => kinds.includes(a.kind) && a.status === 'linked' && a.path) ?? issue.artifacts.find((a) => kinds.includes(a.kind) && a.status === 'on-disk' && a.path))?.path;
-    const planPath = local(['plan', 'group-plan']);
+    const local = (kind: ArtifactKind): string | undefined =>
+      (issue.artifacts.find((a) => a.kind === kind && a.status === 'linked' && a.path) ?? issue.artifacts.find((a) => a.kind === kind && a.status === 'on-disk' && a.path))?.path;
+    const own = local('plan');
+    const group = local('group-plan');
+    const planPath = own ?? group;
     if (planPath) {
       const review = issue.artifacts.find((a) => a.kind === 'review' && a.verdict);
-      return { issue, planPath, researchPath: local(['research']), reviewVerdict: review?.verdict };
+      return { issue, planPath, groupPlanPath: own ? group : undefined, researchPath: local('research'), reviewVerdict: review?.verdict };
     }
   }
   return undefined;
@@ -52,6 +69,9 @@ export function fenceFor(text: string): string {
 export function issuePlanSection(p: IssuePlanInput): string {
   const lines = [`## GitHub issue #${p.issue}${p.title ? ` — ${p.title.replace(/\s+/g, ' ')}` : ''}`, ''];
   lines.push(`Implementation plan: \`${p.planPath}\`${p.reviewVerdict ? ` (plan review: ${p.reviewVerdict})` : ''}`);
+  if (p.groupPlanPath) {
+    lines.push(`Group implementation plan (covers this issue too): \`${p.groupPlanPath}\``);
+  }
   if (p.researchPath) {
     lines.push(`Research document: \`${p.researchPath}\``);
   }

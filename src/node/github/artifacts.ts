@@ -215,7 +215,7 @@ export async function readIssuePlan(root: string, issues: readonly IssueArtifact
     if (!r) {
       return undefined;
     }
-    return { issue: src.issue.number, title: src.issue.title, planPath: src.planPath, planHead: r.text, planTruncated: r.truncated, researchPath: src.researchPath, reviewVerdict: src.reviewVerdict };
+    return { issue: src.issue.number, title: src.issue.title, planPath: src.planPath, groupPlanPath: src.groupPlanPath, planHead: r.text, planTruncated: r.truncated, researchPath: src.researchPath, reviewVerdict: src.reviewVerdict };
   } catch {
     return undefined;
   }
