@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ArtifactEntry, IssueArtifacts } from '../core/artifacts/issueArtifacts';
 import { artifactBadgeOf } from '../core/artifacts/badge';
+import { trustRulesFrom, type TrustRules } from '../core/artifacts/trust';
 import { artifactOfPath } from '../core/artifacts/discovery';
 import type { PlannedComment } from '../core/artifacts/selfHeal';
 import { issueFieldsOf, issuesOfStory } from '../core/artifacts/storyIssues';
@@ -47,6 +48,8 @@ export interface FolderIssues {
 
 interface FolderState {
   repo?: RepoRef;
+  /** Who may link documents and which may be read (the trust settings at the last refresh). */
+  trust?: TrustRules;
   client?: GitHubClient;
   clientKey?: string;
   result?: FolderIssues;
@@ -179,7 +182,7 @@ export class GitHubWorkspace extends Disposable {
   /** The prompt's plan input for a story: its issue's plan (first 100 lines) and research path. */
   async issuePlanFor(folder: vscode.WorkspaceFolder, storyId: string): Promise<IssuePlanInput | undefined> {
     await this.whenIdle();
-    return readIssuePlan(folder.uri.fsPath, this.artifactsForStory(folder.uri, storyId));
+    return readIssuePlan(folder.uri.fsPath, this.artifactsForStory(folder.uri, storyId), this.folders.get(folder.uri.toString())?.trust);
   }
 
   /** Issue numbers of a folder: stories, then issues the user added. */
@@ -308,8 +311,13 @@ export class GitHubWorkspace extends Disposable {
         }
       }
     }
+    const { rules: trust, notes } = trustRulesFrom(readSetting('githubTrustedAuthors', folder.uri), readSetting('githubArtifactFolders', folder.uri));
+    for (const n of notes) {
+      this.log.warn(`[github] ${folder.name}: ${n}`);
+    }
+    state.trust = trust;
     const before = client?.requestCount ?? 0;
-    const read = await readIssues({ root: folder.uri.fsPath, repo, client, issues: numbers });
+    const read = await readIssues({ root: folder.uri.fsPath, repo, client, issues: numbers, trust });
     const failures = read.filter((r) => r.errorKind !== undefined);
     if (!notice && failures.length > 0) {
       const worst = failures.find((f) => f.errorKind === 'rate-limit') ?? failures.find((f) => f.errorKind === 'auth') ?? failures.find((f) => f.errorKind === 'network' || f.errorKind === 'timeout');

@@ -4,7 +4,8 @@
  * local files exist and what verdict a review document on disk carries.
  */
 import type { DiskArtifact } from './discovery';
-import { type ArtifactKind, type IssueComment, KIND_LABELS, scanComments, type Verdict } from './protocol';
+import { type ArtifactComment, type ArtifactKind, type IssueComment, KIND_LABELS, scanComments, type Verdict } from './protocol';
+import { DEFAULT_TRUST, refusedDocument, type TrustRules, untrustedAuthor } from './trust';
 import { mapArtifactUrl, type RepoRef } from './url';
 
 export type ArtifactStatus = 'linked' | 'on-disk' | 'missing';
@@ -15,9 +16,11 @@ export interface ArtifactEntry {
   readonly status: ArtifactStatus;
   /** The document's URL (from the comment). */
   readonly url?: string;
-  /** The comment that links it. */
+  /** The comment that links it, and its author (login, `author_association`). */
   readonly commentUrl?: string;
   readonly commentId?: number;
+  readonly author?: string;
+  readonly authorAssociation?: string;
   /** Workspace-relative, `/`-separated; only for a file inside the workspace that exists. */
   readonly path?: string;
   readonly verdict?: Verdict;
@@ -50,6 +53,8 @@ export interface AssembleInput {
   readonly isLocalFile: (path: string) => boolean;
   /** Verdicts read from review documents on disk, by path. */
   readonly diskVerdicts?: ReadonlyMap<string, Verdict>;
+  /** Who may link documents and which documents may be read (default: DEFAULT_TRUST). */
+  readonly trust?: TrustRules;
 }
 
 /**
@@ -59,6 +64,31 @@ export interface AssembleInput {
  */
 const SLOTS: readonly ArtifactKind[] = ['research', 'plan', 'group-plan', 'review', 'implementation'];
 
+/** At most this many "not followed" warnings per issue (a flood of comments says so in one line). */
+const MAX_UNTRUSTED_WARNINGS = 5;
+
+/**
+ * The newest comment of each kind among those whose author may link documents; every other
+ * artifact comment gets a warning that says who wrote it and why it was not followed.
+ */
+function trustedLatest(all: readonly ArtifactComment[], trust: TrustRules, warnings: string[]): Map<ArtifactKind, ArtifactComment> {
+  const latest = new Map<ArtifactKind, ArtifactComment>();
+  let untrusted = 0;
+  for (const c of all) {
+    const why = untrustedAuthor(c, trust);
+    if (why === undefined) {
+      latest.set(c.kind, c);
+    } else if (++untrusted <= MAX_UNTRUSTED_WARNINGS) {
+      const who = `${c.author ? `@${c.author}` : 'an unknown author'} (${(c.authorAssociation ?? 'NONE').toUpperCase()})`;
+      warnings.push(`${KIND_LABELS[c.kind]} comment ${c.commentUrl ?? `#${c.commentId}`} by ${who} was not followed: ${why}.`);
+    }
+  }
+  if (untrusted > MAX_UNTRUSTED_WARNINGS) {
+    warnings.push(`${untrusted - MAX_UNTRUSTED_WARNINGS} more artifact comments by untrusted authors were not followed.`);
+  }
+  return latest;
+}
+
 /** The artifacts of an issue, one slot per kind. */
 export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEntry[]; warnings: string[] } {
   const artifacts: ArtifactEntry[] = [];
@@ -67,10 +97,12 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
   for (const ig of scanned?.ignored ?? []) {
     warnings.push(`Comment ${ig.commentUrl ?? `#${ig.commentId}`} ${ig.reason}.`);
   }
+  const trust = input.trust ?? DEFAULT_TRUST;
+  const latest = trustedLatest(scanned?.all ?? [], trust, warnings);
   // An issue covered by a group plan only does not list its own plan as missing.
-  const hasGroupPlan = scanned?.latest.has('group-plan') || input.disk.some((d) => d.kind === 'group-plan');
+  const hasGroupPlan = latest.has('group-plan') || input.disk.some((d) => d.kind === 'group-plan');
   for (const slot of SLOTS) {
-    const comment = scanned?.latest.get(slot);
+    const comment = latest.get(slot);
     const onDisk = input.disk.filter((d) => d.kind === slot);
     let linkedPath: string | undefined;
     if (comment) {
@@ -79,7 +111,11 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
       }
       const mapped = comment.url ? mapArtifactUrl(comment.url, input.repo) : undefined;
       let remoteReason: string | undefined;
-      if (mapped?.local) {
+      const refused = mapped?.local ? refusedDocument(mapped.path, trust) : undefined;
+      if (mapped?.local && refused) {
+        remoteReason = refused;
+        warnings.push(`${KIND_LABELS[comment.kind]} comment ${comment.commentUrl ?? `#${comment.commentId}`} links ${mapped.path}, which is not read: ${refused}.`);
+      } else if (mapped?.local) {
         if (input.isLocalFile(mapped.path)) {
           linkedPath = mapped.path;
         } else {
@@ -96,6 +132,8 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
         url: comment.url,
         commentUrl: comment.commentUrl,
         commentId: comment.commentId,
+        author: comment.author,
+        authorAssociation: comment.authorAssociation,
         path: linkedPath,
         verdict,
         summary: comment.summary,

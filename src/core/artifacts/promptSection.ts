@@ -3,7 +3,7 @@
  * on-disk) plan, the agent gets the plan's path and its first lines, and the research document's
  * path. Pure: the caller reads the files.
  */
-import type { IssueArtifacts } from './issueArtifacts';
+import type { ArtifactEntry, IssueArtifacts } from './issueArtifacts';
 import type { ArtifactKind } from './protocol';
 
 export interface IssuePlanInput {
@@ -19,12 +19,16 @@ export interface IssuePlanInput {
   readonly planTruncated: boolean;
   readonly researchPath?: string;
   readonly reviewVerdict?: string;
+  /** The comment that linked the plan (undefined: found on disk by its file name). */
+  readonly linkedBy?: { readonly commentUrl?: string; readonly author?: string; readonly association?: string };
 }
 
 export const PLAN_LINES = 100;
 
 export interface PlanSources {
   readonly issue: IssueArtifacts;
+  /** The entry of the quoted plan (its comment and author when linked). */
+  readonly planEntry: ArtifactEntry;
   readonly planPath: string;
   readonly groupPlanPath?: string;
   readonly researchPath?: string;
@@ -38,14 +42,14 @@ export interface PlanSources {
  */
 export function planSources(issues: readonly IssueArtifacts[]): PlanSources | undefined {
   for (const issue of issues) {
-    const local = (kind: ArtifactKind): string | undefined =>
-      (issue.artifacts.find((a) => a.kind === kind && a.status === 'linked' && a.path) ?? issue.artifacts.find((a) => a.kind === kind && a.status === 'on-disk' && a.path))?.path;
+    const local = (kind: ArtifactKind): ArtifactEntry | undefined =>
+      issue.artifacts.find((a) => a.kind === kind && a.status === 'linked' && a.path) ?? issue.artifacts.find((a) => a.kind === kind && a.status === 'on-disk' && a.path);
     const own = local('plan');
     const group = local('group-plan');
-    const planPath = own ?? group;
-    if (planPath) {
+    const planEntry = own ?? group;
+    if (planEntry?.path) {
       const review = issue.artifacts.find((a) => a.kind === 'review' && a.verdict);
-      return { issue, planPath, groupPlanPath: own ? group : undefined, researchPath: local('research'), reviewVerdict: review?.verdict };
+      return { issue, planEntry, planPath: planEntry.path, groupPlanPath: own ? group?.path : undefined, researchPath: local('research')?.path, reviewVerdict: review?.verdict };
     }
   }
   return undefined;
@@ -65,10 +69,23 @@ export function fenceFor(text: string): string {
   return '`'.repeat(Math.max(4, longest + 1));
 }
 
+/** Who linked the plan, said so the agent (and a person reading the prompt) can check it. */
+function linkedByLine(by: IssuePlanInput['linkedBy']): string {
+  if (!by) {
+    return 'Found by its file name (no issue comment links it).';
+  }
+  // GitHub logins are letters, digits and -, apps end in [bot]; anything else is dropped.
+  const author = by.author ? `@${by.author.replace(/[^\w.[\]-]/g, '')}` : 'an unknown author';
+  const association = by.association ? ` (${by.association.replace(/[^A-Z_]/gi, '')})` : '';
+  const url = by.commentUrl && /^https:\/\/[^\s`<>]+$/.test(by.commentUrl) ? ` in ${by.commentUrl}` : '';
+  return `Linked by ${author}${association}${url}.`;
+}
+
 /** The markdown section. */
 export function issuePlanSection(p: IssuePlanInput): string {
   const lines = [`## GitHub issue #${p.issue}${p.title ? ` — ${p.title.replace(/\s+/g, ' ')}` : ''}`, ''];
   lines.push(`Implementation plan: \`${p.planPath}\`${p.reviewVerdict ? ` (plan review: ${p.reviewVerdict})` : ''}`);
+  lines.push(linkedByLine(p.linkedBy));
   if (p.groupPlanPath) {
     lines.push(`Group implementation plan (covers this issue too): \`${p.groupPlanPath}\``);
   }
