@@ -33,7 +33,7 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(10)} ${indent(c.summary, 13)}`).join('\
 ${prdOptionsUsage}`;
 
 /** Options any command takes a value for: their values are never the command word. */
-const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep'] as const;
+const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url'] as const;
 
 /** The command word: the first positional argument, wherever it is among the options. */
 export function commandWord(argv: readonly string[]): string | undefined {
