@@ -38,9 +38,7 @@ const KNOWN_SUPER_LINEAR = [
   'src/core/agentsMd.ts',
   'src/core/pin/format.ts',
   'src/core/pin/scan.ts',
-  'src/core/prd/graphEdits.ts',
   'src/core/progress/lines.ts',
-  'src/core/progress/parse.ts',
 ];
 
 const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((b) => `node:${b}`)]);
