@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { artifactBadgeOf } from '../../src/core/artifacts/badge';
 import { discoverOnDisk } from '../../src/core/artifacts/discovery';
-import { issueArtifacts } from '../../src/core/artifacts/issueArtifacts';
+import { issueArtifacts, type IssueArtifacts } from '../../src/core/artifacts/issueArtifacts';
 import type { IssueComment } from '../../src/core/artifacts/protocol';
 import { issuePlanSection, planSources } from '../../src/core/artifacts/promptSection';
 import { artifactBadgeView } from '../../webview-ui/src/graph/artifactBadge';
@@ -51,15 +51,18 @@ describe("an issue's own plan beside a group plan that names it", () => {
   const own = 'thoughts/shared/plans/2026-11-16-GH-0042-priorities.md';
   const group = 'thoughts/shared/plans/2026-11-17-group-GH-0042-GH-0043-notifications.md';
   const comment = (id: number, body: string, at: string): IssueComment => ({ id, body, created_at: at, html_url: `https://github.com/acme/taskflow/issues/42#issuecomment-${id}`, author_association: 'OWNER', user: { login: 'lead' } });
-
-  it('both linked comments stay: plan and group plan are separate kinds (view, --json)', () => {
-    const issue = issueArtifacts({
+  /** Issue 42 with its own plan and then a group plan, both linked by comments. */
+  const bothLinked = (): IssueArtifacts =>
+    issueArtifacts({
       number: 42,
       comments: [comment(1, `## Implementation Plan\n\n${blob(own)}`, '2026-11-16T10:00:00Z'), comment(2, `## Group Implementation Plan\n\n${blob(group)}`, '2026-11-17T10:00:00Z')],
       disk: [],
       repo,
       isLocalFile: () => true,
     });
+
+  it('both linked comments stay: plan and group plan are separate kinds (view, --json)', () => {
+    const issue = bothLinked();
     const linked = issue.artifacts.filter((a) => a.status === 'linked').map((a) => [a.kind, a.path]);
     assert.deepEqual(linked, [
       ['plan', own],
@@ -92,13 +95,7 @@ describe("an issue's own plan beside a group plan that names it", () => {
   });
 
   it("the prompt quotes the issue's own plan and names the group plan", () => {
-    const issue = issueArtifacts({
-      number: 42,
-      comments: [comment(1, `## Implementation Plan\n\n${blob(own)}`, '2026-11-16T10:00:00Z'), comment(2, `## Group Implementation Plan\n\n${blob(group)}`, '2026-11-17T10:00:00Z')],
-      disk: [],
-      repo,
-      isLocalFile: () => true,
-    });
+    const issue = bothLinked();
     const src = planSources([issue]);
     assert.equal(src?.planPath, own);
     assert.equal(src?.groupPlanPath, group);
