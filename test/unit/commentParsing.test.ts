@@ -5,6 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { listHeadings } from '../../src/core/agentsMd';
 import { scanWork } from '../../src/core/artifacts/commentText';
 import { parseArtifactComment, selfHealBody, verdictFromDocument } from '../../src/core/artifacts/protocol';
 import { blobUrl, mapArtifactUrl } from '../../src/core/artifacts/url';
@@ -88,5 +89,21 @@ describe('comment parsing is linear', () => {
     assert.ok(work(hostile) <= 40 * hostile.length);
     const mb = `## Implementation Plan\n\n${'[https://a](https://b) <a x> verdict: '.repeat(30_000)}`;
     assert.ok(work(mb) <= 40 * mb.length);
+  });
+});
+
+describe('workspace files read without backtracking', () => {
+  it('property: AGENTS.md headings read by hand are the headings the old expression found', () => {
+    const OLD = /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
+    const piece = fc.constantFrom('#', '##', '###', '#######', ' ', '\t', 'a', 'Title', '#x', ' #', '  ##  ', '`');
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 10 }), (parts) => {
+        const line = `#${parts.join('')}`;
+        const m = OLD.exec(line);
+        const got = listHeadings(line);
+        assert.deepEqual(got.map((h) => [h.level, h.text]), m ? [[m[1].length, m[2].trim()]] : [], JSON.stringify(line));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
