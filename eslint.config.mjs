@@ -35,7 +35,6 @@ function layerOf(rel) {
 /** Files whose regular expressions can still backtrack polynomially (see the rule below). */
 const KNOWN_SUPER_LINEAR = [
   'src/core/pin/format.ts',
-  'src/core/pin/scan.ts',
   'src/core/progress/lines.ts',
 ];
 
