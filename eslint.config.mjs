@@ -2,6 +2,7 @@
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import regexpPlugin from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
@@ -30,6 +31,12 @@ function layerOf(rel) {
   if (!m) return undefined;
   return m[2] === '/' ? `src/${m[1]}` : `src/${m[1].replace(/\.(ts|js)$/, '')}`;
 }
+
+/** Files whose regular expressions can still backtrack polynomially (see the rule below). */
+const KNOWN_SUPER_LINEAR = [
+  'src/core/pin/format.ts',
+  'src/core/progress/lines.ts',
+];
 
 const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((b) => `node:${b}`)]);
 
@@ -86,6 +93,24 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'webview-ui/**/*.ts'],
     plugins: { ralph: { rules: { layers: layersRule } } },
     rules: { 'ralph/layers': ['error', LAYERS] },
+  },
+  // No regular expression whose time can grow faster than its input (issue 16): text from GitHub
+  // and workspace files reaches these, and a polynomial match blocks the extension host's thread.
+  // KNOWN_SUPER_LINEAR lists the files whose expressions are still to be rewritten (each reads
+  // one line of a workspace file at a time); a file leaves the list when it is fixed.
+  {
+    files: ['src/**/*.ts', 'webview-ui/**/*.ts'],
+    ignores: KNOWN_SUPER_LINEAR,
+    plugins: { regexp: regexpPlugin },
+    rules: { 'regexp/no-super-linear-backtracking': ['error', { report: 'certain' }] },
+  },
+  // Comment text from GitHub is read by a linear scanner: not even a quadratic move (a pattern
+  // tried from every position) is allowed there.
+  {
+    files: ['src/core/artifacts/**/*.ts', 'src/node/github/**/*.ts', 'src/cli/context.ts'],
+    ignores: ['src/core/artifacts/url.ts', 'src/node/github/client.ts'],
+    plugins: { regexp: regexpPlugin },
+    rules: { 'regexp/no-super-linear-move': ['error', { report: 'certain', ignoreSticky: true, ignorePartial: false }] },
   },
   {
     files: ['**/*.mjs'],

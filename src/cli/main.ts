@@ -61,7 +61,7 @@ ${prdOptionsUsage}`;
 }
 
 /** Options any command takes a value for: their values are never the command word. */
-const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep'] as const;
+const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url'] as const;
 
 /** The command word: the first positional argument, wherever it is among the options. */
 export function commandWord(argv: readonly string[]): string | undefined {

@@ -34,7 +34,37 @@ export interface MdHeading {
   readonly endLine: number;
 }
 
-const HEADING = /^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
+/**
+ * An ATX heading line (`## Title ##`): its level and text, read by hand (the expression
+ * `^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$` backtracks polynomially on long runs of spaces).
+ */
+function atxHeading(l: string): { level: number; text: string } | undefined {
+  let level = 0;
+  while (level < l.length && l.charCodeAt(level) === 35) {
+    level++;
+  }
+  const blank = (c: number): boolean => c === 32 || c === 9;
+  if (level < 1 || level > 6 || !blank(l.charCodeAt(level))) {
+    return undefined;
+  }
+  let start = level;
+  while (start < l.length && blank(l.charCodeAt(start))) {
+    start++;
+  }
+  let end = l.length;
+  while (end > start && blank(l.charCodeAt(end - 1))) {
+    end--;
+  }
+  // A closing run of # counts only after a blank inside the text.
+  let k = end;
+  while (k > start && l.charCodeAt(k - 1) === 35) {
+    k--;
+  }
+  if (k < end && k > start && blank(l.charCodeAt(k - 1))) {
+    end = k;
+  }
+  return { level, text: l.slice(start, end).trim() };
+}
 const FENCE = /^[ \t]{0,3}(```|~~~)/;
 
 /** ATX headings outside code fences, with the extent of their sections. */
@@ -48,9 +78,9 @@ export function listHeadings(text: string): MdHeading[] {
       fence = !fence;
       continue;
     }
-    const m = !fence && l.charCodeAt(0) === 35 ? HEADING.exec(l) : null;
-    if (m) {
-      found.push({ text: m[2].trim(), level: m[1].length, line: i });
+    const h = !fence && l.charCodeAt(0) === 35 ? atxHeading(l) : undefined;
+    if (h) {
+      found.push({ ...h, line: i });
     }
   }
   return found.map((h, k) => {

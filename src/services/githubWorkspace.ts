@@ -9,6 +9,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ArtifactEntry, IssueArtifacts } from '../core/artifacts/issueArtifacts';
+import { artifactBadgeOf } from '../core/artifacts/badge';
+import { trustRulesFrom, type TrustRules } from '../core/artifacts/trust';
 import { artifactOfPath } from '../core/artifacts/discovery';
 import type { PlannedComment } from '../core/artifacts/selfHeal';
 import { issueFieldsOf, issuesOfStory } from '../core/artifacts/storyIssues';
@@ -46,6 +48,8 @@ export interface FolderIssues {
 
 interface FolderState {
   repo?: RepoRef;
+  /** Who may link documents and which may be read (the trust settings at the last refresh). */
+  trust?: TrustRules;
   client?: GitHubClient;
   clientKey?: string;
   result?: FolderIssues;
@@ -159,28 +163,16 @@ export class GitHubWorkspace extends Disposable {
 
   /**
    * Artifact status per story id (for the task graph's badge): for each story with an issue,
-   * the status of research, plan, review and implementation of its first issue, and its warnings
-   * (missing prerequisites).
+   * the status of research, plan, group plan, review and implementation of its first issue, and
+   * its warnings (missing prerequisites).
    */
   artifactStatusByStory(folderUri: vscode.Uri): Map<string, StoryArtifactStatus> {
     const out = new Map<string, StoryArtifactStatus>();
     const r = this.folders.get(folderUri.toString())?.result;
     for (const i of r?.issues ?? []) {
-      const best = (slot: string): ArtifactEntry | undefined => {
-        const of = i.artifacts.filter((a) => (a.kind === 'group-plan' ? 'plan' : a.kind) === slot);
-        return of.find((a) => a.status === 'linked' && a.path) ?? of.find((a) => a.status === 'linked') ?? of.find((a) => a.status === 'on-disk') ?? of[0];
-      };
       for (const id of r?.storiesByIssue.get(i.number) ?? []) {
         if (!out.has(id)) {
-          out.set(id, {
-            issue: i.number,
-            research: best('research')?.status ?? 'missing',
-            plan: best('plan')?.status ?? 'missing',
-            review: best('review')?.status ?? 'missing',
-            implementation: best('implementation')?.status ?? 'missing',
-            verdict: best('review')?.verdict,
-            warnings: [...i.warnings],
-          });
+          out.set(id, artifactBadgeOf(i));
         }
       }
     }
@@ -190,7 +182,7 @@ export class GitHubWorkspace extends Disposable {
   /** The prompt's plan input for a story: its issue's plan (first 100 lines) and research path. */
   async issuePlanFor(folder: vscode.WorkspaceFolder, storyId: string): Promise<IssuePlanInput | undefined> {
     await this.whenIdle();
-    return readIssuePlan(folder.uri.fsPath, this.artifactsForStory(folder.uri, storyId));
+    return readIssuePlan(folder.uri.fsPath, this.artifactsForStory(folder.uri, storyId), this.folders.get(folder.uri.toString())?.trust);
   }
 
   /** Issue numbers of a folder: stories, then issues the user added. */
@@ -319,8 +311,13 @@ export class GitHubWorkspace extends Disposable {
         }
       }
     }
+    const { rules: trust, notes } = trustRulesFrom(readSetting('githubTrustedAuthors', folder.uri), readSetting('githubArtifactFolders', folder.uri));
+    for (const n of notes) {
+      this.log.warn(`[github] ${folder.name}: ${n}`);
+    }
+    state.trust = trust;
     const before = client?.requestCount ?? 0;
-    const read = await readIssues({ root: folder.uri.fsPath, repo, client, issues: numbers });
+    const read = await readIssues({ root: folder.uri.fsPath, repo, client, issues: numbers, trust });
     const failures = read.filter((r) => r.errorKind !== undefined);
     if (!notice && failures.length > 0) {
       const worst = failures.find((f) => f.errorKind === 'rate-limit') ?? failures.find((f) => f.errorKind === 'auth') ?? failures.find((f) => f.errorKind === 'network' || f.errorKind === 'timeout');

@@ -15,7 +15,19 @@ export interface EmulatedComment {
   created_at: string;
   html_url: string;
   user: { login: string };
+  /** The REST field: the author's relation to the repository. */
+  author_association: AuthorAssociation;
 }
+
+export type AuthorAssociation = 'OWNER' | 'MEMBER' | 'COLLABORATOR' | 'CONTRIBUTOR' | 'FIRST_TIME_CONTRIBUTOR' | 'FIRST_TIMER' | 'MANNEQUIN' | 'NONE';
+
+/** Who writes a comment: by default the repository's owner (the bot the tests sign in as). */
+export interface CommentAuthor {
+  readonly login: string;
+  readonly association: AuthorAssociation;
+}
+
+export const OWNER_BOT: CommentAuthor = { login: 'ralph-bot', association: 'OWNER' };
 
 export interface EmulatedIssue {
   number: number;
@@ -98,8 +110,8 @@ export class GitHubEmulator {
     return issue;
   }
 
-  /** Adds a comment; each gets a later creation time than the one before. */
-  addComment(number: number, body: string): EmulatedComment {
+  /** Adds a comment (by the owner's bot unless `author` says otherwise); each gets a later creation time than the one before. */
+  addComment(number: number, body: string, author: CommentAuthor = OWNER_BOT): EmulatedComment {
     const issue = this.issues.get(number) ?? this.addIssue(number);
     this.clock += 60_000;
     const id = this.nextCommentId++;
@@ -108,7 +120,8 @@ export class GitHubEmulator {
       body,
       created_at: new Date(this.clock).toISOString(),
       html_url: `https://github.com/${this.owner}/${this.repo}/issues/${number}#issuecomment-${id}`,
-      user: { login: 'ralph-bot' },
+      user: { login: author.login },
+      author_association: author.association,
     };
     issue.comments.push(c);
     return c;

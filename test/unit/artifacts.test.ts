@@ -14,7 +14,7 @@ const repo = { owner: 'acme', repo: 'taskflow', host: 'github.com' };
 const blob = (path: string, r = 'main'): string => `https://github.com/acme/taskflow/blob/${r}/${path}`;
 let nextId = 1;
 function c(body: string, created = '2026-11-16T10:00:00Z', id = nextId++): IssueComment {
-  return { id, body, created_at: created, html_url: `https://github.com/acme/taskflow/issues/42#issuecomment-${id}` };
+  return { id, body, created_at: created, html_url: `https://github.com/acme/taskflow/issues/42#issuecomment-${id}`, author_association: 'OWNER', user: { login: 'lead' } };
 }
 function artifactOf(body: string): { artifact: ArtifactComment } {
   const p = parseArtifactComment(c(body));

@@ -7,9 +7,8 @@
 import { parseArgs } from 'node:util';
 import { PHASE_LABELS, type IssueArtifacts } from '../../core/artifacts/issueArtifacts';
 import { KIND_LABELS } from '../../core/artifacts/protocol';
-import { apiUrlForHost, parseRepoSlug, webHostForApiUrl, type RepoRef } from '../../core/artifacts/url';
-import { readIssues, repoFromGitRemote, selfHeal } from '../../node/github/artifacts';
-import { DEFAULT_API_URL, GitHubClient } from '../../node/github/client';
+import { readIssues, selfHeal } from '../../node/github/artifacts';
+import { openGitHub } from '../githubAccess';
 import type { CliCommand } from '../io';
 
 export interface ArtifactsIo {
@@ -127,39 +126,13 @@ export async function runArtifacts(argv: readonly string[], io: ArtifactsIo): Pr
   const cwd = io.cwd ?? process.cwd();
   // The workspace is the folder it runs in (as for ./prd.json): run it from the repository root.
   const root = cwd;
-  const apiArg = values['api-url']?.trim();
-  if (apiArg !== undefined && !/^https?:\/\/[^\s]+$/.test(apiArg)) {
-    io.stderr(`ralph-workbench artifacts: --api-url must be an http(s) URL such as https://HOST/api/v3\n`);
+  const gh = await openGitHub({ repo: values.repo, apiUrl: values['api-url'], offline: values.offline, env, root, clientOptions: io.clientOptions, prefix: 'ralph-workbench artifacts', stderr: io.stderr });
+  if ('error' in gh) {
+    io.stderr(gh.error);
     return 1;
   }
-  let repo: RepoRef | undefined;
-  if (values.repo !== undefined) {
-    repo = parseRepoSlug(values.repo, webHostForApiUrl(apiArg ?? DEFAULT_API_URL));
-    if (!repo) {
-      io.stderr(`ralph-workbench artifacts: --repo must be OWNER/REPO, got "${values.repo}"\n`);
-      return 1;
-    }
-  } else {
-    repo = await repoFromGitRemote(root);
-  }
-  const apiUrl = apiArg ?? (repo ? apiUrlForHost(repo.host) : DEFAULT_API_URL);
-  const token = (env.GH_TOKEN || env.GITHUB_TOKEN || '').trim() || undefined;
-
-  let offlineReason: string | undefined;
-  let failed = false;
-  if (values.offline) {
-    offlineReason = undefined;
-  } else if (!token) {
-    io.stderr('ralph-workbench artifacts: no GH_TOKEN or GITHUB_TOKEN: showing files on disk only (set one to read the issue comments).\n');
-  } else if (!repo) {
-    io.stderr('ralph-workbench artifacts: no GitHub repository: the origin remote is not on GitHub; pass --repo OWNER/REPO.\n');
-    offlineReason = 'No GitHub repository: pass --repo OWNER/REPO. Showing files on disk only.';
-    failed = true;
-  }
-  const client =
-    !values.offline && token && repo
-      ? new GitHubClient({ token, apiUrl, owner: repo.owner, repo: repo.repo, ...io.clientOptions, log: (m) => io.stderr(`ralph-workbench artifacts: ${m}\n`) })
-      : undefined;
+  const { repo, client, offlineReason } = gh;
+  let failed = gh.failed;
 
   let read = await readIssues({ root, repo, client, issues, offlineReason });
   if (values['self-heal'] && client && repo) {

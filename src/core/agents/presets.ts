@@ -189,6 +189,12 @@ export function resolveAgentCommand(s: AgentCommandSettings): AgentCommand {
 
 /** For `Get-Content … | agent …` (PowerShell) and `cat … | agent …` the program that matters is after the pipe. */
 function afterInputPipe(command: string): string {
-  const m = /^\s*(?:Get-Content|gc|cat|type)\b[^|]*\|\s*(.*)$/i.exec(command);
-  return m ? m[1] : command;
+  // The same as /^\s*(…)\b[^|]*\|\s*(.*)$/i without its backtracking \s*(.*) pair: the rest
+  // after the pipe, leading white space removed, when it is one line.
+  const m = /^\s*(?:Get-Content|gc|cat|type)\b[^|]*\|/i.exec(command);
+  if (!m) {
+    return command;
+  }
+  const rest = command.slice(m[0].length).trimStart();
+  return /[\n\r\u2028\u2029]/.test(rest) ? command : rest;
 }

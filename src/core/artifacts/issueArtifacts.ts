@@ -5,6 +5,7 @@
  */
 import type { DiskArtifact } from './discovery';
 import { type ArtifactComment, type ArtifactKind, type IssueComment, KIND_LABELS, scanComments, type Verdict } from './protocol';
+import { DEFAULT_TRUST, refusedDocument, type TrustRules, untrustedAuthor } from './trust';
 import { mapArtifactUrl, type RepoRef } from './url';
 
 export type ArtifactStatus = 'linked' | 'on-disk' | 'missing';
@@ -15,9 +16,11 @@ export interface ArtifactEntry {
   readonly status: ArtifactStatus;
   /** The document's URL (from the comment). */
   readonly url?: string;
-  /** The comment that links it. */
+  /** The comment that links it, and its author (login, `author_association`). */
   readonly commentUrl?: string;
   readonly commentId?: number;
+  readonly author?: string;
+  readonly authorAssociation?: string;
   /** Workspace-relative, `/`-separated; only for a file inside the workspace that exists. */
   readonly path?: string;
   readonly verdict?: Verdict;
@@ -50,25 +53,43 @@ export interface AssembleInput {
   readonly isLocalFile: (path: string) => boolean;
   /** Verdicts read from review documents on disk, by path. */
   readonly diskVerdicts?: ReadonlyMap<string, Verdict>;
+  /** Who may link documents and which documents may be read (default: DEFAULT_TRUST). */
+  readonly trust?: TrustRules;
 }
 
-type Slot = 'research' | 'plan' | 'review' | 'implementation';
-const SLOTS: readonly Slot[] = ['research', 'plan', 'review', 'implementation'];
+/**
+ * One slot per kind, in the view's order. An issue's own plan and a group plan that also names
+ * the issue are separate (issue 16): neither hides the other. A group plan is listed only when
+ * there is one (most issues have none), never as "missing".
+ */
+const SLOTS: readonly ArtifactKind[] = ['research', 'plan', 'group-plan', 'review', 'implementation'];
 
-function slotOf(kind: ArtifactKind): Slot {
-  return kind === 'group-plan' ? 'plan' : kind;
-}
+/** At most this many "not followed" warnings per issue (a flood of comments says so in one line). */
+const MAX_UNTRUSTED_WARNINGS = 5;
 
-function newest(a: ArtifactComment | undefined, b: ArtifactComment | undefined): ArtifactComment | undefined {
-  if (!a || !b) {
-    return a ?? b;
+/**
+ * The newest comment of each kind among those whose author may link documents; every other
+ * artifact comment gets a warning that says who wrote it and why it was not followed.
+ */
+function trustedLatest(all: readonly ArtifactComment[], trust: TrustRules, warnings: string[]): Map<ArtifactKind, ArtifactComment> {
+  const latest = new Map<ArtifactKind, ArtifactComment>();
+  let untrusted = 0;
+  for (const c of all) {
+    const why = untrustedAuthor(c, trust);
+    if (why === undefined) {
+      latest.set(c.kind, c);
+    } else if (++untrusted <= MAX_UNTRUSTED_WARNINGS) {
+      const who = `${c.author ? `@${c.author}` : 'an unknown author'} (${(c.authorAssociation ?? 'NONE').toUpperCase()})`;
+      warnings.push(`${KIND_LABELS[c.kind]} comment ${c.commentUrl ?? `#${c.commentId}`} by ${who} was not followed: ${why}.`);
+    }
   }
-  const ta = Date.parse(a.createdAt ?? '') || 0;
-  const tb = Date.parse(b.createdAt ?? '') || 0;
-  return ta > tb || (ta === tb && a.commentId > b.commentId) ? a : b;
+  if (untrusted > MAX_UNTRUSTED_WARNINGS) {
+    warnings.push(`${untrusted - MAX_UNTRUSTED_WARNINGS} more artifact comments by untrusted authors were not followed.`);
+  }
+  return latest;
 }
 
-/** The artifacts of an issue, one slot per kind (a plan slot holds a plan or a group plan). */
+/** The artifacts of an issue, one slot per kind. */
 export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEntry[]; warnings: string[] } {
   const artifacts: ArtifactEntry[] = [];
   const warnings: string[] = [];
@@ -76,10 +97,13 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
   for (const ig of scanned?.ignored ?? []) {
     warnings.push(`Comment ${ig.commentUrl ?? `#${ig.commentId}`} ${ig.reason}.`);
   }
+  const trust = input.trust ?? DEFAULT_TRUST;
+  const latest = trustedLatest(scanned?.all ?? [], trust, warnings);
+  // An issue covered by a group plan only does not list its own plan as missing.
+  const hasGroupPlan = latest.has('group-plan') || input.disk.some((d) => d.kind === 'group-plan');
   for (const slot of SLOTS) {
-    const comment =
-      slot === 'plan' ? newest(scanned?.latest.get('plan'), scanned?.latest.get('group-plan')) : scanned?.latest.get(slot);
-    const onDisk = input.disk.filter((d) => slotOf(d.kind) === slot);
+    const comment = latest.get(slot);
+    const onDisk = input.disk.filter((d) => d.kind === slot);
     let linkedPath: string | undefined;
     if (comment) {
       for (const n of comment.notes) {
@@ -87,7 +111,11 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
       }
       const mapped = comment.url ? mapArtifactUrl(comment.url, input.repo) : undefined;
       let remoteReason: string | undefined;
-      if (mapped?.local) {
+      const refused = mapped?.local ? refusedDocument(mapped.path, trust) : undefined;
+      if (mapped?.local && refused) {
+        remoteReason = refused;
+        warnings.push(`${KIND_LABELS[comment.kind]} comment ${comment.commentUrl ?? `#${comment.commentId}`} links ${mapped.path}, which is not read: ${refused}.`);
+      } else if (mapped?.local) {
         if (input.isLocalFile(mapped.path)) {
           linkedPath = mapped.path;
         } else {
@@ -104,6 +132,8 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
         url: comment.url,
         commentUrl: comment.commentUrl,
         commentId: comment.commentId,
+        author: comment.author,
+        authorAssociation: comment.authorAssociation,
         path: linkedPath,
         verdict,
         summary: comment.summary,
@@ -121,7 +151,7 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
           path: d.path,
           verdict: d.kind === 'review' ? input.diskVerdicts?.get(d.path) : undefined,
         });
-      } else if (!comment) {
+      } else if (!comment && slot !== 'group-plan' && !(slot === 'plan' && hasGroupPlan)) {
         artifacts.push({ kind: slot, status: 'missing' });
       }
     }
@@ -129,8 +159,10 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
   return { artifacts, warnings };
 }
 
-function present(artifacts: readonly ArtifactEntry[], slot: Slot): ArtifactEntry | undefined {
-  return artifacts.find((a) => slotOf(a.kind) === slot && a.status !== 'missing');
+/** A plan of the issue's own, else a group plan that names it: either lets the pipeline go on. */
+function present(artifacts: readonly ArtifactEntry[], slot: 'research' | 'plan' | 'review' | 'implementation'): ArtifactEntry | undefined {
+  const of = (kind: ArtifactKind): ArtifactEntry | undefined => artifacts.find((a) => a.kind === kind && a.status !== 'missing');
+  return slot === 'plan' ? (of('plan') ?? of('group-plan')) : of(slot);
 }
 
 /** The phase that comes next, and warnings for missing prerequisites. */

@@ -6,8 +6,10 @@
  * Pure: no I/O, no vscode.
  */
 
+import { linesOf, type Verdict, verdictOf, unquoted, urlsInLine, visibleLines } from './commentText';
+
+export type { Verdict } from './commentText';
 export type ArtifactKind = 'research' | 'plan' | 'group-plan' | 'review' | 'implementation';
-export type Verdict = 'APPROVED' | 'NEEDS_ITERATION';
 
 export const ARTIFACT_KINDS: readonly ArtifactKind[] = ['research', 'plan', 'group-plan', 'review', 'implementation'];
 
@@ -39,6 +41,8 @@ export interface IssueComment {
   readonly created_at?: string;
   readonly html_url?: string;
   readonly user?: { readonly login?: string } | null;
+  /** The author's relation to the repository (REST `author_association`): OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, … */
+  readonly author_association?: string | null;
 }
 
 export interface ArtifactComment {
@@ -46,7 +50,10 @@ export interface ArtifactComment {
   readonly commentId: number;
   readonly commentUrl?: string;
   readonly createdAt?: string;
-  /** The first URL after the header; undefined when the comment has none. */
+  /** The comment author's login and `author_association` (who may link what: trust.ts). */
+  readonly author?: string;
+  readonly authorAssociation?: string;
+  /** The first URL a reader sees after the header; undefined when the comment has none. */
   readonly url?: string;
   /** Up to three non-empty lines after the URL (the VERDICT line excluded). */
   readonly summary: readonly string[];
@@ -65,43 +72,38 @@ export interface IgnoredComment {
 
 export type ParsedComment = { readonly artifact: ArtifactComment } | { readonly ignored: IgnoredComment } | null;
 
-const URL_RE = /https?:\/\/[^\s<>()[\]"'`]+/i;
-const VERDICT_RE = /^\W*verdict\W*:?\W*(approved|needs[_ ]iteration)\b/i;
-
 /** The first http(s) URL in a line, trailing punctuation removed. */
 export function firstUrl(line: string): string | undefined {
-  const m = URL_RE.exec(line);
-  if (!m) {
-    return undefined;
-  }
-  return m[0].replace(/[.,;:!?*_]+$/, '');
-}
-
-function verdictOf(line: string): Verdict | undefined {
-  const m = VERDICT_RE.exec(line.trim());
-  if (!m) {
-    return undefined;
-  }
-  return m[1].toUpperCase().startsWith('APPROVED') ? 'APPROVED' : 'NEEDS_ITERATION';
+  return urlsInLine(line)[0]?.url;
 }
 
 /** Any line that is a header, quoted or indented or not. */
 function mentionedHeader(line: string): { kind: ArtifactKind; quoted: boolean } | undefined {
-  const t = line.trim();
-  const quoted = /^>/.test(t);
-  const bare = t.replace(/^(>\s*)+/, '').trimEnd();
-  const kind = headerToKind.get(bare);
+  if (!line.includes('## ')) {
+    return undefined;
+  }
+  const { text, quoted } = unquoted(line);
+  const kind = text.length <= LONGEST_HEADER ? headerToKind.get(text) : undefined;
   return kind ? { kind, quoted } : undefined;
 }
 
+/** GitHub's maximum comment body (characters). */
+export const MAX_COMMENT_CHARS = 65_536;
+
+const LONGEST_HEADER = Math.max(...ARTIFACT_KINDS.map((k) => HEADERS[k].length));
+
 /**
- * Reads one comment. Returns the artifact it links, or why a comment that mentions a header is
- * not an artifact comment (header not on the first line, quoted header), or null for an ordinary
- * comment.
+ * Reads one comment as a person sees it (issue 16): HTML comments, tags' attributes and link
+ * reference definitions are not read, and a link whose text shows a URL counts as that URL,
+ * never as its hidden target. Returns the artifact it links, or why a comment that mentions a
+ * header is not an artifact comment (header not on the first line, quoted header), or null for
+ * an ordinary comment. Linear in the comment's length.
  */
 export function parseArtifactComment(comment: IssueComment): ParsedComment {
-  const body = (comment.body ?? '').replace(/\r\n?/g, '\n');
-  const lines = body.split('\n');
+  const full = comment.body ?? '';
+  // GitHub refuses a longer body: anything beyond is not a comment GitHub sent, and is not read.
+  const body = full.length > MAX_COMMENT_CHARS ? full.slice(0, MAX_COMMENT_CHARS) : full;
+  const lines = visibleLines(body);
   let first = 0;
   while (first < lines.length && lines[first].trim() === '') {
     first++;
@@ -109,7 +111,8 @@ export function parseArtifactComment(comment: IssueComment): ParsedComment {
   if (first >= lines.length) {
     return null;
   }
-  const kind = headerToKind.get(lines[first].trimEnd());
+  const head = lines[first].trimEnd();
+  const kind = head.length <= LONGEST_HEADER ? headerToKind.get(head) : undefined;
   if (!kind) {
     for (let i = first; i < lines.length; i++) {
       const m = mentionedHeader(lines[i]);
@@ -134,17 +137,29 @@ export function parseArtifactComment(comment: IssueComment): ParsedComment {
     if (v && verdict === undefined) {
       verdict = v;
     }
-    const m = lines[i].match(new RegExp(URL_RE.source, 'gi'));
-    if (m) {
-      urls += m.length;
+    for (const u of urlsInLine(lines[i])) {
+      // A link's target is what a reader clicks, not what they read: when the link's text is
+      // itself a URL, that URL (already seen, it comes first) is the one that counts.
+      const shownUrl = u.linkText === undefined ? undefined : firstUrl(u.linkText);
+      if (shownUrl !== undefined) {
+        if (shownUrl !== u.url && url === shownUrl) {
+          notes.push(`the link on line ${i + 1} shows ${shownUrl} but points elsewhere: the URL shown is the artifact`);
+        }
+        continue;
+      }
+      urls++;
       if (url === undefined) {
-        url = firstUrl(lines[i]);
+        url = u.url;
         urlLine = i;
       }
     }
-    if (i > first + 1 && mentionedHeader(lines[i]) && !mentionedHeader(lines[i])?.quoted) {
+    const h = i > first + 1 ? mentionedHeader(lines[i]) : undefined;
+    if (h && !h.quoted) {
       notes.push(`line ${i + 1} starts another section (${lines[i].trim()}); only the first header counts`);
     }
+  }
+  if (body !== full) {
+    notes.push(`longer than ${MAX_COMMENT_CHARS} characters (GitHub's limit): only the start was read`);
   }
   if (url === undefined) {
     notes.push('no URL after the header');
@@ -172,6 +187,8 @@ export function parseArtifactComment(comment: IssueComment): ParsedComment {
       commentId: comment.id,
       commentUrl: comment.html_url,
       createdAt: comment.created_at,
+      author: comment.user?.login ?? undefined,
+      authorAssociation: comment.author_association ?? undefined,
       url,
       summary,
       verdict,
@@ -216,7 +233,7 @@ export function scanComments(comments: readonly IssueComment[]): ScannedComments
 
 /** The verdict written in a review document: front matter `verdict:` or a `VERDICT:` / `**Verdict: X**` line. */
 export function verdictFromDocument(text: string): Verdict | undefined {
-  for (const line of text.replace(/\r\n?/g, '\n').split('\n').slice(0, 60)) {
+  for (const line of linesOf(text).slice(0, 60)) {
     const v = verdictOf(line);
     if (v) {
       return v;

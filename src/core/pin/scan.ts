@@ -249,11 +249,11 @@ export function scanSource(path: string, text: string): FileScan {
   }
   // TS / JS (and the script part of .vue / .svelte).
   const ex =
-    /^[ \t]*export[ \t]+(?:default[ \t]+)?(?:declare[ \t]+)?(?:abstract[ \t]+)?(?:async[ \t]+)?(?:function\*?|class|const|let|var|interface|type|enum|namespace)[ \t]*\*?[ \t]*([A-Za-z_$][\w$]*)/gm;
+    /^[ \t]*export[ \t]+(?:default[ \t]+)?(?:declare[ \t]+)?(?:abstract[ \t]+)?(?:async[ \t]+)?(?:function\*?|class|const|let|var|interface|type|enum|namespace)[ \t]*(?:\*[ \t]*)?([A-Za-z_$][\w$]*)/gm;
   while ((m = ex.exec(text))) {
     exports.push(m[1]);
   }
-  const im = /\bfrom[ \t]*['"]([^'"\n]+)['"]|\bimport[ \t]*\(?[ \t]*['"]([^'"\n]+)['"]|\brequire[ \t]*\([ \t]*['"]([^'"\n]+)['"]/g;
+  const im = /\bfrom[ \t]*['"]([^'"\n]+)['"]|\bimport[ \t]*(?:\([ \t]*)?['"]([^'"\n]+)['"]|\brequire[ \t]*\([ \t]*['"]([^'"\n]+)['"]/g;
   while ((m = im.exec(text))) {
     const spec = m[1] ?? m[2] ?? m[3];
     const pkg = packageOfSpecifier(spec);
@@ -304,7 +304,7 @@ export function manifestName(path: string, readFile: (p: string) => string | und
   } catch {
     return {};
   }
-  const m = /^\s*(?:name|module)\s*=?\s*"?([^"\s]+)"?/m.exec(text);
+  const m = /^\s*(?:name|module)\s*(?:=\s*)?"?([^"\s]+)"?/m.exec(text);
   return { name: m?.[1] };
 }
 

@@ -169,13 +169,22 @@ export function setStoryFieldEdits(text: string, storyId: string, field: Editabl
   return { ok: true, edits: modify(text, [...story.path, key], v, { formattingOptions: formattingOf(text) }) };
 }
 
+/** An id's prefix and trailing digits (`US-012` → `US-`, `012`), read from the end: no backtracking. */
+function trailingNumber(id: string): [string, string, string] | undefined {
+  let k = id.length;
+  while (k > 0 && id.charCodeAt(k - 1) >= 48 && id.charCodeAt(k - 1) <= 57) {
+    k--;
+  }
+  return k < id.length ? [id, id.slice(0, k), id.slice(k)] : undefined;
+}
+
 /** The id after the highest one of the file's `PREFIX-NNN` ids (US-013 after US-012), or US-001. */
 export function nextStoryId(ids: readonly string[]): string {
   let prefix = 'US-';
   let width = 3;
   let max = 0;
   for (const id of ids) {
-    const m = /^(.*?)(\d+)$/.exec(id);
+    const m = trailingNumber(id);
     if (m && Number(m[2]) >= max) {
       prefix = m[1];
       width = m[2].length;

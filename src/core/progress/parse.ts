@@ -239,7 +239,8 @@ function parseCompacted(lines: readonly string[], s: Start, end: number): Compac
     const storyEnd = k + 1 < storyStarts.length ? storyStarts[k + 1] : end;
     const h = headingOf(lines[line])!;
     const t = h.text.trim();
-    const m = /^(\S+)(?:[ \t]+(?:-|–|—|:)[ \t]+(.*))?$/.exec(t);
+    // One space is enough before the title: the rest is trimmed (a `[ \t]+(.*)` pair would backtrack).
+    const m = /^(\S+)(?:[ \t]+(?:-|–|—|:)[ \t](.*))?$/.exec(t);
     const storyId = (m ? m[1] : t).replace(/^\[|\]$/g, '').replace(/:$/, '');
     const title = m?.[2]?.trim() || undefined;
     const { body, contentEnd: ce } = parseBody(lines, line + 1, storyEnd, line);

@@ -21,6 +21,8 @@ export const artifactBadgeSchema = z.object({
   issue: z.number().int().positive(),
   research: artifactStatus,
   plan: artifactStatus,
+  /** A group plan that names the issue (absent when there is none): beside the issue's own plan. */
+  groupPlan: artifactStatus.optional(),
   review: artifactStatus,
   implementation: artifactStatus,
   verdict: z.enum(['APPROVED', 'NEEDS_ITERATION']).optional(),

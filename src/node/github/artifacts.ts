@@ -2,7 +2,8 @@
  * Reading an issue's artifacts from GitHub and the workspace, and self-healing missing links:
  * the one implementation behind the CLI's `artifacts` command and the extension's Issues view.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import * as path from 'node:path';
 import { simpleGit } from 'simple-git';
 import { ARTIFACT_DIRS, type ArtifactDir, discoverOnDisk, type DiskArtifact } from '../../core/artifacts/discovery';
 import { issueArtifacts, type ArtifactEntry, type IssueArtifacts } from '../../core/artifacts/issueArtifacts';
@@ -10,6 +11,7 @@ import { type IssueComment, linkBody, scanComments, type ArtifactKind, type Verd
 import { planSelfHeal, linkedPaths, type PlannedComment } from '../../core/artifacts/selfHeal';
 import { blobUrl, mapArtifactUrl, parseRemoteUrl, type RepoRef } from '../../core/artifacts/url';
 import { type IssuePlanInput, PLAN_LINES, planSources } from '../../core/artifacts/promptSection';
+import { DEFAULT_TRUST, refusedDocument, type TrustRules } from '../../core/artifacts/trust';
 import { readInsideBounded, resolveInside } from '../workspacePath';
 import { GitHubError, type GitHubClient } from './client';
 
@@ -77,6 +79,8 @@ export interface ReadIssuesOptions {
   readonly offlineReason?: string;
   /** Issues read in parallel (the throttling plugin limits concurrency further). Default 8. */
   readonly concurrency?: number;
+  /** Who may link documents, which documents may be read (default: DEFAULT_TRUST). */
+  readonly trust?: TrustRules;
 }
 
 export interface ReadIssue {
@@ -86,13 +90,14 @@ export interface ReadIssue {
   readonly errorKind?: GitHubError['kind'];
 }
 
-async function assemble(root: string, repo: RepoRef | undefined, number: number, listing: ArtifactListing, gh?: { issue?: { title: string; state: string; labels: readonly string[] }; comments?: readonly IssueComment[]; error?: string }): Promise<IssueArtifacts> {
+async function assemble(root: string, repo: RepoRef | undefined, number: number, listing: ArtifactListing, trust: TrustRules, gh?: { issue?: { title: string; state: string; labels: readonly string[] }; comments?: readonly IssueComment[]; error?: string }): Promise<IssueArtifacts> {
   const disk: DiskArtifact[] = discoverOnDisk(number, listing);
   const local = new Set(disk.map((d) => d.path));
   if (gh?.comments && repo) {
     for (const a of scanComments(gh.comments).all) {
       const m = a.url ? mapArtifactUrl(a.url, repo) : undefined;
-      if (m?.local && !local.has(m.path) && (await isLocalFile(root, m.path))) {
+      // A document the rules refuse is not even looked at (no stat of .git/config).
+      if (m?.local && !local.has(m.path) && !refusedDocument(m.path, trust) && (await isLocalFile(root, m.path))) {
         local.add(m.path);
       }
     }
@@ -124,12 +129,14 @@ async function assemble(root: string, repo: RepoRef | undefined, number: number,
     isLocalFile: (p) => confirmed.has(p),
     diskVerdicts: verdicts,
     error: gh?.error,
+    trust,
   });
 }
 
 /** Reads issues from GitHub (when there is a client) and the workspace. Never rejects for a GitHub failure. */
 export async function readIssues(o: ReadIssuesOptions): Promise<ReadIssue[]> {
   const listing = await listArtifactFiles(o.root);
+  const trust = o.trust ?? DEFAULT_TRUST;
   const out: ReadIssue[] = new Array(o.issues.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -140,19 +147,19 @@ export async function readIssues(o: ReadIssuesOptions): Promise<ReadIssue[]> {
       }
       const number = o.issues[i];
       if (!o.client) {
-        out[i] = { result: await assemble(o.root, o.repo, number, listing, o.offlineReason ? { error: o.offlineReason } : undefined) };
+        out[i] = { result: await assemble(o.root, o.repo, number, listing, trust, o.offlineReason ? { error: o.offlineReason } : undefined) };
         continue;
       }
       try {
         const [issue, { comments, truncated }] = await Promise.all([o.client.getIssue(number), o.client.listComments(number)]);
-        const result = await assemble(o.root, o.repo, number, listing, { issue, comments });
+        const result = await assemble(o.root, o.repo, number, listing, trust, { issue, comments });
         out[i] = {
           comments,
           result: truncated ? { ...result, warnings: [...result.warnings, 'More than 10,000 comments: the newest were not read.'] } : result,
         };
       } catch (e) {
         const err = e instanceof GitHubError ? e : new GitHubError('other', String((e as Error).message ?? e));
-        out[i] = { result: await assemble(o.root, o.repo, number, listing, { error: err.message }), errorKind: err.kind };
+        out[i] = { result: await assemble(o.root, o.repo, number, listing, trust, { error: err.message }), errorKind: err.kind };
       }
     }
   };
@@ -205,17 +212,38 @@ export async function linkDocument(
 }
 
 /** The prompt's plan input: the first issue with a local plan, its first 100 lines, the research path. */
-export async function readIssuePlan(root: string, issues: readonly IssueArtifacts[]): Promise<IssuePlanInput | undefined> {
+/**
+ * The prompt's plan input: the first issue with a local plan, its first 100 lines, the research
+ * path, and the comment that linked it. The plan must pass the document rule of trust.ts both as
+ * named and as its real path after symbolic links (a link to .env is refused); otherwise the
+ * prompt gets no plan.
+ */
+export async function readIssuePlan(root: string, issues: readonly IssueArtifacts[], trust: TrustRules = DEFAULT_TRUST): Promise<IssuePlanInput | undefined> {
   const src = planSources(issues);
-  if (!src) {
+  if (!src || refusedDocument(src.planPath, trust)) {
     return undefined;
   }
   try {
-    const r = await readInsideBounded(root, src.planPath, { maxBytes: 64 * 1024, maxLines: PLAN_LINES }, { what: 'plan document' });
+    const real = path.relative(await realpath(root), await resolveInside(root, src.planPath, { what: 'plan document' })).split(path.sep).join('/');
+    if (refusedDocument(real, trust)) {
+      return undefined;
+    }
+    const r = await readInsideBounded(root, real, { maxBytes: 64 * 1024, maxLines: PLAN_LINES }, { what: 'plan document' });
     if (!r) {
       return undefined;
     }
-    return { issue: src.issue.number, title: src.issue.title, planPath: src.planPath, planHead: r.text, planTruncated: r.truncated, researchPath: src.researchPath, reviewVerdict: src.reviewVerdict };
+    const e = src.planEntry;
+    return {
+      issue: src.issue.number,
+      title: src.issue.title,
+      planPath: src.planPath,
+      groupPlanPath: src.groupPlanPath,
+      planHead: r.text,
+      planTruncated: r.truncated,
+      researchPath: src.researchPath,
+      reviewVerdict: src.reviewVerdict,
+      linkedBy: e.status === 'linked' ? { commentUrl: e.commentUrl, author: e.author, association: e.authorAssociation } : undefined,
+    };
   } catch {
     return undefined;
   }
