@@ -13,7 +13,8 @@ import { nextCommand } from './commands/next';
 import { parsePrdArgs, prdOptionsUsage } from './commands/prdArgs';
 import { readyCommand } from './commands/ready';
 import { validateCommand } from './commands/validate';
-import type { CliCommand, CliIo } from './io';
+import { oneLine, visibleControls } from '../core/output';
+import type { CliCommand, CliIo, StdoutKind } from './io';
 
 export type { CliIo } from './io';
 /** validate / next / ready arguments (kept under this name for callers and tests). */
@@ -46,10 +47,21 @@ export function commandWord(argv: readonly string[]): string | undefined {
   }
 }
 
+/**
+ * The streams a command writes to: whatever a prd.json, progress.txt or GitHub put in its text, a
+ * terminal shows control and bidi characters as escapes (`\u001b`, `\u202e`) rather than obeying
+ * them. Only machine-readable stdout (and a document piped on) passes as it is.
+ */
+function guardedIo<T extends CliIo>(io: T, kind: StdoutKind): T {
+  const raw = kind === 'json' || (kind === 'document' && io.terminal !== true);
+  return { ...io, stdout: raw ? io.stdout : (s: string) => io.stdout(visibleControls(s)), stderr: (s: string) => io.stderr(visibleControls(s)) };
+}
+
 /** Runs one command; the memory commands (which write with concurrent writers in mind) are asynchronous. */
-export function runCli(argv: readonly string[], io: CliIo): number | Promise<number> {
+export function runCli(argv: readonly string[], rawIo: CliIo): number | Promise<number> {
   const word = commandWord(argv);
   const command = COMMANDS.find((c) => c.name === word);
+  const io = guardedIo(rawIo, command?.stdoutKind?.(argv) ?? (argv.includes('--json') ? 'json' : 'text'));
   if (command) {
     return command.run(argv, io);
   }
@@ -62,7 +74,7 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
     (args.help ? io.stdout : io.stderr)(usage);
     return args.help ? 0 : 1;
   }
-  io.stderr(`ralph-workbench: unknown command "${word}"\n\n${usage}`);
+  io.stderr(`ralph-workbench: unknown command "${oneLine(word)}"\n\n${usage}`);
   return 1;
 }
 
@@ -79,6 +91,7 @@ if (require.main === module) {
       stdout: (s) => process.stdout.write(s),
       stderr: (s) => process.stderr.write(s),
       readFile: (p) => readFileSync(p),
+      terminal: process.stdout.isTTY === true,
     }),
   ).then((code) => {
     process.exitCode = code;
