@@ -159,6 +159,12 @@ describe('story ids named like Object.prototype members (issue 16 item 14)', () 
     assert.deepEqual(issues, [[], [], [12], [7], []]);
   });
 
+  it('a story\'s issue field is its own: not one inside a "__proto__" key', () => {
+    const text = '{"userStories": [{"id": "A", "title": "T", "priority": 1, "passes": false, "description": "d", "acceptanceCriteria": ["c"], "__proto__": {"issue": 42}}, {"id": "B", "issue": 7, "__proto__": {"issue": 42}}]}';
+    const a = analyzePrd(text);
+    assert.deepEqual(issueFieldsOf(text, a.doc.stories), [undefined, 7]);
+  });
+
   describe('the CLI', () => {
     const files = { 'prd.json': TEXT };
 
