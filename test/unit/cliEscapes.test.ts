@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { oneLine, visibleControls } from '../../src/core/output';
 import { GitHubEmulator } from '../support/githubEmulator';
-import { cli, makePrd } from './helpers';
+import { cli, cliAsync, makePrd } from './helpers';
 
 /** ESC [2J (clear screen), RIGHT-TO-LEFT OVERRIDE, a C1 control (NEL), a line break, an OSC title sequence. */
 const HOSTILE = 'Clear\u001b[2J then \u202eesrever\u202c and \u0085 next\nline \u001b]0;pwned\u0007';
@@ -149,6 +149,28 @@ describe('CLI documents in a terminal (issue 16 item 16)', () => {
     assertVisible(shown.stdout, 'context in a terminal');
     assert.ok(shown.stdout.includes(`Why: Clear\\u001b[2J then \\u202eesrever\\u202c and \\u0085 next\nline`), shown.stdout);
     assert.ok(cli(['context', 'US-001'], files).stdout.includes(`Why: ${HOSTILE}`));
+  });
+});
+
+describe('CLI memory commands (issue 16 item 16)', () => {
+  it('compact --dry-run shows progress.txt lines with visible escapes; --json is JSON', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-compact-esc-'));
+    try {
+      const file = path.join(dir, 'progress.txt');
+      const evil = HOSTILE.replace('\n', ' ');
+      const entries = [1, 2, 3, 4, 5, 6].map((k) => `## 2026-01-0${k} 10:00 - US-00${k}\u202e\n- Did ${evil}\n**Learnings for future iterations:**\n- Learned ${evil}\n- More\n---\n`);
+      writeFileSync(file, `# Ralph Progress Log\n\n## Codebase Patterns\n- Pattern\n\n---\n\n${entries.join('\n')}`);
+      const r = await cliAsync(['compact', '--file', file, '--threshold', '10', '--keep', '8', '--dry-run'], 'disk');
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /would compact/);
+      assertVisible(r.stdout + r.stderr, 'compact --dry-run');
+      assert.ok(r.stdout.includes('Learned Clear\\u001b[2J then \\u202eesrever'), r.stdout);
+      assert.ok(r.stdout.includes('US-001\\u202e'), r.stdout);
+      const j = await cliAsync(['compact', '--file', file, '--threshold', '10', '--keep', '8', '--dry-run', '--json'], 'disk');
+      assert.deepEqual((JSON.parse(j.stdout) as { stories: string[] }).stories, ['US-001', 'US-002', 'US-003', 'US-004', 'US-005']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
