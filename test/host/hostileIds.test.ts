@@ -4,8 +4,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { TreeSnapshotNode } from '../../src/api';
-import type { GraphMessage } from '../../src/core/webview/graphProtocol';
-import { api, findStory, readPrd, storyState, summarizeTree, useDemoRestore, waitFor, waitForTree, writePrd } from './helpers';
+import { api, findStory, readPrd, storyState, summarizeTree, useDemoRestore, waitForGraph, waitForTree, writePrd } from './helpers';
 
 const STORIES = [
   { id: 'constructor', priority: 1, passes: false },
@@ -27,17 +26,6 @@ const STATES: [string, string][] = [
 
 function childLabels(n: TreeSnapshotNode): string[] {
   return (n.children ?? []).map((c) => `${c.label}${c.description ? ` (${c.description})` : ''}`);
-}
-
-async function waitForGraph(what: string, ok: (g: GraphMessage) => boolean): Promise<GraphMessage> {
-  const a = await api();
-  return waitFor(what, () => {
-    const g = a.taskGraphSnapshot() as GraphMessage;
-    return g?.type === 'graph' && ok(g) ? g : undefined;
-  }, 10_000, () => {
-    const g = a.taskGraphSnapshot() as GraphMessage;
-    return g?.type === 'graph' ? g.nodes.map((n) => `${n.id}:${n.state}:[${n.blockedBy.join(',')}]`) : g;
-  });
 }
 
 suite('story ids named like Object.prototype members (issue 16 item 14)', () => {
