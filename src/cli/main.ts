@@ -12,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs as nodeParseArgs } from 'node:util';
+import { oneLine, visibleControls } from '../core/output';
 import type * as ArtifactsModule from './commands/artifacts';
 import type * as ContextModule from './commands/context';
 import type * as GraphModule from './commands/graph';
@@ -19,7 +20,7 @@ import type * as MemoryModule from './commands/memory';
 import type * as NextModule from './commands/next';
 import type * as ReadyModule from './commands/ready';
 import type * as ValidateModule from './commands/validate';
-import type { CliCommand, CliIo } from './io';
+import type { CliCommand, CliIo, StdoutKind } from './io';
 import { parsePrdArgs, prdOptionsUsage } from './prdOptions';
 
 export type { CliIo } from './io';
@@ -74,12 +75,23 @@ export function commandWord(argv: readonly string[]): string | undefined {
   }
 }
 
+/**
+ * The streams a command writes to: whatever a prd.json, progress.txt or GitHub put in its text, a
+ * terminal shows control and bidi characters as escapes (`\u001b`, `\u202e`) rather than obeying
+ * them. Only machine-readable stdout (and a document piped on) passes as it is.
+ */
+function guardedIo<T extends CliIo>(io: T, kind: StdoutKind): T {
+  const raw = kind === 'json' || (kind === 'document' && io.terminal !== true);
+  return { ...io, stdout: raw ? io.stdout : (s: string) => io.stdout(visibleControls(s)), stderr: (s: string) => io.stderr(visibleControls(s)) };
+}
+
 /** Runs one command; the memory commands (which write with concurrent writers in mind) are asynchronous. */
-export function runCli(argv: readonly string[], io: CliIo): number | Promise<number> {
+export function runCli(argv: readonly string[], rawIo: CliIo): number | Promise<number> {
   const word = commandWord(argv);
-  const entry = COMMAND_TABLE.find((c) => c.name === word);
-  if (entry) {
-    return entry.load().run(argv, io);
+  const command = COMMAND_TABLE.find((c) => c.name === word)?.load();
+  const io = guardedIo(rawIo, command?.stdoutKind?.(argv) ?? (argv.includes('--json') ? 'json' : 'text'));
+  if (command) {
+    return command.run(argv, io);
   }
   const args = parsePrdArgs(argv);
   if (word === undefined) {
@@ -90,7 +102,9 @@ export function runCli(argv: readonly string[], io: CliIo): number | Promise<num
     (args.help ? io.stdout : io.stderr)(usage());
     return args.help ? 0 : 1;
   }
-  io.stderr(`ralph-workbench: unknown command "${word}"\n\n${usage()}`);
+  io.stderr(`ralph-workbench: unknown command "${oneLine(word)}"
+
+${usage()}`);
   return 1;
 }
 
@@ -107,6 +121,7 @@ if (require.main === module) {
       stdout: (s) => process.stdout.write(s),
       stderr: (s) => process.stderr.write(s),
       readFile: (p) => readFileSync(p),
+      terminal: process.stdout.isTTY === true,
     }),
   ).then((code) => {
     process.exitCode = code;

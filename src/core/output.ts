@@ -1,8 +1,37 @@
 /**
- * Spotting `<promise>COMPLETE</promise>` in an agent's terminal output. Terminal data arrives in
- * arbitrary chunks, coloured with ANSI escapes, sprinkled with shell-integration OSC sequences,
- * and (on Windows ConPTY) re-wrapped with CR/LF; the detector ignores all of that.
+ * Terminal text both ways. In: spotting `<promise>COMPLETE</promise>` in an agent's terminal
+ * output (data arrives in arbitrary chunks, coloured with ANSI escapes, sprinkled with
+ * shell-integration OSC sequences, and on Windows ConPTY re-wrapped with CR/LF; the detector
+ * ignores all of that). Out: text from prd.json, progress.txt or GitHub shown where a person reads
+ * it, with the characters a terminal would obey (or that reorder what is shown) made visible.
  */
+
+/**
+ * C0 controls and DEL, C1 controls, and the bidirectional formatting characters (LRM, RLM, ALM,
+ * the embeddings and overrides U+202A–U+202E, the isolates U+2066–U+2069): a terminal acts on the
+ * first two (ESC [2J clears the screen, U+009B starts a sequence), the last reorders the line
+ * around it ("Trojan Source"). Line breaks are handled by the callers' choice below.
+ */
+const INVISIBLE = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+const INVISIBLE_OR_BREAK = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+function visibleEscape(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * Human-readable output (the CLI's text, a copied text or Mermaid graph): every control and bidi
+ * character shown as `\u001b`, `\u202e`, … Line breaks (`\n`, `\r\n`) stay: whole outputs are
+ * lines. Machine-readable output (`--json`) does not go through this: it keeps the data.
+ */
+export function visibleControls(text: string): string {
+  return text.replace(INVISIBLE, visibleEscape);
+}
+
+/** One field on one line (an id, a title, a URL): like visibleControls, line breaks included. */
+export function oneLine(text: string): string {
+  return text.replace(INVISIBLE_OR_BREAK, visibleEscape);
+}
 
 export const COMPLETE_SIGNAL = '<promise>COMPLETE</promise>';
 

@@ -2,6 +2,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RalphApi, TreeSnapshotNode } from '../../src/api';
+import type { GraphMessage } from '../../src/core/webview/graphProtocol';
 
 export const EXTENSION_ID = 'ralph-workbench.ralph-workbench';
 
@@ -127,6 +128,18 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | fals
     }
     await sleep(50);
   }
+}
+
+/** Waits until the Task Graph's latest message is a graph that satisfies `ok`. */
+export async function waitForGraph(what: string, ok: (g: GraphMessage) => boolean): Promise<GraphMessage> {
+  const a = await api();
+  return waitFor(what, () => {
+    const g = a.taskGraphSnapshot() as GraphMessage;
+    return g?.type === 'graph' && ok(g) ? g : undefined;
+  }, 10_000, () => {
+    const g = a.taskGraphSnapshot() as GraphMessage;
+    return g?.type === 'graph' ? g.nodes.map((n) => `${n.id}:${n.state}:[${n.blockedBy.join(',')}]`) : g;
+  });
 }
 
 /** The ralph diagnostics on prd.json. */

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { GraphMessage } from '../../src/core/webview/graphProtocol';
-import { api, demoText, prdUri, readPrd, undoUntil, useDemoRestore, waitFor, writePrd } from './helpers';
+import { api, demoText, prdUri, readPrd, undoUntil, useDemoRestore, waitFor, waitForGraph, writePrd } from './helpers';
 
 async function graph(): Promise<GraphMessage> {
   const a = await api();
@@ -14,17 +14,6 @@ async function graph(): Promise<GraphMessage> {
   const g = a.taskGraphSnapshot() as GraphMessage | { type: string };
   assert.equal(g?.type, 'graph', `the task graph should have a graph, got ${JSON.stringify(g)?.slice(0, 200)}`);
   return g as GraphMessage;
-}
-
-async function waitForGraph(what: string, ok: (g: GraphMessage) => boolean): Promise<GraphMessage> {
-  const a = await api();
-  return waitFor(what, () => {
-    const g = a.taskGraphSnapshot() as GraphMessage;
-    return g?.type === 'graph' && ok(g) ? g : undefined;
-  }, 10_000, () => {
-    const g = a.taskGraphSnapshot() as GraphMessage;
-    return g?.type === 'graph' ? g.nodes.map((n) => `${n.id}:${n.state}:[${n.blockedBy.join(',')}]`) : g;
-  });
 }
 
 const node = (g: GraphMessage, id: string): GraphMessage['nodes'][number] => {

@@ -90,9 +90,15 @@ export interface CliRun {
   readonly stderr: string;
 }
 
+/** How the in-memory stdout looks to the CLI. */
+export interface CliOptions {
+  /** stdout is a terminal (default: a pipe). */
+  readonly terminal?: boolean;
+}
+
 /** runCli against an in-memory file system (`files`), or the real one when `files` is 'disk'. */
-export function cli(argv: string[], files: Record<string, string | Uint8Array> | 'disk' = {}): CliRun {
-  const r = cliAny(argv, files);
+export function cli(argv: string[], files: Record<string, string | Uint8Array> | 'disk' = {}, options: CliOptions = {}): CliRun {
+  const r = cliAny(argv, files, options);
   if (r.code instanceof Promise) {
     throw new Error(`${argv[0]} is asynchronous: use cliAsync`);
   }
@@ -100,16 +106,17 @@ export function cli(argv: string[], files: Record<string, string | Uint8Array> |
 }
 
 /** cli() for the asynchronous commands (compact, pin). */
-export async function cliAsync(argv: string[], files: Record<string, string | Uint8Array> | 'disk' = {}): Promise<CliRun> {
-  const r = cliAny(argv, files);
+export async function cliAsync(argv: string[], files: Record<string, string | Uint8Array> | 'disk' = {}, options: CliOptions = {}): Promise<CliRun> {
+  const r = cliAny(argv, files, options);
   const code = await r.code;
   return { code, stdout: r.out(), stderr: r.err() };
 }
 
-function cliAny(argv: string[], files: Record<string, string | Uint8Array> | 'disk'): { code: number | Promise<number>; stdout: string; stderr: string; out: () => string; err: () => string } {
+function cliAny(argv: string[], files: Record<string, string | Uint8Array> | 'disk', options: CliOptions): { code: number | Promise<number>; stdout: string; stderr: string; out: () => string; err: () => string } {
   let stdout = '';
   let stderr = '';
   const code = runCli(argv, {
+    terminal: options.terminal ?? false,
     stdout: (s) => {
       stdout += s;
     },

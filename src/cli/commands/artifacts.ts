@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { PHASE_LABELS, type IssueArtifacts } from '../../core/artifacts/issueArtifacts';
 import { KIND_LABELS } from '../../core/artifacts/protocol';
+import { oneLine } from '../../core/output';
 import { readIssues, selfHeal } from '../../node/github/artifacts';
 import { openGitHub } from '../githubAccess';
 import type { CliCommand } from '../io';
@@ -66,18 +67,19 @@ function jsonIssue(i: IssueArtifacts): unknown {
   };
 }
 
+/** The human-readable form: the issue's title, state, paths and URLs come from GitHub, each kept on its line. */
 function textIssue(i: IssueArtifacts): string {
-  const lines = [`#${i.number}${i.title ? ` ${i.title}` : ''}${i.state ? ` [${i.state}]` : ''} — ${PHASE_LABELS[i.phase]}`];
+  const lines = [`#${i.number}${i.title ? ` ${oneLine(i.title)}` : ''}${i.state ? ` [${oneLine(i.state)}]` : ''} — ${PHASE_LABELS[i.phase]}`];
   for (const a of i.artifacts) {
-    const where = a.path ?? a.url ?? '';
+    const where = oneLine(a.path ?? a.url ?? '');
     const verdict = a.verdict ? ` (${a.verdict})` : '';
     lines.push(`  ${KIND_LABELS[a.kind].padEnd(15)} ${a.status.padEnd(8)} ${where}${verdict}`.trimEnd());
   }
   for (const w of i.warnings) {
-    lines.push(`  warning: ${w}`);
+    lines.push(`  warning: ${oneLine(w)}`);
   }
   if (i.error) {
-    lines.push(`  error: ${i.error}`);
+    lines.push(`  error: ${oneLine(i.error)}`);
   }
   return `${lines.join('\n')}\n`;
 }

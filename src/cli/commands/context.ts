@@ -7,4 +7,6 @@ export const contextCommand: CliCommand = {
   summary: 'Print the prompt the agent would get for a story (context <storyId> --help).',
   usage: contextUsage,
   run: (argv, io) => runContext(argv, io),
+  // The prompt is the agent's input: piped on as written, escaped only for a person at a terminal.
+  stdoutKind: () => 'document',
 };

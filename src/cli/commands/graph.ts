@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import { analyzePrd } from '../../core/prd/index';
 import { graphJson, graphMermaid, graphText } from '../../core/taskGraph/format';
 import { taskGraphOf } from '../../core/taskGraph/model';
-import type { CliIo } from '../io';
+import type { CliIo, StdoutKind } from '../io';
+import { printProblems } from './prdArgs';
 
 const FORMATS = ['text', 'mermaid', 'json'] as const;
 type Format = (typeof FORMATS)[number];
@@ -30,6 +31,13 @@ Options:
   --format FORMAT   text (default), mermaid or json
   -h, --help        This help
 `;
+
+/** `--format json` is for programs: the ids as they are. */
+export function stdoutKind(argv: readonly string[]): StdoutKind {
+  const at = argv.indexOf('--format');
+  const format = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--format='))?.slice('--format='.length);
+  return format === 'json' ? 'json' : 'text';
+}
 
 export function run(argv: readonly string[], io: CliIo): number {
   let values: { prd?: string; format?: string; help?: boolean };
@@ -71,9 +79,7 @@ export function run(argv: readonly string[], io: CliIo): number {
   }
   const analysis = analyzePrd(bytes);
   if (!analysis.readable) {
-    for (const p of analysis.problems) {
-      io.stderr(`${prd}:${p.range.start.line + 1}:${p.range.start.character + 1}: ${p.severity}: ${p.message} [${p.code}]\n`);
-    }
+    printProblems(analysis.problems, prd, io.stderr);
     io.stderr(`ralph-workbench: ${prd} cannot be read as a PRD; fix the problems above.\n`);
     return 1;
   }

@@ -19,12 +19,13 @@ export function usageOf(name: string): string {
   return `Usage:\n${lines.slice(start, end).join('\n').replace(/\n*$/, '\n')}`;
 }
 
-function memoryCommand(name: string, summary: string): CliCommand {
+function memoryCommand(name: string, summary: string, stdoutKind?: CliCommand['stdoutKind']): CliCommand {
   const usage = usageOf(name);
   return {
     name,
     summary,
     usage,
+    stdoutKind,
     run(argv: readonly string[], io: CliIo): number | Promise<number> {
       if (argv.includes('--help') || argv.includes('-h')) {
         io.stdout(usage);
@@ -36,4 +37,9 @@ function memoryCommand(name: string, summary: string): CliCommand {
 }
 
 export const compactCommand = memoryCommand('compact', 'Compact progress.txt: keep header, Codebase Patterns and recent entries, summarise\nthe rest per story (compact --help).');
-export const pinCommand = memoryCommand('pin', 'Generate the Pin (specs/INDEX.md) for the repository, merged with the existing one\n(pin --help).');
+export const pinCommand = memoryCommand(
+  'pin',
+  'Generate the Pin (specs/INDEX.md) for the repository, merged with the existing one\n(pin --help).',
+  // Without --write it prints the Pin itself: a document (redirected into specs/INDEX.md as it is).
+  (argv) => (argv.includes('--json') ? 'json' : argv.includes('--write') ? 'text' : 'document'),
+);

@@ -1,4 +1,5 @@
 /** `next`: the story a loop runs next. Exit 0 ready or complete, 2 blocked or empty, 1 unreadable. */
+import { oneLine } from '../../core/output';
 import type { CliCommand } from '../io';
 import { finite, loadPrd, prdOptionsUsage, printProblems, problemJson } from './prdArgs';
 
@@ -38,7 +39,7 @@ export const nextCommand: CliCommand = {
       const nextStory = r.next ? { id: r.next.story.id, title: r.next.story.title, priority: finite(r.next.story.priority) } : null;
       io.stdout(`${JSON.stringify({ state, next: nextStory, blocked: r.blocked })}\n`);
     } else if (r.next) {
-      io.stdout(`${r.next.story.id} - ${r.next.story.title} (priority ${finite(r.next.story.priority) ?? 'none'})\n`);
+      io.stdout(`${oneLine(r.next.story.id)} - ${oneLine(r.next.story.title)} (priority ${finite(r.next.story.priority) ?? 'none'})\n`);
     } else if (state === 'complete') {
       io.stdout(`All ${r.counts.total} stories pass.\n`);
     } else if (state === 'empty') {
@@ -46,7 +47,7 @@ export const nextCommand: CliCommand = {
     } else {
       io.stdout(`Nothing is ready: ${r.counts.total - r.counts.done} stories remain, all blocked.\n`);
       for (const line of r.explanation) {
-        io.stdout(`  ${line}\n`);
+        io.stdout(`  ${oneLine(line)}\n`);
       }
     }
     return state === 'blocked' || state === 'empty' ? 2 : 0;

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { analyzePrd, analyzePrdForReadiness, type PrdAnalysis } from '../../core/prd/index';
 import type { Problem } from '../../core/prd/problems';
+import { oneLine } from '../../core/output';
 import type { CliIo } from '../io';
 import { type PrdArgs, parsePrdArgs } from '../prdOptions';
 
@@ -13,7 +14,7 @@ export function problemJson(p: Problem): { code: string; severity: string; messa
 
 export function printProblems(problems: readonly Problem[], file: string, write: (s: string) => void): void {
   for (const p of problems) {
-    write(`${file}:${p.range.start.line + 1}:${p.range.start.character + 1}: ${p.severity}: ${p.message} [${p.code}]\n`);
+    write(`${file}:${p.range.start.line + 1}:${p.range.start.character + 1}: ${p.severity}: ${oneLine(p.message)} [${p.code}]\n`);
   }
 }
 

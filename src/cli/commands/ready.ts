@@ -1,4 +1,5 @@
 /** `ready`: the ready stories in run order. */
+import { oneLine } from '../../core/output';
 import type { CliCommand } from '../io';
 import { finite, loadPrd, prdOptionsUsage, printProblems, problemJson } from './prdArgs';
 
@@ -31,7 +32,7 @@ export const readyCommand: CliCommand = {
       io.stdout(`${JSON.stringify({ ready: list })}\n`);
     } else {
       for (const s of list) {
-        io.stdout(`${s.id} - ${s.title} (priority ${s.priority ?? 'none'})\n`);
+        io.stdout(`${oneLine(s.id)} - ${oneLine(s.title)} (priority ${s.priority ?? 'none'})\n`);
       }
       if (list.length === 0) {
         io.stdout('No story is ready.\n');

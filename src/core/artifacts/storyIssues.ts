@@ -2,7 +2,8 @@
  * Which GitHub issues a story belongs to: its `issue` field (a number, "#42", "GH-0042" or an
  * issue URL), then `GH-<n>` / `#<n>` in its id, title or notes. Pure.
  */
-import { parse as parseJsonc } from 'jsonc-parser';
+import { getNodeValue, parseTree } from 'jsonc-parser';
+import { nodeAt } from '../prd/document';
 
 export interface StoryLike {
   readonly id: string;
@@ -58,12 +59,12 @@ export function issuesOfStory(story: StoryLike): number[] {
  * not carry unknown fields, so it is read here; the result is in the order of `stories`.
  */
 export function issueFieldsOf(text: string, stories: readonly { readonly path: readonly (string | number)[] }[]): unknown[] {
-  const data = parseJsonc(text, [], { allowTrailingComma: true, disallowComments: false }) as unknown;
+  // The parse tree, not parsed objects: a "__proto__" key in a story would become its prototype
+  // and lend it an "issue" it does not have.
+  const root = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
   return stories.map((story) => {
-    let node: unknown = data;
-    for (const key of story.path) {
-      node = node !== null && typeof node === 'object' ? (node as Record<string | number, unknown>)[key] : undefined;
-    }
-    return node !== null && typeof node === 'object' && !Array.isArray(node) ? (node as Record<string, unknown>).issue : undefined;
+    const node = root && nodeAt(root, story.path);
+    const issue = node?.type === 'object' ? nodeAt(node, ['issue']) : undefined;
+    return issue ? getNodeValue(issue) : undefined;
   });
 }

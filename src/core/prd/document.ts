@@ -282,7 +282,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** The node at a path, taking the last of repeated keys (as JSON.parse and nodeValue do). */
-function nodeAt(root: Node, path: JsonPath): Node | undefined {
+export function nodeAt(root: Node, path: JsonPath): Node | undefined {
   let node: Node | undefined = root;
   for (const p of path) {
     if (!node) {

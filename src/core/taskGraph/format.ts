@@ -2,6 +2,7 @@
  * The task graph as text: the layered list a person or an agent reads, Mermaid for documents, and
  * JSON for scripts. The same functions serve the CLI and the webview's "Copy as …" buttons.
  */
+import { oneLine } from '../output';
 import type { TaskGraph, TaskNode } from './model';
 
 /** The JSON form of the CLI: waves, unschedulable, critical path (ids) and unblocks per story. */
@@ -37,7 +38,7 @@ export function graphJson(graph: TaskGraph): TaskGraphJson {
  */
 export function graphText(graph: TaskGraph): string {
   const out: string[] = [];
-  const id = (i: number): string => graph.nodes[i].id;
+  const id = (i: number): string => oneLine(graph.nodes[i].id);
   const done = graph.nodes.filter((n) => n.state === 'done').length;
   const total = graph.nodes.length;
   if (total === 0) {
@@ -62,7 +63,7 @@ export function graphText(graph: TaskGraph): string {
     .sort((a, b) => b.unblocks.total - a.unblocks.total || b.unblocks.direct - a.unblocks.direct || a.index - b.index)
     .slice(0, 5);
   if (keystones.length > 0) {
-    out.push(`Unblocks the most: ${keystones.map((n) => `${n.id} (${n.unblocks.total}${n.unblocks.direct !== n.unblocks.total ? `, ${n.unblocks.direct} directly` : ''})`).join(', ')}`);
+    out.push(`Unblocks the most: ${keystones.map((n) => `${oneLine(n.id)} (${n.unblocks.total}${n.unblocks.direct !== n.unblocks.total ? `, ${n.unblocks.direct} directly` : ''})`).join(', ')}`);
   }
   if (done === total) {
     out.push('Every story passes.');
@@ -75,9 +76,9 @@ export function whyStuck(graph: TaskGraph, node: TaskNode): string {
     return 'in a dependency cycle';
   }
   if (node.unknownDependencies.length > 0) {
-    return `waits on ${node.unknownDependencies.map((u) => `"${u}"`).join(', ')}, not ${node.unknownDependencies.length === 1 ? 'a story' : 'stories'} in prd.json`;
+    return `waits on ${node.unknownDependencies.map((u) => `"${oneLine(u)}"`).join(', ')}, not ${node.unknownDependencies.length === 1 ? 'a story' : 'stories'} in prd.json`;
   }
-  const stuck = graph.blockers[node.index].filter((j) => graph.nodes[j].state === 'invalid').map((j) => graph.nodes[j].id);
+  const stuck = graph.blockers[node.index].filter((j) => graph.nodes[j].state === 'invalid').map((j) => oneLine(graph.nodes[j].id));
   return `waits on ${stuck.join(', ')}, which can never run`;
 }
 
@@ -110,12 +111,18 @@ export function graphMermaid(graph: TaskGraph): string {
   return `${out.join('\n')}\n`;
 }
 
-/** Text inside a quoted Mermaid label: quotes and markup characters as entity codes, one line. */
+/**
+ * Text inside a quoted Mermaid label: one line (breaks and tabs as spaces), quotes and markup
+ * characters as entity codes, other controls and bidi characters as visible escapes (`\u202e`:
+ * an entity code would put the character itself back into the rendered chart).
+ */
 function mermaidText(s: string): string {
-  return s
-    .replace(/[\r\n\t]+/g, ' ')
-    .replace(/[&"<>#`|{}[\]]/g, (c) => `#${c.charCodeAt(0)};`)
-    .slice(0, 200);
+  return oneLine(
+    s
+      .replace(/[\r\n\t]+/g, ' ')
+      .replace(/[&"<>#`|{}[\]]/g, (c) => `#${c.charCodeAt(0)};`)
+      .slice(0, 200),
+  );
 }
 
 function plural(n: number, one: string, many: string): string {

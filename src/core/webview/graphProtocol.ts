@@ -98,10 +98,24 @@ export const runMessageSchema = z.object({
   maxIterations: z.number().int().optional(),
   /** ms since the epoch; the page shows the elapsed time. */
   startedAt: z.number().optional(),
-  /** The last recorded outcome per story id ("passed", "failed", "no change", …). */
-  lastOutcome: z.record(z.string(), z.string().max(200)),
+  /**
+   * The last recorded outcome of each story that ran, as [story id, outcome] pairs ("passed",
+   * "failed", …). Pairs, not a record: a record keyed by story id loses `__proto__` (zod drops it)
+   * and answers `constructor` with Object's. Read it through `outcomesOf`.
+   */
+  lastOutcome: z.array(z.tuple([id, z.string().max(200)])).max(100_000),
 });
 export type RunMessage = z.infer<typeof runMessageSchema>;
+
+/** The `lastOutcome` pairs of a run message: the last run of each story wins, in run order. */
+export function lastOutcomes(runs: readonly { readonly storyId: string; readonly outcome: string }[]): [string, string][] {
+  return [...new Map(runs.map((r) => [r.storyId, r.outcome])).entries()];
+}
+
+/** A run message's last outcome by story id. */
+export function outcomesOf(run: Pick<RunMessage, 'lastOutcome'>): ReadonlyMap<string, string> {
+  return new Map(run.lastOutcome);
+}
 
 export const hostMessageSchema = z.discriminatedUnion('type', [
   graphMessageSchema,

@@ -16,7 +16,7 @@ import {
   setStoryFieldEdits,
   type GraphEditResult,
 } from '../../core/prd/graphEdits';
-import { type ArtifactBadgeDto, type HostMessage, parsePageMessage, type PageMessage, type RunMessage } from '../../core/webview/graphProtocol';
+import { type ArtifactBadgeDto, type HostMessage, lastOutcomes, parsePageMessage, type PageMessage, type RunMessage } from '../../core/webview/graphProtocol';
 import { Commands } from '../../constants';
 import { editTextFile } from '../../services/fileEdits';
 import type { PrdEntry, PrdWorkspace } from '../../services/prdWorkspace';
@@ -49,7 +49,9 @@ export class TaskGraphController extends Disposable {
   private readonly builders = new Map<Direction, GraphMessageBuilder>();
   private direction: Direction = 'LR';
   private graph?: HostMessage;
-  private run: RunMessage = { type: 'run', running: false, lastOutcome: {} };
+  private run: RunMessage = { type: 'run', running: false, lastOutcome: [] };
+  /** The folder whose runs.jsonl the last outcomes were read from. */
+  private outcomesFolder?: string;
   private selected?: string;
   /** The folder whose prd.json the graph shows (undefined: the first). */
   private folderKey?: string;
@@ -143,6 +145,11 @@ export class TaskGraphController extends Disposable {
 
   private refreshGraph(): void {
     const entry = this.entry();
+    if (entry && entry.folder.uri.toString() !== this.outcomesFolder) {
+      // The first read of this folder's prd.json (at start-up it comes after the constructor's
+      // attempt): the outcomes of earlier runs are shown without waiting for a new one.
+      void this.refreshOutcomes();
+    }
     if (!entry) {
       this.graph = { type: 'empty', message: 'No prd.json in this workspace yet. Create one with "Ralph: Create prd.json".' };
     } else {
@@ -191,11 +198,9 @@ export class TaskGraphController extends Disposable {
     if (!entry) {
       return;
     }
+    this.outcomesFolder = entry.folder.uri.toString();
     const text = await readText(vscode.Uri.joinPath(entry.folder.uri, '.ralph', 'runs.jsonl')).catch(() => undefined);
-    const lastOutcome: Record<string, string> = Object.create(null) as Record<string, string>;
-    for (const r of text ? parseRuns(text).runs : []) {
-      lastOutcome[r.storyId] = r.outcome;
-    }
+    const lastOutcome = lastOutcomes(text ? parseRuns(text).runs : []);
     if (this.entry()?.folder !== entry.folder) {
       return; // the graph moved to another folder while this was read
     }

@@ -4,7 +4,7 @@
  * toolbar and detail pane (editor). View state (zoom, pan, selection, filters, focus, direction)
  * is kept with setState. Story text only ever reaches the DOM as text.
  */
-import { parseHostMessage, type HostMessage } from '../../../src/core/webview/graphProtocol';
+import { type HostMessage, outcomesOf, parseHostMessage } from '../../../src/core/webview/graphProtocol';
 import { artifactBadgeView } from './artifactBadge';
 import { DetailPane, type StoryDetails } from './detail';
 import { Drawing } from './drawing';
@@ -17,7 +17,9 @@ export class GraphApp {
   private graph?: GraphMessage;
   private layout?: LayoutDto;
   private derived?: Derived;
-  private run: RunMessage = { type: 'run', running: false, lastOutcome: {} };
+  private run: RunMessage = { type: 'run', running: false, lastOutcome: [] };
+  /** The run message's last outcomes by story id (a Map: any string is a story id). */
+  private outcomes: ReadonlyMap<string, string> = new Map();
   private view: ViewState;
   private restored: boolean;
   private selectedEdge?: number;
@@ -52,6 +54,7 @@ export class GraphApp {
         layout: () => this.layout,
         derived: () => this.derived,
         run: () => this.run,
+        outcomes: () => this.outcomes,
         view: () => this.view,
         selected: () => this.selectedIndex(),
         selectedEdge: () => this.selectedEdge,
@@ -154,6 +157,7 @@ export class GraphApp {
       }
       case 'run':
         this.run = m;
+        this.outcomes = outcomesOf(m);
         this.render();
         return;
       case 'empty':
@@ -391,8 +395,8 @@ export class GraphApp {
           post({ type: 'showTerminal' });
         });
         r.append(mark);
-      } else if (this.run.lastOutcome[n.id] && n.state !== 'done') {
-        r.append(el('span', { class: 'outcome', title: 'Last run' }, this.run.lastOutcome[n.id]));
+      } else if (this.outcomes.get(n.id) && n.state !== 'done') {
+        r.append(el('span', { class: 'outcome', title: 'Last run' }, this.outcomes.get(n.id) ?? ''));
       }
       r.addEventListener('click', () => this.select(i, true));
       r.addEventListener('dblclick', () => this.open(i));

@@ -41,6 +41,8 @@ export interface DrawingHost {
   layout(): LayoutDto | undefined;
   derived(): Derived | undefined;
   run(): RunMessage;
+  /** The last outcome of each story that ran, by story id. */
+  outcomes(): ReadonlyMap<string, string>;
   view(): ViewState;
   selected(): number | undefined;
   selectedEdge(): number | undefined;
@@ -234,6 +236,7 @@ export class Drawing {
     }
     this.canvas.style.display = 'none';
     const run = this.host.run();
+    const outcomes = this.host.outcomes();
     const runningIndex = run.running && run.storyId !== undefined ? d.byId.get(run.storyId) : undefined;
     const selected = this.host.selected();
     const matches = this.host.matches();
@@ -283,7 +286,7 @@ export class Drawing {
     for (const i of visible) {
       const n = g.nodes[i];
       const running = i === runningIndex;
-      const outcome = running ? '' : (run.lastOutcome[n.id] ?? '');
+      const outcome = running ? '' : (outcomes.get(n.id) ?? '');
       const runText = running ? `${run.iteration ?? '?'}/${run.maxIterations ?? '?'} · ${elapsed(run.startedAt, now)}` : '';
       const sig = [
         n.id, n.title, n.state, n.critical, n.inCycle, n.wave, n.unblocks.total, n.blockedBy.join(','),
