@@ -173,7 +173,7 @@ describe('GitHub layer against the emulator', function () {
     const [read] = await readIssues({ root, repo, client, issues: [42] });
     // Another window links the plan after this one read the issue.
     gh.addComment(42, `## Implementation Plan\n\n${blob(files.plan42, 'acme/taskflow', 'abc123')}\n\n${SELF_HEAL_NOTE}`);
-    const posted = await selfHeal(client, repo, 42, read.result.artifacts.filter((a) => a.kind === 'plan'));
+    const posted = await selfHeal(client, repo, 42, read.result.artifacts.filter((a) => a.kind === 'plan'), { root });
     assert.deepEqual(posted, []);
     assert.equal(gh.issues.get(42)!.comments.length, 1);
   });
