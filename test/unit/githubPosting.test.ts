@@ -4,7 +4,8 @@
  * limits that match what the messages say. Against the local emulator (127.0.0.1 only).
  */
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -205,6 +206,27 @@ describe('GitHub posting against the emulator', function () {
     const [read] = await readIssues({ root, repo, client: c1, issues: [42] });
     await Promise.all([selfHeal(c1, repo, 42, read.result.artifacts, { root }), linkDocument(client(), repo, 42, 'plan', PLAN, { root })]);
     assert.equal(comments().length, 1, comments().join('\n---\n'));
+  });
+
+  it('two CLI processes (node dist/cli.js) and two in-process self-heals at the same moment post one comment', async function () {
+    const built = path.resolve(__dirname, '../../dist/cli.js');
+    // Fail, never skip (as the CLI's whole-process tests): npm test builds dist/ first.
+    assert.ok(existsSync(built), 'dist/cli.js is missing: run `npm run build` first');
+    const bin = mkdtempSync(path.join(tmpdir(), 'ralph-post-cli-'));
+    try {
+      // A private copy: a concurrent `npm run build` empties dist/ while it works.
+      copyFileSync(built, path.join(bin, 'cli.js'));
+      const child = (): Promise<string> =>
+        new Promise((resolve) => {
+          const args = [path.join(bin, 'cli.js'), 'artifacts', '42', '--self-heal', '--repo', 'acme/taskflow', '--api-url', gh.apiUrl];
+          execFile(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH, GH_TOKEN: TOKEN }, timeout: 25_000 }, (e, _out, err) => resolve(e ? `exit ${e.code}: ${err}` : ''));
+        });
+      const [a, b] = await Promise.all([child(), child(), heal(client()), heal(client())]);
+      assert.deepEqual([a, b], ['', ''], 'both CLI processes exit 0');
+      assert.equal(comments().length, 1, comments().join('\n---\n'));
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   it('a lock left by a crashed holder does not block: it is stale after its holder stops updating it', async () => {

@@ -215,6 +215,9 @@ export async function selfHeal(
   const ref = await client.getDefaultBranch();
   const posted: PlannedComment[] = [];
   for (const c of candidates) {
+    if (planSelfHeal([c], [], repo, ref).length === 0) {
+      continue; // not on disk, or a link that could not read back: nothing to post, nothing to read
+    }
     let plan: PlannedComment | undefined;
     const done = await postOnce(client, options.root, issue, (comments) => {
       const [next] = planSelfHeal([c], comments, repo, ref);
