@@ -2,7 +2,9 @@
  * A local GitHub REST emulator for tests, on 127.0.0.1 (never github.com): a repository, its
  * issues, comments paginated over several pages (Link headers), comment creation, ETag / 304,
  * a 403 primary rate limit with reset headers, a secondary limit with retry-after, 401, 404,
- * 500 and a slow response. It counts requests. It is bounded (at most `maxRequests`) and stops by
+ * 500, a slow response, a raw (HTML, non-JSON) or truncated body, a reset connection, a POST that
+ * lands and then answers 502 or never answers, and broken paging (`endlessNext`, `ignorePage`).
+ * It counts requests. It is bounded (at most `maxRequests`) and stops by
  * itself after `lifetimeMs`; its timers never keep a process alive.
  */
 import { createHash } from 'node:crypto';
@@ -214,7 +216,7 @@ export class GitHubEmulator {
       if (f.kind === 'slow') {
         await new Promise((r) => setTimeout(r, f.delayMs).unref());
         if (res.destroyed || req.destroyed) {
-          this.requests.push({ at: Date.now(), method, url: req.url ?? '', status: 0, authorized: req.headers.authorization !== undefined });
+          this.record(req, 0);
           return;
         }
       } else if (f.kind === 'status') {
