@@ -12,6 +12,7 @@ import { issueArtifacts } from '../../src/core/artifacts/issueArtifacts';
 import { readIssuePlan, readIssues, selfHeal } from '../../src/node/github/artifacts';
 import { GitHubClient } from '../../src/node/github/client';
 import { GitHubEmulator } from '../support/githubEmulator';
+import { recordUnhandledRejections } from '../support/unhandled';
 
 const TOKEN = 'ghp_emulatorTestToken0123456789';
 const blob = (p: string, repo = 'acme/taskflow', ref = 'main'): string => `https://github.com/${repo}/blob/${ref}/${p}`;
@@ -41,13 +42,7 @@ describe('GitHub layer against the emulator', function () {
   this.timeout(30_000);
   let gh: GitHubEmulator;
   let root: string;
-  const unhandled: unknown[] = [];
-  const onUnhandled = (e: unknown): void => {
-    unhandled.push(e);
-  };
-
-  before(() => process.on('unhandledRejection', onUnhandled));
-  after(() => process.off('unhandledRejection', onUnhandled));
+  const unhandled = recordUnhandledRejections();
 
   beforeEach(async () => {
     gh = await new GitHubEmulator({ token: TOKEN }).start();

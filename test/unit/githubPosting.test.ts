@@ -17,6 +17,7 @@ import { blobUrl, mapArtifactUrl } from '../../src/core/artifacts/url';
 import { linkDocument, readIssues, selfHeal } from '../../src/node/github/artifacts';
 import { GitHubClient, type GitHubClientOptions, type GitHubError } from '../../src/node/github/client';
 import { GitHubEmulator } from '../support/githubEmulator';
+import { recordUnhandledRejections } from '../support/unhandled';
 
 const TOKEN = 'ghp_emulatorTestToken0123456789';
 const repo = { owner: 'acme', repo: 'taskflow', host: 'github.com' };
@@ -71,13 +72,7 @@ describe('GitHub posting against the emulator', function () {
   this.timeout(30_000);
   let gh: GitHubEmulator;
   let root: string;
-  const unhandled: unknown[] = [];
-  const onUnhandled = (e: unknown): void => {
-    unhandled.push(e);
-  };
-
-  before(() => process.on('unhandledRejection', onUnhandled));
-  after(() => process.off('unhandledRejection', onUnhandled));
+  const unhandled = recordUnhandledRejections();
 
   const write = (rel: string, text = '# Doc\n'): void => {
     mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
