@@ -130,7 +130,7 @@ describe('GitHub posting against the emulator', function () {
       () => gh.faults.push({ path: /\/issues\/42\/comments$/, method: 'GET', fault: { kind: 'raw', status: 200, contentType: 'text/html', body: `<html>${'x'.repeat(506)}</html>` } }),
       /GET \/repos\/acme\/taskflow\/issues\/42\/comments: the answer is not JSON \(text\/html, 519 bytes\)/,
     ],
-    ['a truncated body', () => gh.faults.push({ path: /\/issues\/42\/comments$/, method: 'GET', fault: { kind: 'truncated' } }), /GET \/repos\/acme\/taskflow\/issues\/42\/comments: the answer (is not JSON|was cut off)/],
+    ['a truncated body', () => gh.faults.push({ path: /\/issues\/42\/comments$/, method: 'GET', fault: { kind: 'truncated' } }), /GET \/repos\/acme\/taskflow\/issues\/42\/comments: the answer was cut off \(4096 bytes promised\)/],
     [
       'JSON that is not a list of comments',
       () => gh.faults.push({ path: /\/issues\/42\/comments$/, method: 'GET', fault: { kind: 'raw', status: 200, contentType: 'application/json', body: '[{"body":"## Implementation Plan"}]' } }),

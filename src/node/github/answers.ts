@@ -57,7 +57,7 @@ export function checkAnswer<T>(schema: z.ZodType<T>, answer: RawAnswer, request:
     const promised = Number(headers['content-length']);
     const why =
       Number.isFinite(promised) && promised > got
-        ? `the answer was cut off (${got} of ${promised} bytes)`
+        ? `the answer was cut off (${got ? `${got} of ` : ''}${promised} bytes promised)`
         : `the answer is not JSON (${type}, ${got} byte${got === 1 ? '' : 's'})`;
     return fail(request, why);
   }
