@@ -123,6 +123,14 @@ describe('GitHub posting against the emulator', function () {
     assert.match(second.out, /Plan\s+linked\s+thoughts\/shared\/plans\/GH-0042 plan \(v2\) l'été!/);
   });
 
+  it('Link to Issue refuses a name whose link would not read back (a backslash): nothing posted, twice', async () => {
+    const odd = 'thoughts/shared/plans/GH-0042 a\\b.md';
+    for (let i = 0; i < 2; i++) {
+      await assert.rejects(linkDocument(client(), repo, 42, 'plan', odd, { root }), /cannot be linked.*\\/);
+    }
+    assert.equal(posts(), 0);
+  });
+
   // 2. Broken responses
   const broken: [string, () => void, RegExp][] = [
     [

@@ -242,6 +242,10 @@ export async function linkDocument(
 ): Promise<{ posted: boolean; url: string }> {
   const ref = await client.getDefaultBranch();
   const url = blobUrl(repo, ref, path);
+  if (!linkedPaths([{ id: 0, body: linkBody(kind, url) }], repo).has(path)) {
+    // It would never read back as linked, and be posted again at every try.
+    throw new GitHubError('other', `"${path}" cannot be linked: a name with \\ or a drive letter means another file on Windows, so its link is not read as this document. Rename it.`);
+  }
   const posted = await postOnce(client, options.root, issue, (comments) => (linkedPaths(comments, repo).has(path) ? undefined : linkBody(kind, url)));
   return { posted, url };
 }
