@@ -349,7 +349,7 @@ export class GitHubWorkspace extends Disposable {
     const { client, repo } = this.clientFor(folder);
     const current = this.forFolder(folder)?.issues.find((i) => i.number === issue);
     const candidates = (only ?? current?.artifacts ?? []).filter((a) => a.status === 'on-disk');
-    const posted = await selfHeal(client, repo, issue, candidates);
+    const posted = await selfHeal(client, repo, issue, candidates, { root: folder.uri.fsPath });
     for (const p of posted) {
       this.log.info(`[github] #${issue}: posted the ${p.kind} link ${p.url}`);
     }
@@ -365,7 +365,7 @@ export class GitHubWorkspace extends Disposable {
       throw new Error(`${rel} is not an artifact: it must be thoughts/shared/{research,plans,reviews}/…GH-<n>….`);
     }
     const { client, repo } = this.clientFor(folder);
-    const r = await linkDocument(client, repo, target.issue, target.kind, rel);
+    const r = await linkDocument(client, repo, target.issue, target.kind, rel, { root: folder.uri.fsPath });
     if (!this.issueNumbers(folder).includes(target.issue)) {
       await this.addIssue(folder, target.issue);
     } else {

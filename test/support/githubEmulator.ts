@@ -2,7 +2,9 @@
  * A local GitHub REST emulator for tests, on 127.0.0.1 (never github.com): a repository, its
  * issues, comments paginated over several pages (Link headers), comment creation, ETag / 304,
  * a 403 primary rate limit with reset headers, a secondary limit with retry-after, 401, 404,
- * 500 and a slow response. It counts requests. It is bounded (at most `maxRequests`) and stops by
+ * 500, a slow response, a raw (HTML, non-JSON) or truncated body, a reset connection, a POST that
+ * lands and then answers 502 or never answers, and broken paging (`endlessNext`, `ignorePage`).
+ * It counts requests. It is bounded (at most `maxRequests`) and stops by
  * itself after `lifetimeMs`; its timers never keep a process alive.
  */
 import { createHash } from 'node:crypto';
@@ -41,7 +43,15 @@ export type Fault =
   | { kind: 'status'; status: 401 | 404 | 500 | 502 }
   | { kind: 'rate-limit'; resetInSeconds: number }
   | { kind: 'secondary'; retryAfterSeconds: number }
-  | { kind: 'slow'; delayMs: number };
+  | { kind: 'slow'; delayMs: number }
+  /** Answers with exactly this status, content type and body (an HTML error page, a non-JSON answer). */
+  | { kind: 'raw'; status: number; contentType: string; body: string }
+  /** Promises a JSON body, sends part of it, then closes the connection. */
+  | { kind: 'truncated' }
+  /** Resets the connection without an answer. */
+  | { kind: 'reset' }
+  /** Does the work (a POST creates the comment), then answers 502 or never answers. */
+  | { kind: 'lands-then'; then: 502 | 'stall' };
 
 export interface FaultRule {
   /** Applies to requests whose path (without the query) matches. */
@@ -73,6 +83,9 @@ export interface EmulatorOptions {
   readonly lifetimeMs?: number;
 }
 
+/** The largest raw body `raw` faults send (bounded). */
+const MAX_RAW_BODY = 1_000_000;
+
 export class GitHubEmulator {
   readonly owner: string;
   readonly repo: string;
@@ -80,6 +93,10 @@ export class GitHubEmulator {
   readonly issues = new Map<number, EmulatedIssue>();
   readonly requests: RecordedRequest[] = [];
   readonly faults: FaultRule[] = [];
+  /** A broken server: every comments page says there is a next page. */
+  endlessNext = false;
+  /** A broken server: every page number answers the first page. */
+  ignorePage = false;
   private server?: Server;
   private nextCommentId = 1000;
   private clock = Date.parse('2026-11-01T00:00:00Z');
@@ -172,14 +189,21 @@ export class GitHubEmulator {
     res.end(text);
   }
 
-  /** A GET answered with an ETag; 304 when If-None-Match matches. */
+  /**
+   * A GET answered with an ETag; 304 when If-None-Match matches. As on GitHub, the ETag is of the
+   * body only: a page whose comments did not change is 304 even when a new page follows it.
+   */
   private sendConditional(req: IncomingMessage, res: ServerResponse, body: unknown, headers: Record<string, string> = {}): void {
-    const etag = `W/"${createHash('sha1').update(JSON.stringify(body)).update(JSON.stringify(headers)).digest('hex')}"`;
+    const etag = `W/"${createHash('sha1').update(JSON.stringify(body)).digest('hex')}"`;
     if (req.headers['if-none-match'] === etag) {
       this.send(req, res, 304, undefined, { etag, ...headers });
       return;
     }
     this.send(req, res, 200, body, { etag, ...headers });
+  }
+
+  private record(req: IncomingMessage, status: number): void {
+    this.requests.push({ at: Date.now(), method: req.method ?? 'GET', url: req.url ?? '', status, authorized: req.headers.authorization !== undefined });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -191,7 +215,13 @@ export class GitHubEmulator {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = req.method ?? 'GET';
     const rule = this.faults.find((f) => f.path.test(url.pathname) && (!f.method || f.method === method) && (f.times === undefined || f.times > 0));
-    if (rule) {
+    let landsThen: 502 | 'stall' | undefined;
+    if (rule?.fault.kind === 'lands-then') {
+      landsThen = rule.fault.then;
+      if (rule.times !== undefined) {
+        rule.times--;
+      }
+    } else if (rule) {
       if (rule.times !== undefined) {
         rule.times--;
       }
@@ -199,11 +229,25 @@ export class GitHubEmulator {
       if (f.kind === 'slow') {
         await new Promise((r) => setTimeout(r, f.delayMs).unref());
         if (res.destroyed || req.destroyed) {
-          this.requests.push({ at: Date.now(), method, url: req.url ?? '', status: 0, authorized: req.headers.authorization !== undefined });
+          this.record(req, 0);
           return;
         }
       } else if (f.kind === 'status') {
         this.send(req, res, f.status, { message: f.status === 401 ? 'Bad credentials' : f.status === 404 ? 'Not Found' : 'Server Error' });
+        return;
+      } else if (f.kind === 'raw') {
+        this.record(req, f.status);
+        res.writeHead(f.status, { 'content-type': f.contentType }).end(f.body.slice(0, MAX_RAW_BODY));
+        return;
+      } else if (f.kind === 'truncated') {
+        this.record(req, 200);
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': '4096' });
+        res.write('[{"id": 1, "body": "## Research Doc');
+        setTimeout(() => res.destroy(), 20).unref();
+        return;
+      } else if (f.kind === 'reset') {
+        this.record(req, 0);
+        req.socket.resetAndDestroy();
         return;
       } else if (f.kind === 'rate-limit') {
         const reset = Math.floor(Date.now() / 1000) + f.resetInSeconds;
@@ -249,12 +293,12 @@ export class GitHubEmulator {
     }
     if (m[4] && method === 'GET') {
       const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 30)));
-      const page = Math.max(1, Number(url.searchParams.get('page') ?? 1));
+      const page = this.ignorePage ? 1 : Math.max(1, Number(url.searchParams.get('page') ?? 1));
       const pages = Math.max(1, Math.ceil(issue.comments.length / perPage));
       const slice = issue.comments.slice((page - 1) * perPage, page * perPage);
       const links: string[] = [];
       const at = (n: number): string => `<${this.apiUrl}${p}?per_page=${perPage}&page=${n}>`;
-      if (page < pages) {
+      if (page < pages || this.endlessNext) {
         links.push(`${at(page + 1)}; rel="next"`, `${at(pages)}; rel="last"`);
       }
       if (page > 1) {
@@ -286,7 +330,13 @@ export class GitHubEmulator {
         this.send(req, res, 422, { message: 'Validation Failed' });
         return;
       }
-      this.send(req, res, 201, this.addComment(issue.number, text));
+      const created = this.addComment(issue.number, text);
+      if (landsThen === 'stall') {
+        // The comment exists; the answer never comes (stop() closes the connection).
+        this.record(req, 0);
+        return;
+      }
+      this.send(req, res, landsThen ?? 201, landsThen ? { message: 'Bad Gateway' } : created);
       return;
     }
     this.send(req, res, 404, { message: 'Not Found' });

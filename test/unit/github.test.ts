@@ -12,6 +12,7 @@ import { issueArtifacts } from '../../src/core/artifacts/issueArtifacts';
 import { readIssuePlan, readIssues, selfHeal } from '../../src/node/github/artifacts';
 import { GitHubClient } from '../../src/node/github/client';
 import { GitHubEmulator } from '../support/githubEmulator';
+import { recordUnhandledRejections } from '../support/unhandled';
 
 const TOKEN = 'ghp_emulatorTestToken0123456789';
 const blob = (p: string, repo = 'acme/taskflow', ref = 'main'): string => `https://github.com/${repo}/blob/${ref}/${p}`;
@@ -41,13 +42,7 @@ describe('GitHub layer against the emulator', function () {
   this.timeout(30_000);
   let gh: GitHubEmulator;
   let root: string;
-  const unhandled: unknown[] = [];
-  const onUnhandled = (e: unknown): void => {
-    unhandled.push(e);
-  };
-
-  before(() => process.on('unhandledRejection', onUnhandled));
-  after(() => process.off('unhandledRejection', onUnhandled));
+  const unhandled = recordUnhandledRejections();
 
   beforeEach(async () => {
     gh = await new GitHubEmulator({ token: TOKEN }).start();
@@ -173,7 +168,7 @@ describe('GitHub layer against the emulator', function () {
     const [read] = await readIssues({ root, repo, client, issues: [42] });
     // Another window links the plan after this one read the issue.
     gh.addComment(42, `## Implementation Plan\n\n${blob(files.plan42, 'acme/taskflow', 'abc123')}\n\n${SELF_HEAL_NOTE}`);
-    const posted = await selfHeal(client, repo, 42, read.result.artifacts.filter((a) => a.kind === 'plan'));
+    const posted = await selfHeal(client, repo, 42, read.result.artifacts.filter((a) => a.kind === 'plan'), { root });
     assert.deepEqual(posted, []);
     assert.equal(gh.issues.get(42)!.comments.length, 1);
   });

@@ -145,7 +145,7 @@ export async function runArtifacts(argv: readonly string[], io: ArtifactsIo): Pr
         continue;
       }
       try {
-        const posted = await selfHeal(client, repo, r.result.number, candidates);
+        const posted = await selfHeal(client, repo, r.result.number, candidates, { root });
         for (const p of posted) {
           io.stderr(`ralph-workbench artifacts: #${r.result.number}: posted the ${HEADER_NAMES[p.kind]} link ${p.url}\n`);
         }

@@ -28,7 +28,8 @@ export function linkedPaths(comments: readonly IssueComment[], repo: RepoRef): S
 
 /**
  * The comments to post for the given on-disk artifacts: the URL on `ref` (the default branch)
- * and the self-heal note. Paths already linked by a comment are left out, and each path once.
+ * and the self-heal note. Paths already linked by a comment are left out, and each path once;
+ * so is a path whose link would not read back as linked.
  */
 export function planSelfHeal(
   candidates: readonly Pick<ArtifactEntry, 'kind' | 'path' | 'status'>[],
@@ -44,7 +45,12 @@ export function planSelfHeal(
     }
     done.add(c.path);
     const url = blobUrl(repo, ref, c.path);
-    out.push({ kind: c.kind, path: c.path, url, body: selfHealBody(c.kind, url) });
+    const body = selfHealBody(c.kind, url);
+    // A link that would not read back as this document (a name with `\` or a drive letter, which
+    // means another file on Windows) would be posted again by every self-heal: never post it.
+    if (linkedPaths([{ id: 0, body }], repo).has(c.path)) {
+      out.push({ kind: c.kind, path: c.path, url, body });
+    }
   }
   return out;
 }

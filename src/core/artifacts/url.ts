@@ -68,9 +68,10 @@ export function mapArtifactUrl(url: string, repo: RepoRef | undefined): MappedUr
   if (blob !== 'blob' || rest.length < 2) {
     return { local: false, reason: 'not a file in the repository (no /blob/<ref>/<path>)' };
   }
-  // new URL() has already resolved literal "../" segments; look at the raw text too.
+  // new URL() has already resolved "." and ".." segments, also encoded ones (`%2e%2E`, `.%2e`);
+  // look at the raw text: a segment that decodes to "." or ".." is refused, `name%2E` is a name.
   const rawPath = url.replace(/[?#].*$/, '');
-  if (/\/\.\.?(\/|$)|%2e%2e|%2e(\/|$)/i.test(rawPath)) {
+  if (rawPath.split('/').some((seg) => /^(?:\.|%2e){1,2}$/i.test(seg))) {
     return { local: false, reason: 'the path leaves the workspace (..)' };
   }
   let refEnd = 1;
@@ -89,9 +90,20 @@ export function mapArtifactUrl(url: string, repo: RepoRef | undefined): MappedUr
   return { local: true, path: segments.join('/'), ref: ref.join('/') };
 }
 
-/** The web URL of a file of this repository on a ref (each path segment encoded). */
+/**
+ * One path segment, encoded so that a reader of the comment takes the whole URL back: besides what
+ * encodeURIComponent encodes, `! ' ( ) *` (a reader stops at quotes and parentheses and strips
+ * trailing `!*`), and a trailing `.` or `_` (stripped as sentence punctuation).
+ */
+function encodeSegment(segment: string): string {
+  return encodeURIComponent(segment)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/[._]$/, (c) => (c === '.' ? '%2E' : '%5F'));
+}
+
+/** The web URL of a file of this repository on a ref (each path segment encoded, see encodeSegment). */
 export function blobUrl(repo: RepoRef, ref: string, path: string): string {
-  const enc = (p: string): string => p.split('/').map(encodeURIComponent).join('/');
+  const enc = (p: string): string => p.split('/').map(encodeSegment).join('/');
   return `https://${repo.host}/${repo.owner}/${repo.repo}/blob/${enc(ref)}/${enc(path)}`;
 }
 

@@ -14,6 +14,7 @@ import { type IssuePlanInput, PLAN_LINES, planSources } from '../../core/artifac
 import { DEFAULT_TRUST, refusedDocument, type TrustRules } from '../../core/artifacts/trust';
 import { readInsideBounded, resolveInside } from '../workspacePath';
 import { GitHubError, type GitHubClient } from './client';
+import { withPostLock } from './postLock';
 
 export type ArtifactListing = Partial<Record<ArtifactDir, string[]>>;
 
@@ -151,14 +152,13 @@ export async function readIssues(o: ReadIssuesOptions): Promise<ReadIssue[]> {
         continue;
       }
       try {
-        const [issue, { comments, truncated }] = await Promise.all([o.client.getIssue(number), o.client.listComments(number)]);
+        const { issue, comments, truncated, pagingNote } = await o.client.issueWithComments(number);
         const result = await assemble(o.root, o.repo, number, listing, trust, { issue, comments });
-        out[i] = {
-          comments,
-          result: truncated ? { ...result, warnings: [...result.warnings, 'More than 10,000 comments: the newest were not read.'] } : result,
-        };
+        const warnings = [...result.warnings, ...(truncated ? ['More than 10,000 comments: the newest were not read.'] : []), ...(pagingNote ? [pagingNote] : [])];
+        out[i] = { comments, result: warnings.length > result.warnings.length ? { ...result, warnings } : result };
       } catch (e) {
-        const err = e instanceof GitHubError ? e : new GitHubError('other', String((e as Error).message ?? e));
+        // Never a raw JavaScript error text in front of a user: say what failed and where.
+        const err = e instanceof GitHubError ? e : new GitHubError('other', `Could not read issue #${number} from GitHub (an internal ${(e as Error)?.name ?? 'error'}): showing what is on disk.`);
         out[i] = { result: await assemble(o.root, o.repo, number, listing, trust, { error: err.message }), errorKind: err.kind };
       }
     }
@@ -167,28 +167,73 @@ export async function readIssues(o: ReadIssuesOptions): Promise<ReadIssue[]> {
   return out;
 }
 
+/** Attempts to post one comment when a POST fails in a way that may or may not have landed. */
+const POST_ATTEMPTS = 3;
+
+/** Failures after which a POST may have landed (or certainly did not): re-read, then decide. */
+const UNSURE: readonly GitHubError['kind'][] = ['server', 'timeout', 'network', 'bad-answer'];
+
+export interface PostOptions {
+  /** The workspace folder: the posting lock lives in its `.ralph/` (shared by the CLI and the extension). */
+  readonly root: string;
+}
+
 /**
- * Posts the missing comments for artifacts found on disk. Re-reads the comments right before
- * posting (a conditional request: unchanged comments cost a 304), so a link already posted —
- * by another window, an agent, or an earlier run — is never posted again. Returns what was posted.
+ * Posts `bodyFor(comments)` unless it says there is nothing to post, holding the issue's posting
+ * lock across re-read-then-post. A POST is never sent again blindly: after one that timed out or
+ * failed, the comments are read again, and the comment is posted only if it did not land.
+ * True when this call's comment is on the issue.
+ */
+async function postOnce(client: GitHubClient, root: string, issue: number, bodyFor: (comments: readonly IssueComment[]) => string | undefined): Promise<boolean> {
+  return withPostLock(root, issue, async () => {
+    for (let attempt = 1; ; attempt++) {
+      // A failed read throws: nothing is posted on a read that did not succeed.
+      const { comments } = await client.issueWithComments(issue);
+      const body = bodyFor(comments);
+      if (body === undefined) {
+        // Linked already: by someone else (attempt 1), or by our POST that failed after landing.
+        return attempt > 1;
+      }
+      try {
+        await client.createComment(issue, body);
+        return true;
+      } catch (e) {
+        if (!(e instanceof GitHubError) || !UNSURE.includes(e.kind) || attempt >= POST_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  });
+}
+
+/**
+ * Posts the missing comments for artifacts found on disk: for each, under the issue's posting
+ * lock, the comments are re-read right before posting (conditional requests: unchanged comments
+ * cost 304s), so a link already posted — by another window, the CLI, an agent, or an earlier run —
+ * is never posted again. Returns what was posted.
  */
 export async function selfHeal(
   client: GitHubClient,
   repo: RepoRef,
   issue: number,
   candidates: readonly Pick<ArtifactEntry, 'kind' | 'path' | 'status'>[],
+  options: PostOptions,
 ): Promise<PlannedComment[]> {
   const ref = await client.getDefaultBranch();
   const posted: PlannedComment[] = [];
   for (const c of candidates) {
-    // Re-read before each post: another writer may have linked it a moment ago.
-    const { comments } = await client.listComments(issue);
-    const [plan] = planSelfHeal([c], comments, repo, ref);
-    if (!plan) {
-      continue;
+    if (planSelfHeal([c], [], repo, ref).length === 0) {
+      continue; // not on disk, or a link that could not read back: nothing to post, nothing to read
     }
-    await client.createComment(issue, plan.body);
-    posted.push(plan);
+    let plan: PlannedComment | undefined;
+    const done = await postOnce(client, options.root, issue, (comments) => {
+      const [next] = planSelfHeal([c], comments, repo, ref);
+      plan = next ?? plan; // after a POST that landed and then failed, the re-read plans nothing
+      return next?.body;
+    });
+    if (done && plan) {
+      posted.push(plan);
+    }
   }
   return posted;
 }
@@ -200,15 +245,16 @@ export async function linkDocument(
   issue: number,
   kind: ArtifactKind,
   path: string,
+  options: PostOptions,
 ): Promise<{ posted: boolean; url: string }> {
   const ref = await client.getDefaultBranch();
   const url = blobUrl(repo, ref, path);
-  const { comments } = await client.listComments(issue);
-  if (linkedPaths(comments, repo).has(path)) {
-    return { posted: false, url };
+  if (!linkedPaths([{ id: 0, body: linkBody(kind, url) }], repo).has(path)) {
+    // It would never read back as linked, and be posted again at every try.
+    throw new GitHubError('other', `"${path}" cannot be linked: a name with \\ or a drive letter means another file on Windows, so its link is not read as this document. Rename it.`);
   }
-  await client.createComment(issue, linkBody(kind, url));
-  return { posted: true, url };
+  const posted = await postOnce(client, options.root, issue, (comments) => (linkedPaths(comments, repo).has(path) ? undefined : linkBody(kind, url)));
+  return { posted, url };
 }
 
 /** The prompt's plan input: the first issue with a local plan, its first 100 lines, the research path. */

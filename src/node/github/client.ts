@@ -1,32 +1,24 @@
 /**
  * THE GitHub REST client of Ralph Workbench, shared by the CLI and the extension host: one
  * Octokit factory with @octokit/plugin-throttling (writes one at a time, ≥ 1 s apart; primary
- * and secondary limits and `retry-after` honoured) and @octokit/plugin-retry (5xx retried),
- * conditional requests with an ETag cache (a 304 costs no rate limit; Octokit throws on 304, we
- * return the cached body), and every page of an issue's comments at per_page=100.
- * The token is held in memory only and never logged.
+ * and secondary limits and `retry-after` honoured) and @octokit/plugin-retry (a GET that got a 5xx
+ * or could not connect is retried; a POST never is: see artifacts.ts), conditional requests with an
+ * ETag cache (a 304 costs no rate limit; Octokit throws on 304, we return the cached body), every
+ * answer checked against what the endpoint documents (answers.ts), and every page of an issue's
+ * comments at per_page=100. A request that gets no answer within the time limit is not sent
+ * again, so the limit a message names is the time waited. The token is held in memory only and
+ * never logged.
  */
+import type { z } from 'zod';
 import type { IssueComment } from '../../core/artifacts/protocol';
+import { checkAnswer, commentPageSchema, commentSchema, issueListSchema, issueSchema, repositorySchema } from './answers';
+import { connectFailure, describeFailure, RequestTimedOut } from './errors';
+
+export { GitHubError, type GitHubErrorKind } from './errors';
 
 export const DEFAULT_API_URL = 'https://api.github.com';
 /** 100 pages of 100: an issue with more comments than this is read up to here and flagged. */
 export const MAX_COMMENT_PAGES = 100;
-
-export type GitHubErrorKind = 'auth' | 'rate-limit' | 'forbidden' | 'not-found' | 'server' | 'timeout' | 'network' | 'other';
-
-/** A failure said so a person knows what to do. */
-export class GitHubError extends Error {
-  constructor(
-    readonly kind: GitHubErrorKind,
-    message: string,
-    readonly status?: number,
-    /** For 'rate-limit': when the limit resets (ms since epoch). */
-    readonly resetAt?: number,
-  ) {
-    super(message);
-    this.name = 'GitHubError';
-  }
-}
 
 export interface GitHubIssue {
   readonly number: number;
@@ -35,7 +27,23 @@ export interface GitHubIssue {
   readonly labels: readonly string[];
   readonly htmlUrl?: string;
   readonly isPullRequest: boolean;
+  /** How many comments GitHub counts on the issue (undefined when the answer did not say). */
+  readonly comments?: number;
 }
+
+/** An issue's comments as read: oldest first. */
+export interface CommentListing {
+  readonly comments: IssueComment[];
+  /** More than MAX_COMMENT_PAGES full pages: the newest were not read. */
+  readonly truncated: boolean;
+  /** Why paging stopped early although GitHub said more follow (a broken server or proxy). */
+  readonly pagingNote?: string;
+  /** Some page was a 304 answered from the cache. */
+  readonly fromCache: boolean;
+}
+
+/** Comments per page: the most GitHub gives. A page with fewer is the last. */
+const PER_PAGE = 100;
 
 export interface GitHubClientOptions {
   /** Undefined: unauthenticated (public data, 60 requests/h). */
@@ -46,9 +54,9 @@ export interface GitHubClientOptions {
   readonly repo: string;
   /** Injected fetch (tests); defaults to the global one. */
   readonly fetch?: typeof fetch;
-  /** Per HTTP request. Default 30 s. */
+  /** Per HTTP request; a request that timed out is not retried. Default 30 s. */
   readonly timeoutMs?: number;
-  /** Retries of a 5xx or network failure. Default 2. */
+  /** Retries of a GET that got a 5xx or could not connect. Default 2. */
   readonly retries?: number;
   /** Longest wait for a rate limit to reset before giving up with a message. Default 60 s. */
   readonly maxRateLimitWaitSeconds?: number;
@@ -62,6 +70,10 @@ interface CacheEntry {
   readonly etag: string;
   readonly data: unknown;
   readonly link?: string;
+}
+
+function urlOf(input: Parameters<typeof fetch>[0]): string {
+  return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
 }
 
 // The Octokit packages are ESM-only: loaded with import() (esbuild bundles them into the CJS
@@ -136,11 +148,23 @@ export class GitHubClient {
     this.apiUrl = (options.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 30_000;
     const baseFetch = options.fetch ?? fetch;
-    const counted: typeof fetch = (input, init) => {
+    // Counts every request, limits its time, and says why a connection failed (undici's own
+    // error is "fetch failed", which Octokit would report as a 500).
+    const counted: typeof fetch = async (input, init) => {
       this.sent++;
       const timeout = AbortSignal.timeout(this.timeoutMs);
       const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-      return baseFetch(input, { ...init, signal });
+      try {
+        return await baseFetch(input, { ...init, signal });
+      } catch (e) {
+        if (timeout.aborted) {
+          throw new RequestTimedOut(this.timeoutMs);
+        }
+        if (init?.signal?.aborted) {
+          throw e;
+        }
+        throw connectFailure(urlOf(input), e);
+      }
     };
     this.counted = counted;
   }
@@ -168,31 +192,46 @@ export class GitHubClient {
     return this.notModified;
   }
 
-  /** A conditional GET: sends If-None-Match when the URL was read before; a 304 returns the cached body. */
-  private async conditionalGet(route: string, params: Record<string, string | number>): Promise<{ data: unknown; link?: string }> {
+  /** `GET /repos/acme/taskflow/issues/42/comments?page=2`: how messages name a request. */
+  private requestName(route: string, params: Record<string, string | number>): string {
+    const [method, template] = route.split(' ');
+    const path = template.replace(/\{(\w+)\}/g, (_, k: string) => String(k === 'owner' ? this.owner : k === 'repo' ? this.repo : params[k]));
+    return `${method} ${path}${typeof params.page === 'number' && params.page > 1 ? `?page=${params.page}` : ''}`;
+  }
+
+  private where(params: Record<string, string | number>): string {
+    return `${this.owner}/${this.repo}${params.issue_number !== undefined ? ` issue #${params.issue_number}` : ''}`;
+  }
+
+  /**
+   * A conditional GET: sends If-None-Match when the URL was read before (unless `fresh`); a 304
+   * returns the cached body. The answer is checked against `schema` before it is cached or used.
+   */
+  private async conditionalGet<T>(route: string, params: Record<string, string | number>, schema: z.ZodType<T>, fresh = false): Promise<{ data: T; link?: string; cached: boolean }> {
     const key = `${route} ${JSON.stringify(params)}`;
-    const cached = this.cache.get(key);
+    const cached = fresh ? undefined : this.cache.get(key);
     const headers: Record<string, string> = cached ? { 'if-none-match': cached.etag } : {};
+    let res;
     try {
-      const res = await (await this.octokit()).request(route, { owner: this.owner, repo: this.repo, ...params, headers });
-      const etag = res.headers.etag;
-      const link = res.headers.link;
-      if (etag) {
-        this.cache.set(key, { etag, data: res.data, link });
-      }
-      return { data: res.data, link };
+      res = await (await this.octokit()).request(route, { owner: this.owner, repo: this.repo, ...params, headers });
     } catch (e) {
       if ((e as { status?: number }).status === 304 && cached) {
         this.notModified++;
-        return { data: cached.data, link: cached.link };
+        return { data: cached.data as T, link: cached.link, cached: true };
       }
-      throw this.describe(e, params);
+      throw describeFailure(e, { where: this.where(params), timeoutMs: this.timeoutMs });
     }
+    const data = checkAnswer(schema, res, this.requestName(route, params));
+    const etag = res.headers.etag;
+    const link = res.headers.link;
+    if (etag) {
+      this.cache.set(key, { etag, data, link });
+    }
+    return { data, link, cached: false };
   }
 
   async getIssue(issue: number): Promise<GitHubIssue> {
-    const { data } = await this.conditionalGet('GET /repos/{owner}/{repo}/issues/{issue_number}', { issue_number: issue });
-    const d = data as { number: number; title: string; state: string; labels?: (string | { name?: string })[]; html_url?: string; pull_request?: unknown };
+    const { data: d } = await this.conditionalGet('GET /repos/{owner}/{repo}/issues/{issue_number}', { issue_number: issue }, issueSchema);
     return {
       number: d.number,
       title: d.title,
@@ -200,24 +239,56 @@ export class GitHubClient {
       labels: (d.labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))).filter((l) => l !== ''),
       htmlUrl: d.html_url,
       isPullRequest: d.pull_request !== undefined,
+      comments: d.comments,
     };
   }
 
-  /** Every comment of an issue, oldest first: each page of 100, conditionally. */
-  async listComments(issue: number): Promise<{ comments: IssueComment[]; truncated: boolean }> {
+  /**
+   * Every comment of an issue, oldest first: each page of 100, conditionally (or not, `fresh`).
+   * `next` is followed only while pages are full and new: a server that always says there is a
+   * next page, or answers the same page again, stops with a `pagingNote` rather than 100 pages.
+   */
+  async listComments(issue: number, fresh = false): Promise<CommentListing> {
     const comments: IssueComment[] = [];
+    const seen = new Set<number>();
+    let fromCache = false;
     for (let page = 1; page <= MAX_COMMENT_PAGES; page++) {
-      const { data, link } = await this.conditionalGet('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-        issue_number: issue,
-        per_page: 100,
-        page,
-      });
-      comments.push(...(data as IssueComment[]));
+      const { data, link, cached } = await this.conditionalGet(
+        'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+        { issue_number: issue, per_page: PER_PAGE, page },
+        commentPageSchema,
+        fresh,
+      );
+      fromCache ||= cached;
+      if (data.some((c) => seen.has(c.id))) {
+        return { comments, truncated: false, fromCache, pagingNote: `GitHub's comment page ${page} repeats comments of earlier pages: read the first ${comments.length} comments and stopped there.` };
+      }
+      for (const c of data) {
+        seen.add(c.id);
+        comments.push(c);
+      }
       if (!nextPageUrl(link)) {
-        return { comments, truncated: false };
+        return { comments, truncated: false, fromCache };
+      }
+      if (data.length < PER_PAGE) {
+        return { comments, truncated: false, fromCache, pagingNote: `GitHub said more comments follow page ${page}, but page ${page} was not full (${data.length} of ${PER_PAGE}): read ${comments.length} comments and stopped there.` };
       }
     }
-    return { comments, truncated: true };
+    return { comments, truncated: true, fromCache };
+  }
+
+  /**
+   * The issue and all its comments. A cached page may never hide a comment: when a page came from
+   * the cache and the count does not match the issue's `comments`, the pages are read again
+   * without If-None-Match (on an issue with exactly 100 comments, page 1 stays 304 when a 101st
+   * arrives, and its cached answer says there is no next page).
+   */
+  async issueWithComments(issue: number): Promise<{ issue: GitHubIssue } & CommentListing> {
+    const [info, listing] = await Promise.all([this.getIssue(issue), this.listComments(issue)]);
+    if (listing.fromCache && info.comments !== undefined && info.comments !== listing.comments.length && !listing.truncated && !listing.pagingNote) {
+      return { issue: info, ...(await this.listComments(issue, true)) };
+    }
+    return { issue: info, ...listing };
   }
 
   /** Open issues matching a filter (labels, assignee, milestone), pull requests left out. */
@@ -228,69 +299,35 @@ export class GitHubClient {
         params[k] = filter[k];
       }
     }
-    const { data } = await this.conditionalGet('GET /repos/{owner}/{repo}/issues', params);
-    return (data as { number: number; title: string; state: string; labels?: { name?: string }[]; pull_request?: unknown }[])
+    const { data } = await this.conditionalGet('GET /repos/{owner}/{repo}/issues', params, issueListSchema);
+    return data
       .filter((d) => d.pull_request === undefined)
       .slice(0, limit)
-      .map((d) => ({ number: d.number, title: d.title, state: d.state, labels: (d.labels ?? []).map((l) => l.name ?? ''), isPullRequest: false }));
+      .map((d) => ({ number: d.number, title: d.title, state: d.state, labels: (d.labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))), isPullRequest: false }));
   }
 
   async getDefaultBranch(): Promise<string> {
     if (!this.defaultBranch) {
-      const { data } = await this.conditionalGet('GET /repos/{owner}/{repo}', {});
-      this.defaultBranch = (data as { default_branch?: string }).default_branch || 'main';
+      const { data } = await this.conditionalGet('GET /repos/{owner}/{repo}', {}, repositorySchema);
+      this.defaultBranch = data.default_branch || 'main';
     }
     return this.defaultBranch;
   }
 
-  /** Posts a comment (the throttling plugin keeps writes one at a time, ≥ 1 s apart). */
+  /**
+   * Posts a comment, once: never retried here (a POST that timed out or got a 5xx may have
+   * landed; the caller re-reads the comments before posting again, see artifacts.ts). The
+   * throttling plugin keeps writes one at a time, ≥ 1 s apart.
+   */
   async createComment(issue: number, body: string): Promise<IssueComment> {
+    const route = 'POST /repos/{owner}/{repo}/issues/{issue_number}/comments';
+    const params = { issue_number: issue };
+    let res;
     try {
-      const res = await (await this.octokit()).request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-        owner: this.owner,
-        repo: this.repo,
-        issue_number: issue,
-        body,
-      });
-      return res.data as IssueComment;
+      res = await (await this.octokit()).request(route, { owner: this.owner, repo: this.repo, ...params, body, request: { retries: 0 } });
     } catch (e) {
-      throw this.describe(e, { issue_number: issue });
+      throw describeFailure(e, { where: this.where(params), timeoutMs: this.timeoutMs });
     }
-  }
-
-  private describe(e: unknown, params: Record<string, string | number>): GitHubError {
-    if (e instanceof GitHubError) {
-      return e;
-    }
-    const err = e as { status?: number; message?: string; name?: string; response?: { headers?: Record<string, string | undefined> } };
-    const status = err.status;
-    const headers = err.response?.headers ?? {};
-    const where = `${this.owner}/${this.repo}${params.issue_number !== undefined ? ` issue #${params.issue_number}` : ''}`;
-    const message = String(err.message ?? e);
-    if (/timeout|aborted/i.test(message) || err.name === 'TimeoutError') {
-      return new GitHubError('timeout', `GitHub did not answer within ${Math.round(this.timeoutMs / 100) / 10} s (${where}): check your network, then Refresh.`, status);
-    }
-    if (status === 401) {
-      return new GitHubError('auth', `GitHub refused the credentials (401) for ${where}: sign in to GitHub again (CLI: set GH_TOKEN or GITHUB_TOKEN to a valid token).`, 401);
-    }
-    if ((status === 403 || status === 429) && (headers['x-ratelimit-remaining'] === '0' || /rate limit/i.test(message))) {
-      const reset = Number(headers['x-ratelimit-reset']);
-      const resetAt = Number.isFinite(reset) && reset > 0 ? reset * 1000 : undefined;
-      const when = resetAt ? ` It resets at ${new Date(resetAt).toISOString().slice(11, 19)} UTC (in ${Math.max(1, Math.ceil((resetAt - Date.now()) / 60_000))} min).` : '';
-      return new GitHubError('rate-limit', `GitHub rate limit reached while reading ${where}.${when} Showing what is on disk until then.`, status, resetAt);
-    }
-    if (status === 403) {
-      return new GitHubError('forbidden', `GitHub denied access to ${where} (403): the account may not see this repository, or the token lacks the "repo" scope.`, 403);
-    }
-    if (status === 404) {
-      return new GitHubError('not-found', `Not found on GitHub (404): ${where}. Check the repository (setting ralph.github.repository or --repo) and that your account can see it.`, 404);
-    }
-    if (status !== undefined && status >= 500 && !/fetch failed|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|socket/i.test(message)) {
-      return new GitHubError('server', `GitHub answered ${status} (server error) for ${where}, also after retrying: try Refresh later.`, status);
-    }
-    if (/fetch failed|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|socket|network/i.test(message)) {
-      return new GitHubError('network', `Cannot reach GitHub at ${this.apiUrl} (${message}): are you offline? Showing what is on disk.`, status);
-    }
-    return new GitHubError('other', `GitHub request for ${where} failed${status ? ` (${status})` : ''}: ${message}`, status);
+    return checkAnswer(commentSchema, res, this.requestName(route, params));
   }
 }
