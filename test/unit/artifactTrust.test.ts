@@ -93,3 +93,27 @@ describe("an issue's artifacts under the trust rules", () => {
     }
   });
 });
+
+describe('a document shown but never given to the agent', () => {
+  const NOTES = 'thoughts/shared/plans/2026-11-16-GH-0042-notes.txt';
+  const disk = [{ kind: 'plan' as const, path: NOTES }];
+  const assemble = (comments: IssueComment[] | undefined) =>
+    issueArtifacts({ number: 42, comments, disk, repo, isLocalFile: (p) => p === NOTES });
+
+  it('a trusted link to a non-markdown file the fallback by name found stays linked (self-heal has nothing to offer), and never reaches the prompt', () => {
+    const issue = assemble([comment(1, `## Implementation Plan\n\n${blob(NOTES)}`, 'OWNER')]);
+    const plan = issue.artifacts.find((a) => a.kind === 'plan');
+    assert.equal(plan?.status, 'linked');
+    assert.equal(plan?.path, NOTES);
+    assert.match(plan?.promptRefusal ?? '', /not a markdown/);
+    assert.ok(!issue.artifacts.some((a) => a.status === 'on-disk'), 'not also "on disk, not linked"');
+    assert.ok(issue.warnings.some((w) => w.includes(`${NOTES} is linked, but never given to the agent`)), issue.warnings.join('\n'));
+    assert.equal(planSources([issue]), undefined);
+  });
+
+  it('found by name only (no comment), a non-markdown plan is on disk and never reaches the prompt either', () => {
+    const issue = assemble(undefined);
+    assert.equal(issue.artifacts.find((a) => a.kind === 'plan')?.status, 'on-disk');
+    assert.equal(planSources([issue]), undefined);
+  });
+});

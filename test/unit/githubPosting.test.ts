@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -18,6 +18,7 @@ import { linkDocument, readIssues, selfHeal } from '../../src/node/github/artifa
 import { GitHubClient, type GitHubClientOptions, type GitHubError } from '../../src/node/github/client';
 import { GitHubEmulator } from '../support/githubEmulator';
 import { recordUnhandledRejections } from '../support/unhandled';
+import { copyBuiltCli } from './helpers';
 
 const TOKEN = 'ghp_emulatorTestToken0123456789';
 const repo = { owner: 'acme', repo: 'taskflow', host: 'github.com' };
@@ -218,10 +219,10 @@ describe('GitHub posting against the emulator', function () {
     const bin = mkdtempSync(path.join(tmpdir(), 'ralph-post-cli-'));
     try {
       // A private copy: a concurrent `npm run build` empties dist/ while it works.
-      copyFileSync(built, path.join(bin, 'cli.js'));
+      const cliJs = copyBuiltCli(bin);
       const child = (): Promise<string> =>
         new Promise((resolve) => {
-          const args = [path.join(bin, 'cli.js'), 'artifacts', '42', '--self-heal', '--repo', 'acme/taskflow', '--api-url', gh.apiUrl];
+          const args = [cliJs, 'artifacts', '42', '--self-heal', '--repo', 'acme/taskflow', '--api-url', gh.apiUrl];
           execFile(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH, GH_TOKEN: TOKEN }, timeout: 25_000 }, (e, _out, err) => resolve(e ? `exit ${e.code}: ${err}` : ''));
         });
       const [a, b] = await Promise.all([child(), child(), heal(client()), heal(client())]);

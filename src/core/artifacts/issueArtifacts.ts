@@ -28,6 +28,12 @@ export interface ArtifactEntry {
   readonly selfHealed?: boolean;
   /** Why a linked URL is not opened as a local file. */
   readonly remoteReason?: string;
+  /**
+   * Why this document is never given to an agent (trust.ts `refusedDocument`: not a .md file under
+   * the artifact folders, a dotfile, under .git/), though it is shown: a file the fallback by name
+   * found in an artifact folder stays linked or on disk, so self-heal does not offer it again.
+   */
+  readonly promptRefusal?: string;
   readonly createdAt?: string;
 }
 
@@ -112,12 +118,17 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
       const mapped = comment.url ? mapArtifactUrl(comment.url, input.repo) : undefined;
       let remoteReason: string | undefined;
       const refused = mapped?.local ? refusedDocument(mapped.path, trust) : undefined;
-      if (mapped?.local && refused) {
+      // A refused path is never looked at, unless the fallback by name found it in an artifact folder.
+      const foundByName = mapped?.local === true && input.disk.some((d) => d.path === mapped.path);
+      if (mapped?.local && refused && !foundByName) {
         remoteReason = refused;
         warnings.push(`${KIND_LABELS[comment.kind]} comment ${comment.commentUrl ?? `#${comment.commentId}`} links ${mapped.path}, which is not read: ${refused}.`);
       } else if (mapped?.local) {
         if (input.isLocalFile(mapped.path)) {
           linkedPath = mapped.path;
+          if (refused) {
+            warnings.push(`${KIND_LABELS[comment.kind]} ${mapped.path} is linked, but never given to the agent: ${refused}.`);
+          }
         } else {
           remoteReason = `${mapped.path} is not in this workspace`;
           warnings.push(`${KIND_LABELS[comment.kind]} is linked to ${mapped.path}, which is not in this workspace: open it on GitHub.`);
@@ -139,6 +150,7 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
         summary: comment.summary,
         selfHealed: comment.selfHealed,
         remoteReason,
+        promptRefusal: linkedPath ? refused : undefined,
         createdAt: comment.createdAt,
       });
     }
@@ -149,6 +161,7 @@ export function assembleArtifacts(input: AssembleInput): { artifacts: ArtifactEn
           kind: d.kind,
           status: 'on-disk',
           path: d.path,
+          promptRefusal: refusedDocument(d.path, trust),
           verdict: d.kind === 'review' ? input.diskVerdicts?.get(d.path) : undefined,
         });
       } else if (!comment && slot !== 'group-plan' && !(slot === 'plan' && hasGroupPlan)) {

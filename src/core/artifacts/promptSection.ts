@@ -43,7 +43,8 @@ export interface PlanSources {
 export function planSources(issues: readonly IssueArtifacts[]): PlanSources | undefined {
   for (const issue of issues) {
     const local = (kind: ArtifactKind): ArtifactEntry | undefined =>
-      issue.artifacts.find((a) => a.kind === kind && a.status === 'linked' && a.path) ?? issue.artifacts.find((a) => a.kind === kind && a.status === 'on-disk' && a.path);
+      issue.artifacts.find((a) => a.kind === kind && a.status === 'linked' && a.path && !a.promptRefusal) ??
+      issue.artifacts.find((a) => a.kind === kind && a.status === 'on-disk' && a.path && !a.promptRefusal);
     const own = local('plan');
     const group = local('group-plan');
     const planEntry = own ?? group;

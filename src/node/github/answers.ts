@@ -5,6 +5,7 @@
  * raw JavaScript error further on.
  */
 import { z } from 'zod';
+import type { IssueComment } from '../../core/artifacts/protocol';
 import { GitHubError } from './errors';
 
 export const commentSchema = z.object({
@@ -13,7 +14,14 @@ export const commentSchema = z.object({
   created_at: z.string().optional(),
   html_url: z.string().optional(),
   user: z.object({ login: z.string().optional() }).nullish(),
+  author_association: z.string().nullish(),
 });
+
+// zod drops every key a schema does not name: a field the protocol reads (IssueComment) but this
+// schema forgot would silently read as absent (an author_association lost reads as NONE, and every
+// link as untrusted). This line does not compile while such a key is missing.
+type ForgottenCommentKeys = Exclude<keyof IssueComment, keyof z.infer<typeof commentSchema>>;
+export const COMMENT_SCHEMA_KEEPS_EVERY_FIELD: [ForgottenCommentKeys] extends [never] ? true : ForgottenCommentKeys = true;
 
 export const commentPageSchema = z.array(commentSchema);
 
