@@ -169,25 +169,30 @@ export function setStoryFieldEdits(text: string, storyId: string, field: Editabl
   return { ok: true, edits: modify(text, [...story.path, key], v, { formattingOptions: formattingOf(text) }) };
 }
 
-/** The id after the highest one of the file's `PREFIX-NNN` ids (US-013 after US-012), or US-001. */
+/**
+ * The id after the highest one of the file's `PREFIX-NNN` ids (US-013 after US-012), or US-001.
+ * The numbers are BigInts: ids such as US-9007199254740993 are past what a JavaScript number
+ * holds exactly, and counting them with numbers would never reach a free id.
+ */
 export function nextStoryId(ids: readonly string[]): string {
   let prefix = 'US-';
   let width = 3;
-  let max = 0;
+  let max = 0n;
   for (const id of ids) {
     const m = /^(.*?)(\d+)$/.exec(id);
-    if (m && Number(m[2]) >= max) {
+    if (m && BigInt(m[2]) >= max) {
       prefix = m[1];
       width = m[2].length;
-      max = Number(m[2]);
+      max = BigInt(m[2]);
     }
   }
   const taken = new Set(ids);
-  let k = max + 1;
-  while (taken.has(`${prefix}${String(k).padStart(width, '0')}`)) {
+  const idOf = (k: bigint): string => `${prefix}${k.toString().padStart(width, '0')}`;
+  let k = max + 1n;
+  while (taken.has(idOf(k))) {
     k++;
   }
-  return `${prefix}${String(k).padStart(width, '0')}`;
+  return idOf(k);
 }
 
 /**
