@@ -3,15 +3,16 @@
  * dependency, change a story's title, description, priority or acceptance criteria, add a story.
  * A story is addressed where the prd model found it (`Story.path`), so every shape the model reads
  * ({"userStories": […]}, {"stories": […]}, {"prd": {"stories": […]}}, phases, a top-level array) is
- * edited alike. Each is a minimal text edit (jsonc-parser `modify`, or edits.ts for removals) inside
- * the story (the story list, for a new story): formatting, key order and unknown fields are kept, and
+ * edited alike. Each is a minimal text edit (jsonEdits.ts, or edits.ts for removals) inside the
+ * story (after the last story, for a new story), in the file's own layout (a one-line file stays one
+ * line), at the copy of a repeated key JSON.parse reads: formatting, key order and unknown fields are kept, and
  * a dependency goes under the key the story already uses (blockedBy or an alias). A dependency that
  * would close a cycle is refused with the cycle.
  */
-import { findNodeAtLocation, modify, type Node, parseTree } from 'jsonc-parser';
 import { cycleClosedBy, taskGraphOf } from '../taskGraph/model';
 import { type DependencyKey, DEPENDENCY_KEYS } from './dependencyKeys';
-import { applyEdits, formattingOf, removeBlockedByEdits, type TextEdit } from './edits';
+import { applyEdits, removeBlockedByEdits, type TextEdit } from './edits';
+import { appendElementEdits, jsonTree as tree, nodeAt, setValueEdits } from './jsonEdits';
 import { parsePrd } from './document';
 import { analyzePrd } from './index';
 import type { JsonPath, PrdDocument, Story } from './model';
@@ -20,10 +21,6 @@ export type GraphEditResult = { readonly ok: true; readonly edits: TextEdit[] } 
 
 const fail = (message: string, cycle?: readonly string[]): GraphEditResult => ({ ok: false, message, cycle });
 const noStory = (id: string): GraphEditResult => fail(`There is no story "${id}" in prd.json.`);
-
-function tree(text: string): Node | undefined {
-  return parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
-}
 
 /** The stories as the model reads them (no positions: an edit needs each story's path, not its range). */
 function read(text: string): PrdDocument {
@@ -83,13 +80,11 @@ export function addDependencyEdits(text: string, storyId: string, blockerId: str
     return fail(`${storyId} cannot wait on ${blockerId}: that would close the cycle ${ids.join(' → ')}.`, ids);
   }
   const key = dependencyKeyFor(analysis.doc.stories, story);
-  const root = tree(text);
-  const array = root && findNodeAtLocation(root, [...story.path, key]);
-  const formattingOptions = formattingOf(text);
+  const array = nodeAt(tree(text), [...story.path, key]);
   if (array?.type === 'array') {
-    return { ok: true, edits: modify(text, [...story.path, key, array.children?.length ?? 0], blockerId, { isArrayInsertion: true, formattingOptions }) };
+    return { ok: true, edits: appendElementEdits(text, [...story.path, key], blockerId) };
   }
-  return { ok: true, edits: modify(text, [...story.path, key], [blockerId], { formattingOptions }) };
+  return { ok: true, edits: setValueEdits(text, [...story.path, key], [blockerId]) };
 }
 
 /** `story` no longer waits on `blocker`: every entry naming it, under any dependency key, is removed. */
@@ -159,14 +154,14 @@ export function setStoryFieldEdits(text: string, storyId: string, field: Editabl
   const root = tree(text);
   // The criteria go under the key the story already uses (the model reads the snake_case synonym too).
   let key: string = field;
-  if (field === 'acceptanceCriteria' && root && !findNodeAtLocation(root, [...story.path, field]) && findNodeAtLocation(root, [...story.path, 'acceptance_criteria'])) {
+  if (field === 'acceptanceCriteria' && !nodeAt(root, [...story.path, field]) && nodeAt(root, [...story.path, 'acceptance_criteria'])) {
     key = 'acceptance_criteria';
   }
-  const current = root && findNodeAtLocation(root, [...story.path, key]);
+  const current = nodeAt(root, [...story.path, key]);
   if (current && JSON.stringify(current.type === 'array' ? (current.children ?? []).map((c) => c.value) : current.value) === JSON.stringify(v)) {
     return { ok: true, edits: [] };
   }
-  return { ok: true, edits: modify(text, [...story.path, key], v, { formattingOptions: formattingOf(text) }) };
+  return { ok: true, edits: setValueEdits(text, [...story.path, key], v) };
 }
 
 /**
@@ -209,7 +204,7 @@ export function addStoryEdits(text: string, title: string, blockedBy: readonly s
   const doc = read(text);
   const list = storyListOf(doc);
   const root = tree(text);
-  const listNode = root && list && (list.length === 0 ? root : findNodeAtLocation(root, [...list]));
+  const listNode = list && nodeAt(root, list);
   if (!list || listNode?.type !== 'array') {
     return fail('prd.json has no list of stories to add to (a "userStories" array).');
   }
@@ -240,6 +235,6 @@ export function addStoryEdits(text: string, title: string, blockedBy: readonly s
     story[dependencyKeyFor(stories)] = [...blockedBy];
   }
   story.notes = '';
-  const edits = modify(text, [...list, listNode.children?.length ?? 0], story, { isArrayInsertion: true, formattingOptions: formattingOf(text) });
+  const edits = appendElementEdits(text, list, story);
   return { ok: true, edits, id };
 }
