@@ -16,6 +16,7 @@ import { appendElementEdits, jsonTree as tree, nodeAt, setValueEdits } from './j
 import { parsePrd } from './document';
 import { analyzePrd } from './index';
 import type { JsonPath, PrdDocument, Story } from './model';
+import { formatCycle, shortId } from './problems';
 
 export type GraphEditResult = { readonly ok: true; readonly edits: TextEdit[] } | { readonly ok: false; readonly message: string; readonly cycle?: readonly string[] };
 
@@ -77,7 +78,7 @@ export function addDependencyEdits(text: string, storyId: string, blockerId: str
   const cycle = s === undefined || b === undefined ? undefined : cycleClosedBy(graph, s, b);
   if (cycle) {
     const ids = cycle.map((i) => graph.nodes[i].id);
-    return fail(`${storyId} cannot wait on ${blockerId}: that would close the cycle ${ids.join(' → ')}.`, ids);
+    return fail(`${shortId(storyId)} cannot wait on ${shortId(blockerId)}: that would close the cycle ${formatCycle(ids)}.`, ids);
   }
   const key = dependencyKeyFor(analysis.doc.stories, story);
   const array = nodeAt(tree(text), [...story.path, key]);

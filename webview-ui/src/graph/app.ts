@@ -25,6 +25,8 @@ export class GraphApp {
   private details?: StoryDetails;
   private empty?: string;
   private notice?: { level: 'info' | 'error'; message: string; cycle?: string[] };
+  /** The last message the page refused (what was wrong), shown until one of its kind is accepted. */
+  private rejected?: { type: string; error: string };
   private cycleHighlight = new Set<number>();
   private readonly header = el('div', { class: 'header' });
   private readonly status = el('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
@@ -109,8 +111,15 @@ export class GraphApp {
       mark('ralph:graph-validated');
     }
     if (!parsed.ok) {
+      // never a blank or frozen page without a word: say what was wrong, keep the last good picture
       console.warn(`[task graph] ignored a message: ${parsed.error}`);
+      const type = typeof data === 'object' && data !== null ? String((data as { type?: unknown }).type) : typeof data;
+      this.rejected = { type, error: parsed.error };
+      this.renderStatus();
       return;
+    }
+    if (this.rejected?.type === parsed.message.type) {
+      this.rejected = undefined;
     }
     this.apply(parsed.message);
   }
@@ -325,6 +334,16 @@ export class GraphApp {
     }
     if (this.notice) {
       parts.push(el('div', { class: `notice notice-${this.notice.level}` }, this.notice.message));
+    }
+    if (this.rejected) {
+      const box = el('div', { class: 'rejected', role: 'alert' });
+      box.append(
+        el('span', { class: 'codicon codicon-error', 'aria-hidden': 'true' }),
+        document.createTextNode(
+          ` The graph could not show an update from Ralph (${this.rejected.error}). ${this.graph ? 'Showing the last good picture.' : 'Nothing to show until a valid one arrives.'} Please report this with the Task Graph's log.`,
+        ),
+      );
+      parts.push(box);
     }
     // Unchanged lines stay: replacing them would make the page lay out again for nothing.
     const key = parts.map((p) => p.outerHTML).join('');
