@@ -3,7 +3,7 @@
  * the lines around an insertion (a one-line file becomes a multi-line one; a story written on one
  * line is spread over many, and so is the story before a new one) and addresses the FIRST copy of
  * a repeated key, while JSON.parse, the prd model and every agent read the LAST. These edits:
- * - find values as JSON.parse does (`nodeAt`: the last copy of a repeated key);
+ * - find values as JSON.parse does (document.ts's `nodeAt`: the last copy of a repeated key);
  * - replace a value in place, or insert a property / array element right after the container's
  *   last child, touching no byte before it;
  * - write inside a one-line container on that line (`, "key": value`), and inside a multi-line one
@@ -11,33 +11,13 @@
  */
 import { type Node, parseTree } from 'jsonc-parser';
 import type { TextEdit } from '../textEdit';
+import { nodeAt } from './document';
 import type { JsonPath } from './model';
+
+export { nodeAt };
 
 export function jsonTree(text: string): Node | undefined {
   return parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
-}
-
-/** The node at a path as JSON.parse sees it: with a repeated key, its last copy. */
-export function nodeAt(root: Node | undefined, path: JsonPath): Node | undefined {
-  let node = root;
-  for (const segment of path) {
-    if (!node) {
-      return undefined;
-    }
-    if (typeof segment === 'number') {
-      node = node.type === 'array' ? node.children?.[segment] : undefined;
-    } else if (node.type === 'object') {
-      const props = node.children ?? [];
-      let found: Node | undefined;
-      for (let k = props.length - 1; k >= 0 && !found; k--) {
-        found = props[k].children?.[0]?.value === segment ? props[k].children?.[1] : undefined;
-      }
-      node = found;
-    } else {
-      return undefined;
-    }
-  }
-  return node;
 }
 
 /** How the file writes JSON: its line ending, its indentation unit, its spacing on one line. */
