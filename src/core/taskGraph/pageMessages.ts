@@ -122,7 +122,8 @@ export function detailsMessage(story: { readonly id: string; readonly descriptio
   if (acceptanceCriteria.length !== story.acceptanceCriteria.length || acceptanceCriteria.some((c, i) => c !== story.acceptanceCriteria[i])) {
     truncated.push('acceptanceCriteria');
   }
-  return { type: 'details', id: pageKey(story.id), description, acceptanceCriteria, truncated: truncated.length > 0 ? truncated : undefined };
+  const message: HostMessage = { type: 'details', id: pageKey(story.id), description, acceptanceCriteria };
+  return truncated.length > 0 ? { ...message, truncated } : message;
 }
 
 export function selectMessage(id: string): HostMessage {
