@@ -40,6 +40,8 @@ interface Form {
   readonly heading: HTMLElement;
   readonly deps: HTMLElement;
   readonly notice: HTMLElement;
+  /** Which fields are read-only (shortened by the host): when that changes, the form is built again. */
+  readonly readOnlyKey: string;
   depsKey: string;
 }
 
@@ -58,7 +60,7 @@ export class DetailPane {
     const n = this.node();
     const d = n ? this.details() : undefined;
     const full = d && n && d.id === n.id ? d : undefined;
-    if (n && full && this.form?.id === n.id) {
+    if (n && full && this.form?.id === n.id && this.form.readOnlyKey === readOnlyKey(n, full)) {
       this.update(this.form, n, full);
       return;
     }
@@ -101,7 +103,7 @@ export class DetailPane {
       boxes.push(f.box);
       fields.set(name, { input: f.input, base: values[name] });
     }
-    const form: Form = { id: n.id, fields, heading: el('div'), deps: el('div', { class: 'deps' }), notice: el('div', { class: 'disk-change-slot' }), depsKey: '' };
+    const form: Form = { id: n.id, fields, heading: el('div'), deps: el('div', { class: 'deps' }), notice: el('div', { class: 'disk-change-slot' }), readOnlyKey: readOnlyKey(n, full), depsKey: '' };
     form.heading.append(this.heading(n));
     const save = el('vscode-button', { class: 'save' }, 'Save changes');
     save.addEventListener('click', () => this.save(form));
@@ -250,6 +252,10 @@ export class DetailPane {
     box.append(title, add);
     return box;
   }
+}
+
+function readOnlyKey(n: GraphNodeDto, full: StoryDetails): string {
+  return JSON.stringify([n.titleTruncated === true, full.truncated ?? []]);
 }
 
 /** The text of each field as prd.json has it now. */
