@@ -71,8 +71,27 @@ export class PageKeys {
   }
 }
 
+const idFits = (id: string): boolean => id.length <= PAGE_LIMITS.id;
+
+/** True when nothing of the node needs shortening (the usual case: the node is sent as it is). */
+function nodeFits(n: GraphNodeDto): boolean {
+  return (
+    idFits(n.id) &&
+    n.title.length <= PAGE_LIMITS.text &&
+    n.blockedBy.length <= PAGE_LIMITS.dependencies &&
+    n.blockedBy.every(idFits) &&
+    n.unknownDependencies.length <= PAGE_LIMITS.dependencies &&
+    n.unknownDependencies.every(idFits) &&
+    n.badges.length === 0 &&
+    (n.artifacts === undefined || (n.artifacts.warnings.length <= PAGE_LIMITS.warnings && n.artifacts.warnings.every((w) => w.length <= PAGE_LIMITS.warning)))
+  );
+}
+
 /** A node as the page may receive it (after other features decorated it). */
 export function pageNode(n: GraphNodeDto): GraphNodeDto {
+  if (nodeFits(n)) {
+    return n;
+  }
   const title = clampText(n.title, PAGE_LIMITS.text);
   const out: GraphNodeDto = {
     ...n,
