@@ -172,4 +172,23 @@ suite('task graph (host)', () => {
     assert.ok(g.problems.length > 0 && g.problems[0].line > 1, `problems: ${JSON.stringify(g.problems)}`);
     assert.match(g.problems[0].message, /JSON syntax error/);
   });
+
+  test('a story whose id is too long for the page is drawn under a key; what the page posts with the key edits that story', async () => {
+    const longId = `US-${'7'.repeat(800)}`;
+    const data = JSON.parse(demoText);
+    data.userStories[7].id = longId;
+    data.userStories[8].blockedBy = [longId];
+    await writePrd(`${JSON.stringify(data, null, 2)}\n`);
+    const g = await waitForGraph('the long id under a key', (x) => x.nodes.some((n) => n.id.startsWith('US-777') && n.id.includes('(803 characters')));
+    const key = g.nodes.find((n) => n.id.startsWith('US-777'))?.id ?? '';
+    assert.ok(key.length <= 500, 'the key fits the page');
+    assert.deepEqual(node(g, data.userStories[8].id).blockedBy, [key], 'dependencies name it by the same key');
+    const details = await send({ type: 'details', id: key });
+    assert.equal((details.replies[0] as { id?: string })?.id, key, 'the details answer the key');
+    await send({ type: 'editStory', story: key, field: 'title', value: 'Renamed through its key' });
+    await waitFor('the title written to the long-id story', async () => JSON.parse(await readPrd()).userStories[7].title === 'Renamed through its key');
+    await send({ type: 'removeDependency', story: data.userStories[8].id, blocker: key });
+    await waitFor('the dependency on it removed', async () => JSON.parse(await readPrd()).userStories[8].blockedBy.length === 0);
+    assert.equal(JSON.parse(await readPrd()).userStories[7].id, longId, 'the id itself is untouched');
+  });
 });

@@ -144,6 +144,90 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
     }
   });
 
+  it('the detail pane keeps a draft when an agent changes the story on disk: "changed on disk", Keep mine / Take theirs', async () => {
+    const prd = path.join(ui.folder, 'prd.json');
+    const original = readFileSync(prd, 'utf8');
+    /** What an agent does: rewrites prd.json with a new title for US-008. */
+    const agentWrites = (title: string): void => {
+      const data = JSON.parse(readFileSync(prd, 'utf8'));
+      data.userStories.find((x: { id: string }) => x.id === 'US-008').title = title;
+      writeFileSync(prd, `${JSON.stringify(data, null, 2)}\n`);
+    };
+    try {
+      const f = await editorGraph(ui.page);
+      await f.locator('vscode-toolbar-button[data-action="fit"]').click();
+      await f.locator('g.node[data-id="US-008"]').click();
+      const pane = f.locator('aside.detail');
+      const title = pane.locator('vscode-textfield#f-title');
+      const titleValue = (): Promise<string> => title.evaluate((e) => (e as HTMLElement & { value: string }).value);
+      const nodeTitle = (): Promise<string> => f.locator('g.node[data-id="US-008"] text.title').textContent().then((t) => t ?? '');
+      const notice = pane.locator('.disk-change');
+      await eventually('the pane to show US-008', async () => (await pane.locator('h2').textContent())?.startsWith('US-008') === true && (await title.count()) === 1, 10_000, () => pane.innerText());
+
+      await title.locator('input').fill('My draft title');
+      agentWrites('The agent renamed it');
+      await eventually('the drawing to show the title written on disk', async () => (await nodeTitle()).startsWith('The agent renamed'), 10_000, nodeTitle);
+      await eventually('the "changed on disk" notice', async () => notice.isVisible(), 5_000, () => pane.innerText());
+      assert.equal(await titleValue(), 'My draft title', 'the draft is still in the field');
+      assert.match(await notice.innerText(), /US-008 changed on disk/);
+      await shot(ui.page, 'task-graph-detail-changed-on-disk');
+
+      // Take theirs: the field shows the text on disk, the notice goes
+      await notice.locator('vscode-button', { hasText: 'Take theirs' }).click();
+      await eventually('the field to take the new text', async () => (await titleValue()) === 'The agent renamed it', 5_000, titleValue);
+      assert.equal(await notice.count(), 0, 'no notice once resolved');
+
+      // Keep mine: the draft stays, and Save writes it over the agent's
+      await title.locator('input').fill('My second draft');
+      agentWrites('The agent renamed it again');
+      await eventually('the notice again', async () => notice.isVisible(), 10_000, () => pane.innerText());
+      await notice.locator('vscode-button', { hasText: 'Keep mine' }).click();
+      await eventually('the notice to go', async () => (await notice.count()) === 0, 5_000);
+      assert.equal(await titleValue(), 'My second draft');
+      await pane.locator('vscode-button.save').click();
+      await eventually('prd.json to hold the draft', async () => JSON.parse(readFileSync(prd, 'utf8')).userStories.find((x: { id: string }) => x.id === 'US-008').title === 'My second draft', 10_000);
+    } finally {
+      writeFileSync(prd, original);
+    }
+  });
+
+  it('a message the page rejects shows what was wrong over the last good picture, never a blank page', async () => {
+    const f = await editorGraph(ui.page);
+    await eventually('the drawing', async () => (await f.locator('g.node').count()) > 0, 10_000);
+    // what a host bug would post: a graph message the page's schema refuses (an id over 500 characters)
+    await f.evaluate(() => window.dispatchEvent(new MessageEvent('message', { data: { type: 'select', id: 'x'.repeat(600) } })));
+    const panel = f.locator('.rejected');
+    await eventually('the error panel', async () => panel.isVisible(), 5_000);
+    assert.match(await panel.innerText(), /could not show an update.*select.*id/is);
+    assert.ok((await f.locator('g.node').count()) > 0, 'the last good picture stays');
+    await shot(ui.page, 'task-graph-rejected-message');
+    // the next good message of that kind clears it
+    await f.evaluate(() => window.dispatchEvent(new MessageEvent('message', { data: { type: 'select', id: 'US-001' } })));
+    await eventually('the panel to go once a good select message came', async () => (await panel.count()) === 0, 5_000);
+  });
+
+  it('a story with a title over 100,000 characters and an id over 500 is drawn, clamped, with the rest of the graph', async () => {
+    const prd = path.join(ui.folder, 'prd.json');
+    const original = readFileSync(prd, 'utf8');
+    const data = JSON.parse(original);
+    data.userStories[7].title = 'T'.repeat(150_000);
+    data.userStories[8].id = `US-${'9'.repeat(700)}`;
+    writeFileSync(prd, `${JSON.stringify(data, null, 2)}\n`);
+    try {
+      const f = await editorGraph(ui.page);
+      const fit = f.locator('vscode-toolbar-button[data-action="fit"]');
+      await eventually('the hostile stories drawn with the other ten', async () => {
+        await fit.click({ timeout: 2_000 });
+        return (await f.locator('g.node').count()) === 12 && ((await f.locator('g.node[data-id="US-008"]').getAttribute('aria-label')) ?? '').includes('150,000 characters');
+      }, 15_000, () => f.locator('g.node').count());
+      const rejected = await f.locator('.rejected').allInnerTexts();
+      assert.ok(!rejected.some((t) => /graph message/.test(t)), `the graph message was accepted: ${rejected.join(' | ')}`);
+      assert.match((await f.locator('g.node[data-id^="US-999"]').getAttribute('aria-label')) ?? '', /^US-9+… \(703 characters, #[0-9a-f]{8}\)/, 'the long id is drawn shortened, its length said');
+    } finally {
+      writeFileSync(prd, original);
+    }
+  });
+
   it('a cycle is highlighted; a hostile title is shown as text', async () => {
     const prd = path.join(ui.folder, 'prd.json');
     const original = readFileSync(prd, 'utf8');

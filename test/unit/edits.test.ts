@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { applyEdits, fixEdits, formattingOf, removeBlockedByEdits, setPassesEdits } from '../../src/core/prd/edits';
+import { applyEdits, fixEdits, removeBlockedByEdits, setPassesEdits } from '../../src/core/prd/edits';
+import { jsonStyleOf } from '../../src/core/prd/jsonEdits';
 import { analyze, makePrd } from './helpers';
 
 /** The one changed span between two texts, as [before, after] (common prefix and suffix removed). */
@@ -148,11 +149,11 @@ describe('edits to prd.json', () => {
     });
   });
 
-  describe('formattingOf', () => {
-    it('detects tabs, space width and line endings', () => {
-      assert.deepEqual(formattingOf('{\n\t"a": 1\n}'), { insertSpaces: false, tabSize: 1, eol: '\n' });
-      assert.deepEqual(formattingOf('{\r\n    "a": 1\r\n}'), { insertSpaces: true, tabSize: 4, eol: '\r\n' });
-      assert.deepEqual(formattingOf('{"a":1}'), { insertSpaces: true, tabSize: 2, eol: '\n' });
+  describe('jsonStyleOf', () => {
+    it('detects tabs, space width, line endings and one-line spacing', () => {
+      assert.deepEqual(jsonStyleOf('{\n\t"a": 1\n}'), { unit: '\t', eol: '\n', colon: ': ', comma: ', ' });
+      assert.deepEqual(jsonStyleOf('{\r\n    "a": 1\r\n}'), { unit: '    ', eol: '\r\n', colon: ': ', comma: ', ' });
+      assert.deepEqual(jsonStyleOf('{"a":1,"b":2}'), { unit: '  ', eol: '\n', colon: ':', comma: ',' });
     });
   });
 });

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { findNodeAtLocation, parseTree } from 'jsonc-parser';
+import { parseTree } from 'jsonc-parser';
 import { applyEdits, type TextEdit } from '../../src/core/prd/edits';
 import { addDependencyEdits, addStoryEdits, removeDependencyEdits, setStoryFieldEdits, type GraphEditResult } from '../../src/core/prd/graphEdits';
 import { analyzePrd } from '../../src/core/prd/index';
@@ -38,7 +38,42 @@ const SHAPES: readonly Shape[] = [
   { name: '"stories"', kind: 'other-key', text: (k) => `${JSON.stringify({ project: 'p', stories: stories(k), after: true }, null, 4)}\n` },
   { name: '"prd.stories"', kind: 'wrapper', text: (k) => JSON.stringify({ version: 2, prd: { branchName: 'b', stories: stories(k), extra: null }, tail: 'z' }, null, '\t') },
   { name: 'a top-level array', kind: 'array', text: (k) => `${JSON.stringify(stories(k), null, 2).replace(/\n/g, '\r\n')}\r\n` },
+  { name: 'a one-line file', kind: 'standard', text: (k) => JSON.stringify({ project: 'p', userStories: stories(k) }) },
+  {
+    name: 'one line per story, 4 spaces',
+    kind: 'other-key',
+    text: (k) => `{\n    "project": "p",\n    "stories": [\n${stories(k).map((s) => `        ${JSON.stringify(s).replace(/,"/g, ', "').replace(/":/g, '": ')}`).join(',\n')}\n    ]\n}\n`,
+  },
+  {
+    // JSON.parse keeps the last copy of a repeated key, and so does the model: edits must address it
+    name: 'repeated keys (a decoy list, decoy titles and dependency lists before the real ones)',
+    kind: 'standard',
+    text: (k) =>
+      JSON.stringify({ project: 'p', userStories: stories(k) }, null, 2)
+        .replace('"userStories": [', '"userStories": [{ "id": "DECOY" }],\n  "userStories": [')
+        .replace(/"title": /g, '"title": "decoy",\n      "title": ')
+        .replace(new RegExp(`"${k}": \\[`, 'g'), `"${k}": ["D"],\n      "${k}": [`),
+  },
 ];
+
+/** The file's own layout is kept by an edit: a one-line file stays one line; new lines are indented with the file's unit. */
+function assertLayoutKept(before: string, after: string): void {
+  if (!before.includes('\n')) {
+    assert.ok(!after.includes('\n'), `a one-line file stays one line: ${after}`);
+    return;
+  }
+  const unit = /\n([ \t]+)\S/.exec(before)?.[1] ?? '  ';
+  const old = new Set(before.split(/\r?\n/));
+  for (const line of after.split(/\r?\n/)) {
+    if (!old.has(line)) {
+      const indent = /^[ \t]*/.exec(line)?.[0] ?? '';
+      assert.equal(indent.replaceAll(unit, ''), '', `the new line ${JSON.stringify(line)} is indented with the file's unit ${JSON.stringify(unit)}`);
+    }
+  }
+  if (before.includes('\r\n')) {
+    assert.ok(!/[^\r]\n/.test(after), 'CRLF line endings are kept');
+  }
+}
 
 function ok(r: GraphEditResult): TextEdit[] {
   assert.ok(r.ok, r.ok ? '' : r.message);
@@ -51,10 +86,12 @@ function storyOf(text: string, id: string): Story {
   return s;
 }
 
-/** The span of the value at `path` in the text (a story, a list). */
+/** The span of the value at `path` in the text (a story, a list), where JSON.parse reads it (the last copy of a repeated key). */
 function spanAt(text: string, path: JsonPath): { start: number; end: number } {
-  const root = parseTree(text);
-  const node = root && (path.length === 0 ? root : findNodeAtLocation(root, [...path]));
+  let node = parseTree(text);
+  for (const seg of path) {
+    node = typeof seg === 'number' ? node?.children?.[seg] : node?.children?.filter((p) => p.children?.[0]?.value === seg).at(-1)?.children?.[1];
+  }
   assert.ok(node, `something at ${JSON.stringify(path)}`);
   return { start: node.offset, end: node.offset + node.length };
 }
@@ -74,6 +111,7 @@ function editStory(text: string, id: string, r: GraphEditResult): string {
   }
   const out = applyEdits(text, edits);
   assertOnlyInside(text, out, { start: before.range.offset, end: before.range.offset + before.range.length });
+  assertLayoutKept(text, out);
   return out;
 }
 
@@ -164,7 +202,9 @@ describe('task graph edits on every prd shape', () => {
         const list = analyzePrd(text).doc.stories[0].path.slice(0, -1);
         const r = addStoryEdits(text, 'Export as CSV', ['D']);
         const out = applyEdits(text, ok(r));
-        assertOnlyInside(text, out, spanAt(text, list));
+        const lastStory = storyOf(text, 'D').range;
+        assertOnlyInside(text, out, { start: lastStory.offset + lastStory.length, end: spanAt(text, list).end });
+        assertLayoutKept(text, out);
         const a = analyzePrd(out);
         assert.equal(a.doc.shape.kind, shape.kind);
         assert.deepEqual(a.doc.stories.map((s) => s.id), ['A', 'B', 'C', 'D', 'US-001']);
@@ -307,7 +347,8 @@ describe('task graph edits: property', () => {
           let span: { start: number; end: number };
           if (op.kind === 'story') {
             r = addStoryEdits(text, op.title, [...new Set(op.blockers.map(pick))]);
-            span = spanAt(text, a.doc.stories[0].path.slice(0, -1));
+            const last = a.doc.stories.at(-1)!.range;
+            span = { start: last.offset + last.length, end: spanAt(text, a.doc.stories[0].path.slice(0, -1)).end };
           } else {
             const s = a.doc.stories.find((x) => x.id === pick(op.story))!;
             span = { start: s.range.offset, end: s.range.offset + s.range.length };
@@ -323,7 +364,15 @@ describe('task graph edits: property', () => {
           }
           const out = applyEdits(text, r.edits);
           assertOnlyInside(text, out, span);
+          assertLayoutKept(text, out);
           const after = analyzePrd(out);
+          if (op.kind === 'add') {
+            assert.ok(after.doc.stories.find((x) => x.id === pick(op.story))?.dependencies.includes(pick(op.blocker)), 'the model reads the new dependency');
+          } else if (op.kind === 'field' && op.field === 'title' && op.value.trim() !== '') {
+            assert.equal(after.doc.stories.find((x) => x.id === pick(op.story))?.title, op.value, 'the model reads the new title');
+          } else if (op.kind === 'story') {
+            assert.equal(after.doc.stories.length, a.doc.stories.length + 1, 'the model reads the new story');
+          }
           assert.equal(after.doc.shape.kind, shape.kind);
           assert.ok(after.doc.hasStories);
           assert.ok(after.problems.every((p) => p.code !== 'syntax'), 'still parseable');

@@ -79,4 +79,17 @@ describe('task graph edits', () => {
     assert.equal(nextStoryId(['T-9', 'T-10']), 'T-11');
     assert.equal(nextStoryId([]), 'US-001');
   });
+
+  it('picks a free id after ids whose number is 2^53 or more (it used to loop forever)', () => {
+    // 2^53 + 1 is not a JavaScript number: counting with numbers never gets past 2^53.
+    assert.equal(nextStoryId(['US-9007199254740992']), 'US-9007199254740993');
+    assert.equal(nextStoryId(['US-9007199254740993', 'US-9007199254740994']), 'US-9007199254740995');
+    assert.equal(nextStoryId(['US-9007199254740992', 'US-9007199254740993']), 'US-9007199254740994');
+    const huge = `T-${'9'.repeat(40)}`;
+    assert.equal(nextStoryId([huge]), `T-1${'0'.repeat(40)}`);
+    const text = makePrd([{ id: 'US-9007199254740992' }, { id: 'US-9007199254740993' }]);
+    const r = addStoryEdits(text, 'After the big ones');
+    const ids = (JSON.parse(apply(text, r)) as { userStories: { id: string }[] }).userStories.map((s) => s.id);
+    assert.deepEqual(ids, ['US-9007199254740992', 'US-9007199254740993', 'US-9007199254740994']);
+  });
 });

@@ -281,8 +281,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The node at a path, taking the last of repeated keys (as JSON.parse and nodeValue do). */
-export function nodeAt(root: Node, path: JsonPath): Node | undefined {
+/** The node at a path, taking the last of repeated keys (as JSON.parse and nodeValue do; edits address it too). */
+export function nodeAt(root: Node | undefined, path: JsonPath): Node | undefined {
   let node: Node | undefined = root;
   for (const p of path) {
     if (!node) {

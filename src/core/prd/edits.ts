@@ -1,12 +1,13 @@
 /**
- * Minimal text edits to prd.json (jsonc-parser `modify`): only the touched value changes, so
- * formatting, key order and unknown fields are kept. The host applies them as a WorkspaceEdit.
+ * Minimal text edits to prd.json (jsonEdits.ts): only the touched value changes, so formatting,
+ * key order and unknown fields are kept, and a repeated key is edited where JSON.parse reads it. The host applies them as a WorkspaceEdit.
  * Every edit of a dependency edits the array the story already uses (blockedBy or an alias).
  * Adding or removing a dependency of a story by id (graph, Stories view) is graphEdits.ts, on top of these.
  */
-import { findNodeAtLocation, modify, type Node, parseTree } from 'jsonc-parser';
+import type { Node } from 'jsonc-parser';
 import type { TextEdit } from '../textEdit';
 import type { DependencyKey } from './dependencyKeys';
+import { jsonStyleOf, jsonTree as tree, nodeAt, setValueEdits } from './jsonEdits';
 import type { JsonPath } from './model';
 import type { ProblemFix } from './problems';
 
@@ -19,12 +20,8 @@ function storyPath(at: StoryAt): JsonPath {
   return typeof at === 'number' ? ['userStories', at] : at;
 }
 
-function tree(text: string): Node | undefined {
-  return parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
-}
-
 export function setPassesEdits(text: string, story: StoryAt, passes: boolean): TextEdit[] {
-  return modify(text, [...storyPath(story), 'passes'], passes, { formattingOptions: formattingOf(text) });
+  return setValueEdits(text, [...storyPath(story), 'passes'], passes);
 }
 
 /**
@@ -34,7 +31,7 @@ export function setPassesEdits(text: string, story: StoryAt, passes: boolean): T
  */
 export function removeBlockedByEdits(text: string, story: StoryAt, elementIndex: number, key: DependencyKey = 'blockedBy'): TextEdit[] {
   const root = tree(text);
-  const array = root && findNodeAtLocation(root, [...storyPath(story), key]);
+  const array = root && nodeAt(root, [...storyPath(story), key]);
   const items = array?.type === 'array' ? (array.children ?? []) : [];
   const target = items[elementIndex];
   if (!array || !target) {
@@ -58,7 +55,7 @@ export function removeBlockedByEdits(text: string, story: StoryAt, elementIndex:
 /** Replaces one dependency id by another, in place. */
 export function replaceBlockedByEdits(text: string, story: StoryAt, elementIndex: number, key: DependencyKey, replacement: string): TextEdit[] {
   const root = tree(text);
-  const target = root && findNodeAtLocation(root, [...storyPath(story), key, elementIndex]);
+  const target = nodeAt(root, [...storyPath(story), key, elementIndex]);
   return target ? [{ offset: target.offset, length: target.length, content: JSON.stringify(replacement) }] : [];
 }
 
@@ -70,15 +67,7 @@ export function fixEdits(text: string, fix: ProblemFix): TextEdit[] {
     case 'replace-blocked-by':
       return replaceBlockedByEdits(text, fix.storyPath, fix.elementIndex, fix.key, fix.replacement);
     case 'write-ids': {
-      const options = { formattingOptions: formattingOf(text) };
-      const root = tree(text);
-      const edits: TextEdit[] = [];
-      fix.storyPaths.forEach((path, k) => {
-        if (root && findNodeAtLocation(root, [...path])?.type === 'object') {
-          edits.push(...modify(text, [...path, 'id'], fix.ids[k], options));
-        }
-      });
-      return edits;
+      return fix.storyPaths.flatMap((path, k) => setValueEdits(text, [...path, 'id'], fix.ids[k]));
     }
     case 'convert-shape':
       return convertShapeEdits(text, fix.list);
@@ -91,7 +80,7 @@ export function convertShapeEdits(text: string, list: JsonPath): TextEdit[] {
   if (!root) {
     return [];
   }
-  const { eol } = formattingOf(text);
+  const { eol } = jsonStyleOf(text);
   if (list.length === 0 && root.type === 'array') {
     return [
       { offset: root.offset, length: 0, content: `{${eol}"userStories": ` },
@@ -107,7 +96,7 @@ export function convertShapeEdits(text: string, list: JsonPath): TextEdit[] {
     return rename(root, String(list[0]), 0);
   }
   if (list.length === 2) {
-    const inner = findNodeAtLocation(root, [list[0]]);
+    const inner = nodeAt(root, [list[0]]);
     if (inner?.type !== 'object') {
       return [];
     }
@@ -119,14 +108,4 @@ export function convertShapeEdits(text: string, list: JsonPath): TextEdit[] {
     return [{ offset: root.offset, length: root.length, content: body }];
   }
   return [];
-}
-
-/** Indentation and line ending as the file already uses them. */
-export function formattingOf(text: string): { insertSpaces: boolean; tabSize: number; eol: string } {
-  const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const m = /\n([ \t]+)\S/.exec(text);
-  if (m && m[1].startsWith('\t')) {
-    return { insertSpaces: false, tabSize: 1, eol };
-  }
-  return { insertSpaces: true, tabSize: m ? Math.min(m[1].length, 8) : 2, eol };
 }

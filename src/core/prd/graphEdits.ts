@@ -3,27 +3,25 @@
  * dependency, change a story's title, description, priority or acceptance criteria, add a story.
  * A story is addressed where the prd model found it (`Story.path`), so every shape the model reads
  * ({"userStories": […]}, {"stories": […]}, {"prd": {"stories": […]}}, phases, a top-level array) is
- * edited alike. Each is a minimal text edit (jsonc-parser `modify`, or edits.ts for removals) inside
- * the story (the story list, for a new story): formatting, key order and unknown fields are kept, and
+ * edited alike. Each is a minimal text edit (jsonEdits.ts, or edits.ts for removals) inside the
+ * story (after the last story, for a new story), in the file's own layout (a one-line file stays one
+ * line), at the copy of a repeated key JSON.parse reads: formatting, key order and unknown fields are kept, and
  * a dependency goes under the key the story already uses (blockedBy or an alias). A dependency that
  * would close a cycle is refused with the cycle.
  */
-import { findNodeAtLocation, modify, type Node, parseTree } from 'jsonc-parser';
 import { cycleClosedBy, taskGraphOf } from '../taskGraph/model';
 import { type DependencyKey, DEPENDENCY_KEYS } from './dependencyKeys';
-import { applyEdits, formattingOf, removeBlockedByEdits, type TextEdit } from './edits';
+import { applyEdits, removeBlockedByEdits, type TextEdit } from './edits';
+import { appendElementEdits, jsonTree as tree, nodeAt, setValueEdits } from './jsonEdits';
 import { parsePrd } from './document';
 import { analyzePrd } from './index';
 import type { JsonPath, PrdDocument, Story } from './model';
+import { formatCycle, shortId } from './problems';
 
 export type GraphEditResult = { readonly ok: true; readonly edits: TextEdit[] } | { readonly ok: false; readonly message: string; readonly cycle?: readonly string[] };
 
 const fail = (message: string, cycle?: readonly string[]): GraphEditResult => ({ ok: false, message, cycle });
 const noStory = (id: string): GraphEditResult => fail(`There is no story "${id}" in prd.json.`);
-
-function tree(text: string): Node | undefined {
-  return parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
-}
 
 /** The stories as the model reads them (no positions: an edit needs each story's path, not its range). */
 function read(text: string): PrdDocument {
@@ -80,16 +78,14 @@ export function addDependencyEdits(text: string, storyId: string, blockerId: str
   const cycle = s === undefined || b === undefined ? undefined : cycleClosedBy(graph, s, b);
   if (cycle) {
     const ids = cycle.map((i) => graph.nodes[i].id);
-    return fail(`${storyId} cannot wait on ${blockerId}: that would close the cycle ${ids.join(' → ')}.`, ids);
+    return fail(`${shortId(storyId)} cannot wait on ${shortId(blockerId)}: that would close the cycle ${formatCycle(ids)}.`, ids);
   }
   const key = dependencyKeyFor(analysis.doc.stories, story);
-  const root = tree(text);
-  const array = root && findNodeAtLocation(root, [...story.path, key]);
-  const formattingOptions = formattingOf(text);
+  const array = nodeAt(tree(text), [...story.path, key]);
   if (array?.type === 'array') {
-    return { ok: true, edits: modify(text, [...story.path, key, array.children?.length ?? 0], blockerId, { isArrayInsertion: true, formattingOptions }) };
+    return { ok: true, edits: appendElementEdits(text, [...story.path, key], blockerId) };
   }
-  return { ok: true, edits: modify(text, [...story.path, key], [blockerId], { formattingOptions }) };
+  return { ok: true, edits: setValueEdits(text, [...story.path, key], [blockerId]) };
 }
 
 /** `story` no longer waits on `blocker`: every entry naming it, under any dependency key, is removed. */
@@ -159,14 +155,14 @@ export function setStoryFieldEdits(text: string, storyId: string, field: Editabl
   const root = tree(text);
   // The criteria go under the key the story already uses (the model reads the snake_case synonym too).
   let key: string = field;
-  if (field === 'acceptanceCriteria' && root && !findNodeAtLocation(root, [...story.path, field]) && findNodeAtLocation(root, [...story.path, 'acceptance_criteria'])) {
+  if (field === 'acceptanceCriteria' && !nodeAt(root, [...story.path, field]) && nodeAt(root, [...story.path, 'acceptance_criteria'])) {
     key = 'acceptance_criteria';
   }
-  const current = root && findNodeAtLocation(root, [...story.path, key]);
+  const current = nodeAt(root, [...story.path, key]);
   if (current && JSON.stringify(current.type === 'array' ? (current.children ?? []).map((c) => c.value) : current.value) === JSON.stringify(v)) {
     return { ok: true, edits: [] };
   }
-  return { ok: true, edits: modify(text, [...story.path, key], v, { formattingOptions: formattingOf(text) }) };
+  return { ok: true, edits: setValueEdits(text, [...story.path, key], v) };
 }
 
 /** An id's prefix and trailing digits (`US-012` → `US-`, `012`), read from the end: no backtracking. */
@@ -178,25 +174,30 @@ function trailingNumber(id: string): [string, string, string] | undefined {
   return k < id.length ? [id, id.slice(0, k), id.slice(k)] : undefined;
 }
 
-/** The id after the highest one of the file's `PREFIX-NNN` ids (US-013 after US-012), or US-001. */
+/**
+ * The id after the highest one of the file's `PREFIX-NNN` ids (US-013 after US-012), or US-001.
+ * The numbers are BigInts: ids such as US-9007199254740993 are past what a JavaScript number
+ * holds exactly, and counting them with numbers would never reach a free id.
+ */
 export function nextStoryId(ids: readonly string[]): string {
   let prefix = 'US-';
   let width = 3;
-  let max = 0;
+  let max = 0n;
   for (const id of ids) {
     const m = trailingNumber(id);
-    if (m && Number(m[2]) >= max) {
+    if (m && BigInt(m[2]) >= max) {
       prefix = m[1];
       width = m[2].length;
-      max = Number(m[2]);
+      max = BigInt(m[2]);
     }
   }
   const taken = new Set(ids);
-  let k = max + 1;
-  while (taken.has(`${prefix}${String(k).padStart(width, '0')}`)) {
+  const idOf = (k: bigint): string => `${prefix}${k.toString().padStart(width, '0')}`;
+  let k = max + 1n;
+  while (taken.has(idOf(k))) {
     k++;
   }
-  return `${prefix}${String(k).padStart(width, '0')}`;
+  return idOf(k);
 }
 
 /**
@@ -213,7 +214,7 @@ export function addStoryEdits(text: string, title: string, blockedBy: readonly s
   const doc = read(text);
   const list = storyListOf(doc);
   const root = tree(text);
-  const listNode = root && list && (list.length === 0 ? root : findNodeAtLocation(root, [...list]));
+  const listNode = list && nodeAt(root, list);
   if (!list || listNode?.type !== 'array') {
     return fail('prd.json has no list of stories to add to (a "userStories" array).');
   }
@@ -244,6 +245,6 @@ export function addStoryEdits(text: string, title: string, blockedBy: readonly s
     story[dependencyKeyFor(stories)] = [...blockedBy];
   }
   story.notes = '';
-  const edits = modify(text, [...list, listNode.children?.length ?? 0], story, { isArrayInsertion: true, formattingOptions: formattingOf(text) });
+  const edits = appendElementEdits(text, list, story);
   return { ok: true, edits, id };
 }

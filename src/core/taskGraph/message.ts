@@ -8,6 +8,7 @@ import type { GraphMessage, GraphNodeDto, LayoutDto } from '../webview/graphProt
 import type { PrdAnalysis } from '../prd/index';
 import { layeredLayout } from './layout';
 import { taskGraphOf, type TaskGraph } from './model';
+import { pageNode, pageProblems, pageSource } from './pageMessages';
 
 export type Direction = 'LR' | 'TB';
 
@@ -23,10 +24,11 @@ export class GraphMessageBuilder {
   /** How many times a layout was computed (tests and the log read it). */
   layoutRuns = 0;
 
-  /** The message for an analysis (undefined analysis = no prd.json). */
-  build(analysis: PrdAnalysis, source: string, direction: Direction, decorate?: (node: GraphNodeDto) => GraphNodeDto): GraphMessage {
+  /** The message for an analysis (undefined analysis = no prd.json), within the page's limits (pageMessages.ts). */
+  build(analysis: PrdAnalysis, fullSource: string, direction: Direction, decorate?: (node: GraphNodeDto) => GraphNodeDto): GraphMessage {
+    const source = pageSource(fullSource);
     if (!analysis.readable) {
-      const problems = analysis.problems.slice(0, 50).map((p) => ({ message: p.message, line: p.range.start.line + 1, column: p.range.start.character + 1, storyId: p.storyId }));
+      const problems = pageProblems(analysis.problems);
       if (this.lastGood) {
         return { ...this.lastGood, source, stale: true, problems, layout: undefined };
       }
@@ -50,9 +52,9 @@ export class GraphMessageBuilder {
         unknownDependencies: [...n.unknownDependencies],
         badges: [...n.badges],
       };
-      return decorate ? decorate(dto) : dto;
+      return pageNode(decorate ? decorate(dto) : dto);
     });
-    const problems = analysis.problems.slice(0, 50).map((p) => ({ message: p.message, line: p.range.start.line + 1, column: p.range.start.character + 1, storyId: p.storyId }));
+    const problems = pageProblems(analysis.problems);
     const message: GraphMessage = {
       type: 'graph',
       source,

@@ -9,8 +9,32 @@
  */
 import { z } from 'zod';
 
-const id = z.string().max(500);
-const text = z.string().max(100_000);
+/**
+ * What the page accepts. The host's message builders (src/core/taskGraph/pageMessages.ts) clamp
+ * and elide to these limits, so a hostile prd.json or issue comment cannot get a message refused.
+ */
+export const PAGE_LIMITS = {
+  id: 500,
+  text: 100_000,
+  message: 2_000,
+  problems: 1_000,
+  criteria: 1_000,
+  /** One criterion as the page may post it back (`editStory`). */
+  criterion: 10_000,
+  dependencies: 10_000,
+  badges: 10,
+  badgeLabel: 20,
+  badgeTooltip: 500,
+  warnings: 20,
+  warning: 500,
+  outcome: 200,
+  /** Stories with a last outcome in one run message (the most recent runs are kept). */
+  outcomes: 100_000,
+  source: 2_000,
+} as const;
+
+const id = z.string().max(PAGE_LIMITS.id);
+const text = z.string().max(PAGE_LIMITS.text);
 
 export const nodeStateSchema = z.enum(['done', 'ready', 'next', 'blocked', 'invalid']);
 
@@ -27,13 +51,15 @@ export const artifactBadgeSchema = z.object({
   implementation: artifactStatus,
   verdict: z.enum(['APPROVED', 'NEEDS_ITERATION']).optional(),
   /** Missing prerequisites (a plan without research, …): the badge turns to the warning colour. */
-  warnings: z.array(z.string().max(500)).max(20),
+  warnings: z.array(z.string().max(PAGE_LIMITS.warning)).max(PAGE_LIMITS.warnings),
 });
 export type ArtifactBadgeDto = z.infer<typeof artifactBadgeSchema>;
 
 export const graphNodeSchema = z.object({
   id,
   title: text,
+  /** True when the title was shortened for the page (the detail pane does not offer to edit it). */
+  titleTruncated: z.boolean().optional(),
   state: nodeStateSchema,
   wave: z.number().int().nonnegative().nullable(),
   priority: z.number().nullable(),
@@ -41,10 +67,10 @@ export const graphNodeSchema = z.object({
   inCycle: z.boolean(),
   unblocks: z.object({ direct: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
   /** Ids of the stories it waits on (known or not), in file order. */
-  blockedBy: z.array(id).max(10_000),
-  unknownDependencies: z.array(id).max(10_000),
+  blockedBy: z.array(id).max(PAGE_LIMITS.dependencies),
+  unknownDependencies: z.array(id).max(PAGE_LIMITS.dependencies),
   /** Small marks from other features (GitHub artifact pips). */
-  badges: z.array(z.object({ label: z.string().max(20), tooltip: z.string().max(500).optional() })).max(10),
+  badges: z.array(z.object({ label: z.string().max(PAGE_LIMITS.badgeLabel), tooltip: z.string().max(PAGE_LIMITS.badgeTooltip).optional() })).max(PAGE_LIMITS.badges),
   /** The story's GitHub issue and its artifacts (absent when the story has no issue). */
   artifacts: artifactBadgeSchema.optional(),
 });
@@ -71,13 +97,13 @@ export const problemSchema = z.object({ message: text, line: z.number().int(), c
 export const graphMessageSchema = z.object({
   type: z.literal('graph'),
   /** The prd.json this is about, relative to the workspace (for the header). */
-  source: z.string().max(2_000),
+  source: z.string().max(PAGE_LIMITS.source),
   /** How many workspace folders have a prd.json (above 1 the page offers "Choose prd.json…"). */
   sources: z.number().int().nonnegative().optional(),
   /** True when prd.json cannot be read right now and this is the last good picture. */
   stale: z.boolean(),
   /** Why the picture is stale, or graph problems (cycles, unknown ids) worth a line. */
-  problems: z.array(problemSchema).max(1_000),
+  problems: z.array(problemSchema).max(PAGE_LIMITS.problems),
   nodes: z.array(graphNodeSchema),
   /** [blocker, blocked, flags] with flags 1 = in a cycle, 2 = on the critical path. */
   edges: z.array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative(), z.number().int().nonnegative()])),
@@ -103,14 +129,9 @@ export const runMessageSchema = z.object({
    * "failed", …). Pairs, not a record: a record keyed by story id loses `__proto__` (zod drops it)
    * and answers `constructor` with Object's. Read it through `outcomesOf`.
    */
-  lastOutcome: z.array(z.tuple([id, z.string().max(200)])).max(100_000),
+  lastOutcome: z.array(z.tuple([id, z.string().max(PAGE_LIMITS.outcome)])).max(PAGE_LIMITS.outcomes),
 });
 export type RunMessage = z.infer<typeof runMessageSchema>;
-
-/** The `lastOutcome` pairs of a run message: the last run of each story wins, in run order. */
-export function lastOutcomes(runs: readonly { readonly storyId: string; readonly outcome: string }[]): [string, string][] {
-  return [...new Map(runs.map((r) => [r.storyId, r.outcome])).entries()];
-}
 
 /** A run message's last outcome by story id. */
 export function outcomesOf(run: Pick<RunMessage, 'lastOutcome'>): ReadonlyMap<string, string> {
@@ -120,16 +141,23 @@ export function outcomesOf(run: Pick<RunMessage, 'lastOutcome'>): ReadonlyMap<st
 export const hostMessageSchema = z.discriminatedUnion('type', [
   graphMessageSchema,
   runMessageSchema,
-  z.object({ type: z.literal('empty'), message: z.string().max(2_000) }),
+  z.object({ type: z.literal('empty'), message: z.string().max(PAGE_LIMITS.message) }),
   /** Select a story (it was selected in the Stories view). */
   z.object({ type: z.literal('select'), id }),
   /**
    * The long text of one story, for the detail pane (asked for with the page's `details`): graph
    * messages carry what the picture shows, so a change costs bytes in proportion to the picture.
    */
-  z.object({ type: z.literal('details'), id, description: text, acceptanceCriteria: z.array(text).max(1_000) }),
+  z.object({
+    type: z.literal('details'),
+    id,
+    description: text,
+    acceptanceCriteria: z.array(text).max(PAGE_LIMITS.criteria),
+    /** Fields shortened for the page (too long, too many criteria): shown, not offered for editing. */
+    truncated: z.array(z.enum(['description', 'acceptanceCriteria'])).optional(),
+  }),
   /** A result the page shows in its status line; `cycle` names the stories of a refused edge's cycle. */
-  z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), message: z.string().max(2_000), cycle: z.array(id).optional() }),
+  z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), message: z.string().max(PAGE_LIMITS.message), cycle: z.array(id).optional() }),
 ]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;
 
@@ -158,7 +186,7 @@ export const pageMessageSchema = z.discriminatedUnion('type', [
     type: z.literal('editStory'),
     story: id,
     field: editableFieldSchema,
-    value: z.union([z.string().max(100_000), z.number(), z.array(z.string().max(10_000)).max(1_000)]),
+    value: z.union([z.string().max(PAGE_LIMITS.text), z.number(), z.array(z.string().max(PAGE_LIMITS.criterion)).max(PAGE_LIMITS.criteria)]),
   }),
   z.object({ type: z.literal('addStory'), title: z.string().min(1).max(1_000), blockedBy: z.array(id).max(1_000).optional() }),
 ]);

@@ -9,6 +9,7 @@ import { parseRuns } from '../../core/runs/runs';
 import { graphMermaid, graphText } from '../../core/taskGraph/format';
 import { GraphMessageBuilder, type Direction } from '../../core/taskGraph/message';
 import { taskGraphOf } from '../../core/taskGraph/model';
+import { detailsMessage, emptyMessage, noticeMessage, PageKeys, runMessage, selectMessage } from '../../core/taskGraph/pageMessages';
 import {
   addDependencyEdits,
   addStoryEdits,
@@ -16,7 +17,7 @@ import {
   setStoryFieldEdits,
   type GraphEditResult,
 } from '../../core/prd/graphEdits';
-import { type ArtifactBadgeDto, type HostMessage, lastOutcomes, parsePageMessage, type PageMessage, type RunMessage } from '../../core/webview/graphProtocol';
+import { type ArtifactBadgeDto, type HostMessage, parsePageMessage, type PageMessage, type RunMessage } from '../../core/webview/graphProtocol';
 import { Commands } from '../../constants';
 import { editTextFile } from '../../services/fileEdits';
 import type { PrdEntry, PrdWorkspace } from '../../services/prdWorkspace';
@@ -52,6 +53,11 @@ export class TaskGraphController extends Disposable {
   private run: RunMessage = { type: 'run', running: false, lastOutcome: [] };
   /** The folder whose runs.jsonl the last outcomes were read from. */
   private outcomesFolder?: string;
+  /** The last recorded outcome per story id (runs.jsonl). */
+  private outcomes: ReadonlyMap<string, string> = new Map();
+  /** The page knows a story with a very long id by a key: this turns the keys it posts back into ids. */
+  private keys = new PageKeys([]);
+  /** The selected story's id (the pages get its key). */
   private selected?: string;
   /** The folder whose prd.json the graph shows (undefined: the first). */
   private folderKey?: string;
@@ -122,7 +128,7 @@ export class TaskGraphController extends Disposable {
       return;
     }
     this.selected = id;
-    this.broadcast({ type: 'select', id });
+    this.broadcast(selectMessage(id));
   }
 
   /** The latest graph message (tests and the API read it). */
@@ -151,8 +157,10 @@ export class TaskGraphController extends Disposable {
       void this.refreshOutcomes();
     }
     if (!entry) {
-      this.graph = { type: 'empty', message: 'No prd.json in this workspace yet. Create one with "Ralph: Create prd.json".' };
+      this.graph = emptyMessage('No prd.json in this workspace yet. Create one with "Ralph: Create prd.json".');
     } else {
+      const stories = entry.analysis.doc.stories;
+      this.keys = new PageKeys([...stories.map((s) => s.id), ...stories.flatMap((s) => s.blockedBy.map((r) => r.id))]);
       const started = Date.now();
       const source = vscode.workspace.asRelativePath(entry.uri);
       const runs = this.builder().layoutRuns;
@@ -181,15 +189,7 @@ export class TaskGraphController extends Disposable {
 
   private refreshRun(): void {
     const s = this.deps.runner.state;
-    this.run = {
-      type: 'run',
-      running: s.running,
-      storyId: s.storyId,
-      iteration: s.iteration,
-      maxIterations: s.maxIterations,
-      startedAt: s.iterationStartedAt,
-      lastOutcome: this.run.lastOutcome,
-    };
+    this.run = runMessage({ running: s.running, storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, startedAt: s.iterationStartedAt }, this.outcomes);
     this.broadcast(this.run);
   }
 
@@ -200,12 +200,15 @@ export class TaskGraphController extends Disposable {
     }
     this.outcomesFolder = entry.folder.uri.toString();
     const text = await readText(vscode.Uri.joinPath(entry.folder.uri, '.ralph', 'runs.jsonl')).catch(() => undefined);
-    const lastOutcome = lastOutcomes(text ? parseRuns(text).runs : []);
+    const outcomes = new Map<string, string>();
+    for (const r of text ? parseRuns(text).runs : []) {
+      outcomes.set(r.storyId, r.outcome);
+    }
     if (this.entry()?.folder !== entry.folder) {
       return; // the graph moved to another folder while this was read
     }
-    this.run = { ...this.run, lastOutcome };
-    this.broadcast(this.run);
+    this.outcomes = outcomes;
+    this.refreshRun();
   }
 
   private sendAll(page: GraphPage): void {
@@ -216,7 +219,7 @@ export class TaskGraphController extends Disposable {
     }
     void page.webview.postMessage(this.run);
     if (this.selected) {
-      void page.webview.postMessage({ type: 'select', id: this.selected } satisfies HostMessage);
+      void page.webview.postMessage(selectMessage(this.selected));
     }
   }
 
@@ -229,7 +232,7 @@ export class TaskGraphController extends Disposable {
   }
 
   private notice(page: GraphPage, level: 'info' | 'error', message: string, cycle?: readonly string[]): void {
-    void page.webview.postMessage({ type: 'notice', level, message, cycle: cycle ? [...cycle] : undefined } satisfies HostMessage);
+    void page.webview.postMessage(noticeMessage(level, message, cycle));
   }
 
   /** Validates and handles one message from a page. */
@@ -241,10 +244,31 @@ export class TaskGraphController extends Disposable {
       return;
     }
     try {
-      await this.handle(page, parsed.message);
+      await this.handle(page, this.withIds(parsed.message));
     } catch (e) {
       this.deps.log.error(`[graph] ${parsed.message.type}: ${(e as Error).message}`);
       this.notice(page, 'error', (e as Error).message);
+    }
+  }
+
+  /** The message with the story keys the page knows turned back into ids. */
+  private withIds(m: PageMessage): PageMessage {
+    const id = (key: string): string => this.keys.idOf(key);
+    switch (m.type) {
+      case 'select':
+      case 'open':
+      case 'details':
+        return { ...m, id: id(m.id) };
+      case 'addDependency':
+      case 'removeDependency':
+        return { ...m, story: id(m.story), blocker: id(m.blocker) };
+      case 'pickBlocker':
+      case 'editStory':
+        return { ...m, story: id(m.story) };
+      case 'addStory':
+        return { ...m, blockedBy: m.blockedBy?.map(id) };
+      default:
+        return m;
     }
   }
 
@@ -260,7 +284,7 @@ export class TaskGraphController extends Disposable {
         this.onDidSelectEmitter.fire(m.id);
         for (const other of this.pages) {
           if (other !== page && this.ready.has(other) && other.visible) {
-            void other.webview.postMessage({ type: 'select', id: m.id } satisfies HostMessage);
+            void other.webview.postMessage(selectMessage(m.id));
           }
         }
         await this.deps.reveal(m.id, entry?.folder.uri);
@@ -283,7 +307,7 @@ export class TaskGraphController extends Disposable {
       case 'details': {
         const story = entry?.analysis.doc.stories.find((s) => s.id === m.id);
         if (story) {
-          void page.webview.postMessage({ type: 'details', id: story.id, description: story.description, acceptanceCriteria: [...story.acceptanceCriteria] } satisfies HostMessage);
+          void page.webview.postMessage(detailsMessage(story));
         }
         return;
       }

@@ -8,6 +8,8 @@ import { type HostMessage, outcomesOf, parseHostMessage } from '../../../src/cor
 import { artifactBadgeView } from './artifactBadge';
 import { DetailPane, type StoryDetails } from './detail';
 import { Drawing } from './drawing';
+import { legend } from './legend';
+import { type Rejected, statusParts } from './status';
 import { accessibleName, type Derived, derive, el, elapsed, type GraphMessage, iconOf, joinAnd, type LayoutDto, type RunMessage, type ViewState } from './model';
 import { loadViewState, post, saveViewState } from './vscode';
 
@@ -27,6 +29,8 @@ export class GraphApp {
   private details?: StoryDetails;
   private empty?: string;
   private notice?: { level: 'info' | 'error'; message: string; cycle?: string[] };
+  /** The last message the page refused (what was wrong), shown until one of its kind is accepted. */
+  private rejected?: Rejected;
   private cycleHighlight = new Set<number>();
   private readonly header = el('div', { class: 'header' });
   private readonly status = el('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
@@ -112,8 +116,15 @@ export class GraphApp {
       mark('ralph:graph-validated');
     }
     if (!parsed.ok) {
+      // never a blank or frozen page without a word: say what was wrong, keep the last good picture
       console.warn(`[task graph] ignored a message: ${parsed.error}`);
+      const type = typeof data === 'object' && data !== null ? String((data as { type?: unknown }).type) : typeof data;
+      this.rejected = { type, error: parsed.error };
+      this.renderStatus();
       return;
+    }
+    if (this.rejected?.type === parsed.message.type) {
+      this.rejected = undefined;
     }
     this.apply(parsed.message);
   }
@@ -293,43 +304,7 @@ export class GraphApp {
   }
 
   private renderStatus(): void {
-    const parts: HTMLElement[] = [];
-    if (this.empty) {
-      parts.push(el('div', { class: 'empty' }, this.empty));
-    } else if (this.graph) {
-      const g = this.graph;
-      const done = g.nodes.filter((n) => n.state === 'done').length;
-      const summary = el('div', { class: 'summary' });
-      summary.textContent =
-        g.nodes.length === 0
-          ? `${g.source}: no stories yet. Add one to start.`
-          : `${g.source}: ${g.nodes.length} stories, ${done} done, ${g.waves.length} ${g.waves.length === 1 ? 'wave' : 'waves'} to go` +
-            (g.unschedulable.length > 0 ? `, ${g.unschedulable.length} unschedulable` : '') +
-            (g.criticalPath.length > 0 ? ` · critical path ${g.criticalPath.length}` : '');
-      parts.push(summary);
-      if (g.stale) {
-        const stale = el('div', { class: 'stale', role: 'alert' });
-        stale.append(el('span', { class: 'codicon codicon-warning', 'aria-hidden': 'true' }), document.createTextNode(' prd.json cannot be read: showing the last good picture (stale).'));
-        parts.push(stale);
-        for (const p of g.problems.slice(0, 5)) {
-          parts.push(el('div', { class: 'problem' }, `Line ${p.line}, column ${p.column}: ${p.message}`));
-        }
-      } else if (g.unschedulable.length > 0) {
-        for (const p of g.problems.filter((x) => /cycle/i.test(x.message)).slice(0, 3)) {
-          parts.push(el('div', { class: 'problem' }, `Line ${p.line}: ${p.message}`));
-        }
-      }
-    }
-    if (this.run.running && this.run.storyId) {
-      const r = el('div', { class: 'running-line' });
-      const b = el('button', { class: 'link run-link', title: "Show the agent's terminal" }, `▶ ${this.run.storyId} running · iteration ${this.run.iteration ?? '?'}/${this.run.maxIterations ?? '?'} · ${elapsed(this.run.startedAt, Date.now())}`);
-      b.addEventListener('click', () => post({ type: 'showTerminal' }));
-      r.append(b);
-      parts.push(r);
-    }
-    if (this.notice) {
-      parts.push(el('div', { class: `notice notice-${this.notice.level}` }, this.notice.message));
-    }
+    const parts = statusParts({ empty: this.empty, graph: this.graph, run: this.run, notice: this.notice, rejected: this.rejected });
     // Unchanged lines stay: replacing them would make the page lay out again for nothing.
     const key = parts.map((p) => p.outerHTML).join('');
     if (key !== this.statusKey) {
@@ -607,32 +582,6 @@ export class GraphApp {
 /** A performance mark (the workbench benchmark reads where the first paint's time goes). */
 function mark(name: string): void {
   performance.mark(name);
-}
-
-function legend(): HTMLElement {
-  const box = el('div', { class: 'legend', role: 'note', 'aria-label': 'Legend' });
-  const arrow = el('div', { class: 'legend-row' });
-  arrow.append(el('span', { class: 'legend-arrow', 'aria-hidden': 'true' }, 'A ──▶ B'), document.createTextNode(' B waits on A (A blocks B)'));
-  box.append(arrow);
-  const states: [string, string, string][] = [
-    ['done', 'pass-filled', 'done'],
-    ['ready', 'circle-large-outline', 'ready (wave 1)'],
-    ['next', 'play-circle', 'runs next'],
-    ['blocked', 'lock', 'blocked (later wave)'],
-    ['invalid', 'error', 'can never run'],
-  ];
-  for (const [state, icon, words] of states) {
-    const r = el('div', { class: `legend-row state-${state}` });
-    r.append(el('span', { class: `legend-swatch codicon codicon-${icon}`, 'aria-hidden': 'true' }), document.createTextNode(` ${words}`));
-    box.append(r);
-  }
-  const crit = el('div', { class: 'legend-row' });
-  crit.append(el('span', { class: 'legend-critical', 'aria-hidden': 'true' }), document.createTextNode(' critical path · W2 = wave 2'));
-  box.append(crit);
-  const cyc = el('div', { class: 'legend-row' });
-  cyc.append(el('span', { class: 'codicon codicon-sync', 'aria-hidden': 'true' }), document.createTextNode(' in a cycle (dashed red edges)'));
-  box.append(cyc);
-  return box;
 }
 
 export { joinAnd };
