@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { eventually, openDemo, pane, rowLabels, runCommand as runCommandByTitle, shot, showRalph, storiesPane, storyRow, useWorkbench, widenSideBar, fakeAgentSettings } from './workbench';
+import { eventually, openDemo, pane, rowLabels, runCommand as runCommandByTitle, shot, showRalph, storiesPane, storyRow, untilShown, useWorkbench, widenSideBar, fakeAgentSettings } from './workbench';
 
 const TITLES: Record<string, string> = {
   'US-005': 'Filter the task list by priority',
@@ -29,12 +29,15 @@ async function titleAction(page: Page, view: string, label: string): Promise<Loc
 
 /** Clicks an entry of a view title's "More Actions..." menu. */
 async function overflowAction(page: Page, view: string, label: string): Promise<void> {
-  await (await titleAction(page, view, 'More Actions...')).click();
   const item = page.locator('.monaco-menu .action-item', { hasText: label }).first();
-  await item.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {
-    throw new Error(`no "${label}" in the ${view} view's "More Actions..." menu`);
-  });
+  await untilShown(page, async () => (await titleAction(page, view, 'More Actions...')).click(), item, `"${label}" in the ${view} view's "More Actions..." menu`);
   await item.click();
+}
+
+/** Runs a title action that asks for the loop's length, again while the question does not show. */
+async function startLoopFromTitle(page: Page, view: string, open: () => Promise<void>): Promise<void> {
+  const question = page.locator('.quick-input-widget', { hasText: 'How many iterations at most?' });
+  await untilShown(page, open, question, `Start Loop… in the ${view} view: "How many iterations at most?"`);
 }
 
 /**
@@ -152,8 +155,7 @@ describe('View-title and inline actions of the Stories and Runs views (demo work
     await assertNoError(ui.page, `Create prd.json (${state})`);
     await clearNotifications(ui.page);
 
-    await overflowAction(ui.page, 'Stories', 'Start Loop…');
-    await ui.page.locator('.quick-input-widget', { hasText: 'How many iterations at most?' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await startLoopFromTitle(ui.page, 'Stories', () => overflowAction(ui.page, 'Stories', 'Start Loop…'));
     await ui.page.keyboard.press('Escape');
     await assertNoError(ui.page, `Start Loop… in the Stories title (${state})`);
   }
@@ -163,8 +165,7 @@ describe('View-title and inline actions of the Stories and Runs views (demo work
     await widenSideBar(ui.page, 560);
     await clickQuietStoriesActions('nothing selected');
 
-    await (await titleAction(ui.page, 'Runs', 'Start Loop…')).click();
-    await ui.page.locator('.quick-input-widget', { hasText: 'How many iterations at most?' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await startLoopFromTitle(ui.page, 'Runs', async () => (await titleAction(ui.page, 'Runs', 'Start Loop…')).click());
     await ui.page.keyboard.press('Escape');
     await assertNoError(ui.page, 'Start Loop… in the Runs title');
 
@@ -216,8 +217,7 @@ describe('View-title and inline actions of the Stories and Runs views (demo work
     await eventually('the run row to be selected', async () => ((await runRow.getAttribute('aria-selected')) ?? '') === 'true');
     await assertNoError(ui.page, 'selecting a run');
 
-    await (await titleAction(ui.page, 'Runs', 'Start Loop…')).click();
-    await ui.page.locator('.quick-input-widget', { hasText: 'How many iterations at most?' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await startLoopFromTitle(ui.page, 'Runs', async () => (await titleAction(ui.page, 'Runs', 'Start Loop…')).click());
     await ui.page.keyboard.press('Escape');
     await assertNoError(ui.page, 'Start Loop… with a run selected');
     await runRow.click();

@@ -199,6 +199,27 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
 }
 
+/**
+ * Acts (a click) until what it opens is visible. A busy workbench sometimes drops a click: the
+ * pointer's hover shows the tooltip, but the menu or the quick input never opens. Each attempt
+ * waits `attemptMs` for `shown`; then Escape closes whatever half-opened, and the action is
+ * done again, until the deadline. Only for actions whose effect is to show something (a menu,
+ * a quick input): doing one twice must not change anything twice.
+ */
+export async function untilShown(page: Page, act: () => Promise<void>, shown: Locator, what: string, timeoutMs = 30_000, attemptMs = 4_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    await act();
+    if (await shown.waitFor({ state: 'visible', timeout: attemptMs }).then(() => true, () => false)) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what} did not appear after ${attempt} tries in ${timeoutMs} ms`);
+    }
+    await page.keyboard.press('Escape');
+  }
+}
+
 /** Waits until `probe` returns true, with a readable failure. */
 export async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 10_000, last?: () => Promise<unknown>): Promise<void> {
   const start = Date.now();
