@@ -15,30 +15,13 @@ export interface TextRange {
 }
 
 export class LineIndex {
-  private readonly starts: number[];
+  /** Computed on first use: a reader that needs no positions (the CLI's `next`) never pays for it. */
+  private lineStarts?: number[];
 
-  constructor(private readonly text: string) {
-    const starts = [0];
-    if (!text.includes('\r')) {
-      // LF only (the usual case): let indexOf find the line breaks.
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
-        starts.push(i + 1);
-      }
-      this.starts = starts;
-      return;
-    }
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 10 /* \n */) {
-        starts.push(i + 1);
-      } else if (c === 13 /* \r */) {
-        if (text.charCodeAt(i + 1) === 10) {
-          i++;
-        }
-        starts.push(i + 1);
-      }
-    }
-    this.starts = starts;
+  constructor(private readonly text: string) {}
+
+  private get starts(): number[] {
+    return (this.lineStarts ??= lineStartsOf(this.text));
   }
 
   get lineCount(): number {
@@ -63,6 +46,29 @@ export class LineIndex {
   range(offset: number, length: number): TextRange {
     return { offset, length, start: this.positionAt(offset), end: this.positionAt(offset + length) };
   }
+}
+
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  if (!text.includes('\r')) {
+    // LF only (the usual case): let indexOf find the line breaks.
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+      starts.push(i + 1);
+    }
+    return starts;
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 /* \n */) {
+      starts.push(i + 1);
+    } else if (c === 13 /* \r */) {
+      if (text.charCodeAt(i + 1) === 10) {
+        i++;
+      }
+      starts.push(i + 1);
+    }
+  }
+  return starts;
 }
 
 /** Splits `a, b (c, d), e` on top-level commas and semicolons. */
