@@ -43,7 +43,11 @@ export class CompactionError extends Error {}
 export interface ApplyOptions {
   /** The file's name in messages. Default: its base name. */
   readonly displayName?: string;
-  /** Time given, after the rename, to a writer that opened the old file to show up as its holder (ms). Default 50. */
+  /**
+   * After the rename, the replaced file is followed until it has been quiet (no holder, nothing
+   * appended) this long (ms): a writer that opened it just before the rename, even one held inside
+   * open() where no scan can see it, has this long to append. Default 300.
+   */
   readonly graceMs?: number;
   /** How long to wait for writers still holding the replaced file (ms). Default 5000. */
   readonly settleMs?: number;
@@ -62,6 +66,10 @@ function ralphDir(file: string): string {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** How often the replaced file is looked at while it is followed. */
+const STEP_MS = 25;
+/** A look that came this much later than asked means this process was starved (a busy machine). */
+const STARVED_MS = 100;
 
 /** Bytes of `handle` from `offset` to its current end. */
 async function readFrom(handle: FileHandle, offset: number): Promise<Buffer> {
@@ -93,7 +101,7 @@ export async function applyCompaction(
 ): Promise<AppliedCompaction> {
   const options: ApplyOptions = typeof nameOrOptions === 'string' ? { displayName: nameOrOptions } : nameOrOptions;
   const displayName = options.displayName ?? path.basename(file);
-  const graceMs = options.graceMs ?? 50;
+  const graceMs = options.graceMs ?? 300;
   const settleMs = options.settleMs ?? 5000;
   if (!plan.changed) {
     throw new CompactionError(`${displayName}: nothing to compact (${plan.reason}).`);
@@ -157,36 +165,43 @@ export async function applyCompaction(
       throw e;
     }
     temp = undefined;
-    // Writers that opened the old file before the rename: carry what they append to it.
+    // Writers that opened the old file before the rename: carry what they append to it, until the
+    // old file has been quiet (no holder, nothing new) for graceMs. A writer held inside open() on
+    // a busy machine has the old file but no descriptor yet, so no scan can see it: only time does.
     let carriedAfter = 0;
     let warning: string | undefined;
     const deadline = Date.now() + settleMs;
-    await sleep(graceMs);
+    let quietSince = Date.now();
     for (;;) {
+      const asked = Date.now();
+      await sleep(Math.min(STEP_MS, graceMs));
+      if (Date.now() - asked > STARVED_MS) {
+        // This process waited far longer than it asked: a writer may have been starved as well.
+        quietSince = Date.now();
+      }
       const still = await fileHolders(identity, file);
       const more = await readFrom(old, carried);
       if (more.length > 0) {
         await appendFile(file, more);
         carried += more.length;
         carriedAfter += more.length;
+        quietSince = Date.now();
       }
-      if (still === undefined || still.length === 0) {
-        // Nobody holds the old file: a last look for bytes written just before the writer closed it.
-        const last = await readFrom(old, carried);
-        if (last.length > 0) {
-          await appendFile(file, last);
-          carried += last.length;
-          carriedAfter += last.length;
-        }
+      const held = still !== undefined && still.length > 0;
+      if (held) {
+        quietSince = Date.now();
+      }
+      if (!held && Date.now() - quietSince >= graceMs) {
         break;
       }
       if (Date.now() > deadline) {
-        warning =
-          `${describeHolders(still)} still holds the replaced ${displayName} open; ` +
-          `what it writes from now on does not reach ${displayName} (the original is saved at ${path.relative(path.dirname(file), archive)}).`;
+        if (held) {
+          warning =
+            `${describeHolders(still)} still holds the replaced ${displayName} open; ` +
+            `what it writes from now on does not reach ${displayName} (the original is saved at ${path.relative(path.dirname(file), archive)}).`;
+        }
         break;
       }
-      await sleep(5);
     }
     const stories = plan.stories.length > 0 ? ` (${plan.stories.join(', ')})` : '';
     const carriedNote = written.length > plan.text.length || carriedAfter > 0 ? `, ${written.length - Buffer.byteLength(plan.text) + carriedAfter} appended bytes carried over` : '';

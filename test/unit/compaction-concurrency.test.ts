@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { planCompaction } from '../../src/core/progress/compact';
@@ -57,6 +57,38 @@ describe('compaction with concurrent writers', function () {
     assert.equal(readFileSync(done.archive, 'utf8'), text);
     assert.equal(done.carriedBytes, 0);
     assert.equal(done.warning, undefined);
+  });
+
+  it('carries a line from a writer whose open of the old file no scan could see yet, written 120 ms after the replacement', async () => {
+    // On a busy machine a writer can be held inside open() (path resolved to the old file, no
+    // descriptor in /proc yet) for longer than the grace period. This process's own descriptor
+    // stands for it: the holder scan never lists this process.
+    const file = path.join(dir, 'progress.txt');
+    const text = progressFixture();
+    writeFileSync(file, text);
+    const plan = planCompaction(text, { threshold: 100, keepRecentLines: 40 });
+    const stalled = openSync(file, 'a');
+    const inode = statSync(file).ino;
+    let late: Promise<void> | undefined;
+    const watcher = setInterval(() => {
+      if (!late && statSync(file).ino !== inode) {
+        clearInterval(watcher);
+        late = new Promise((resolve) =>
+          setTimeout(() => {
+            writeSync(stalled, '## 2026-02-02 - US-998\n- written late by a stalled writer\n');
+            closeSync(stalled);
+            resolve();
+          }, 120),
+        );
+      }
+    }, 1);
+    try {
+      await applyCompaction(file, readFileSync(file), plan, new Date());
+    } finally {
+      clearInterval(watcher);
+    }
+    await late;
+    assert.ok(readFileSync(file, 'utf8').endsWith('- written late by a stalled writer\n'), 'the late line is carried into the compacted file');
   });
 
   it('carries lines appended between planning and writing, and refuses a file that was rewritten', async () => {
