@@ -23,6 +23,7 @@ export function artifactBadgeOf(issue: IssueArtifacts): ArtifactBadgeDto {
     review: best(issue, 'review')?.status ?? 'missing',
     implementation: best(issue, 'implementation')?.status ?? 'missing',
     verdict: best(issue, 'review')?.verdict,
-    warnings: issue.warnings.slice(0, 20).map((w) => w.slice(0, 500)),
+    // Every warning: the page-message builder (taskGraph/pageMessages.ts) clamps for the page and says how many more.
+    warnings: [...issue.warnings],
   };
 }
