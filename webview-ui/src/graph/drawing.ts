@@ -3,37 +3,20 @@
  * edges outside the viewport are not in the DOM, so 5,000 stories stay responsive), a canvas
  * overview when the zoom shows more than a few hundred stories at once.
  */
-import { artifactBadgeView } from './artifactBadge';
-import { accessibleName, type Derived, elapsed, type GraphMessage, iconOf, type LayoutDto, lineage, type RunMessage, svg, type ViewState } from './model';
+import { edgeElement, type EdgeEntry, type EdgeGeometry, edgeGeometryOf, nodeElement, setIfChanged } from './elements';
+import { type Derived, elapsed, type GraphMessage, type LayoutDto, lineage, type RunMessage, svg, type ViewState } from './model';
+import { drawOverview } from './overview';
 
 /** Above this many visible stories the drawing switches to the canvas overview. */
 const SVG_LIMIT = 600;
 /** How long the pointer rests on a node before its lineage is highlighted. */
 const HOVER_MS = 120;
-/** Codicon glyphs of the artifact badge: "issues", and "warning" when a prerequisite is missing. */
-const ISSUE_GLYPH = '\ueb0c';
-const ISSUE_WARN_GLYPH = '\uea6c';
-
-interface EdgeEntry {
-  readonly path: SVGPathElement;
-  readonly hit: SVGPathElement;
-  readonly sig: string;
-  d: string;
-}
 
 interface NodeEntry {
   readonly el: SVGGElement;
   readonly sig: string;
   x: number;
   y: number;
-}
-
-interface EdgeGeometry {
-  readonly d: string;
-  readonly minX: number;
-  readonly maxX: number;
-  readonly minY: number;
-  readonly maxY: number;
 }
 
 export interface DrawingHost {
@@ -231,7 +214,7 @@ export class Drawing {
     this.root.dataset.visibleNodes = String(useCanvas ? 0 : visible.length);
     if (useCanvas) {
       this.clear();
-      this.drawCanvas(g, l, d, v, w, h);
+      drawOverview(this.canvas, getComputedStyle(this.root), g, l, v, w, h, { hidden: (i) => this.host.hidden(i), selected: this.host.selected() });
       return;
     }
     this.canvas.style.display = 'none';
@@ -257,7 +240,7 @@ export class Drawing {
       if (entry?.sig !== sig) {
         entry?.path.remove();
         entry?.hit.remove();
-        entry = this.edgeElement(g, k, kind, box.d, sig);
+        entry = edgeElement(g, k, kind, box.d, sig);
         this.edgeEls.set(k, entry);
       } else if (entry.d !== box.d) {
         // a new layout moved it: the same element, a new path
@@ -296,7 +279,7 @@ export class Drawing {
       let entry = this.nodeEls.get(i);
       if (entry?.sig !== sig) {
         entry?.el.remove();
-        entry = { el: this.nodeElement(n, i, running ? run : undefined, runText, outcome, NW, NH), sig, x: l.x[i], y: l.y[i] };
+        entry = { el: nodeElement(n, i, l.x[i], l.y[i], running ? run : undefined, runText, outcome, NW, NH), sig, x: l.x[i], y: l.y[i] };
         this.nodeEls.set(i, entry);
       } else if (entry.x !== l.x[i] || entry.y !== l.y[i]) {
         // a new layout moved it: the same element at its new place
@@ -361,112 +344,9 @@ export class Drawing {
     if (this.geometry && this.geometry.layout === l && this.geometry.edges.length === g.edges.length && this.geometry.edges.every(([f, t], k) => g.edges[k][0] === f && g.edges[k][1] === t)) {
       return this.geometry.boxes;
     }
-    const NW = l.nodeWidth;
-    const NH = l.nodeHeight;
-    const lr = l.direction === 'LR';
-    const boxes = g.edges.map(([from, to], k): EdgeGeometry => {
-      const pts: number[] = lr ? [l.x[from] + NW, l.y[from] + NH / 2] : [l.x[from] + NW / 2, l.y[from] + NH];
-      pts.push(...(l.bends[k] ?? []));
-      pts.push(...(lr ? [l.x[to], l.y[to] + NH / 2] : [l.x[to] + NW / 2, l.y[to]]));
-      let minX = Infinity;
-      let maxX = -Infinity;
-      let minY = Infinity;
-      let maxY = -Infinity;
-      for (let p = 0; p < pts.length; p += 2) {
-        minX = Math.min(minX, pts[p]);
-        maxX = Math.max(maxX, pts[p]);
-        minY = Math.min(minY, pts[p + 1]);
-        maxY = Math.max(maxY, pts[p + 1]);
-      }
-      return { d: curve(pts, lr), minX, maxX, minY, maxY };
-    });
+    const boxes = edgeGeometryOf(g, l);
     this.geometry = { layout: l, edges: g.edges.map(([f, t]) => [f, t] as const), boxes };
     return boxes;
-  }
-
-  private edgeElement(g: GraphMessage, k: number, kind: string, d: string, sig: string): EdgeEntry {
-    const [from, to] = g.edges[k];
-    const path = svg('path', {
-      d,
-      class: `edge ${kind}`,
-      'marker-end': `url(#arrow-${kind})`,
-      'data-kind': kind,
-      'data-from-index': from,
-      'data-to-index': to,
-      'data-from': g.nodes[from].id,
-      'data-to': g.nodes[to].id,
-    });
-    const hit = svg('path', { d, class: 'edge-hit', 'data-edge': k });
-    hit.append(svg('title', {}, `${g.nodes[from].id} blocks ${g.nodes[to].id} (click, then Delete to remove)`));
-    return { path, hit, sig, d };
-  }
-
-  /** A node's element; `run` is given when this story is the one running (`runText` is its mark). */
-  private nodeElement(n: GraphMessage['nodes'][number], i: number, run: RunMessage | undefined, runText: string, outcome: string, NW: number, NH: number): SVGGElement {
-    const running = run !== undefined;
-    const l = this.host.layout() as LayoutDto;
-    const classes = ['node', `state-${n.state}`];
-    if (n.critical) {
-      classes.push('critical');
-    }
-    if (n.inCycle) {
-      classes.push('cycle');
-    }
-    if (running) {
-      classes.push('running');
-    }
-    const node = svg('g', {
-      class: classes.join(' '),
-      transform: `translate(${l.x[i]},${l.y[i]})`,
-      role: 'button',
-      tabindex: -1,
-      'aria-label': accessibleName(n, running),
-      'data-id': n.id,
-      'data-index': i,
-      'data-state': n.state,
-    });
-    node.append(svg('rect', { class: 'box', width: NW, height: NH, rx: 6 }));
-    const icon = iconOf(n, running);
-    node.append(svg('text', { class: `icon codicon-glyph icon-${icon.codicon}`, x: 10, y: 24 }, icon.glyph));
-    node.append(svg('text', { class: 'id', x: 30, y: 22 }, clip(n.id, 22)));
-    node.append(svg('text', { class: 'title', x: 10, y: 44 }, clip(n.title, 30)));
-    const chips: string[] = [];
-    if (n.wave !== null) {
-      chips.push(`W${n.wave + 1}`);
-    }
-    if (n.unblocks.total > 0) {
-      chips.push(`unblocks ${n.unblocks.total}`);
-    }
-    if (chips.length > 0) {
-      node.append(svg('text', { class: 'chip', x: NW - 8, y: 20, 'text-anchor': 'end' }, chips.join(' · ')));
-    }
-    let badgeX = 10;
-    if (n.artifacts) {
-      // the story's issue and its artifacts: "#42 R P V", warning colour when a prerequisite is missing
-      const a = artifactBadgeView(n.artifacts);
-      const mark = svg('text', { class: `artifacts${a.warn ? ' warn' : ''}`, x: badgeX, y: NH - 5, 'data-issue': n.artifacts.issue });
-      mark.append(svg('tspan', { class: 'codicon-glyph', 'aria-hidden': 'true' }, a.warn ? ISSUE_WARN_GLYPH : ISSUE_GLYPH), svg('tspan', { dx: 3 }, clip(a.text, 20)));
-      mark.append(svg('title', {}, a.tooltip));
-      node.append(mark);
-      badgeX += 16 + 6 * a.text.length;
-    }
-    n.badges.slice(0, 4).forEach((b, k) => {
-      const badge = svg('text', { class: 'badge', x: badgeX + k * 26, y: NH - 4 }, b.label);
-      if (b.tooltip) {
-        badge.append(svg('title', {}, b.tooltip));
-      }
-      node.append(badge);
-    });
-    if (running) {
-      const mark = svg('g', { class: 'run-mark', role: 'button', 'aria-label': `Running, iteration ${run.iteration ?? '?'} of ${run.maxIterations ?? '?'}: show the agent's terminal` });
-      mark.append(svg('rect', { x: NW - 92, y: NH - 18, width: 88, height: 16, rx: 8 }));
-      mark.append(svg('text', { x: NW - 48, y: NH - 6, 'text-anchor': 'middle' }, `▶ ${runText}`));
-      node.append(mark);
-    } else if (outcome) {
-      node.append(svg('text', { class: `outcome outcome-${outcome}`, x: NW - 8, y: NH - 6, 'text-anchor': 'end' }, `last run: ${outcome}`));
-    }
-    node.append(svg('title', {}, `${n.id}: ${n.title}`));
-    return node;
   }
 
   /**
@@ -503,56 +383,6 @@ export class Drawing {
         this.decorate();
       }
     }, HOVER_MS);
-  }
-
-  private drawCanvas(g: GraphMessage, l: LayoutDto, d: Derived, v: ViewState, w: number, h: number): void {
-    const c = this.canvas;
-    c.style.display = 'block';
-    const dpr = window.devicePixelRatio || 1;
-    c.width = Math.round(w * dpr);
-    c.height = Math.round(h * dpr);
-    c.style.width = `${w}px`;
-    c.style.height = `${h}px`;
-    const ctx = c.getContext('2d');
-    if (!ctx) {
-      return;
-    }
-    const css = getComputedStyle(this.root);
-    ctx.setTransform(dpr * v.zoom, 0, 0, dpr * v.zoom, dpr * v.panX, dpr * v.panY);
-    ctx.clearRect(-v.panX / v.zoom, -v.panY / v.zoom, w / v.zoom, h / v.zoom);
-    ctx.lineWidth = 1 / v.zoom;
-    ctx.strokeStyle = css.getPropertyValue('--edge').trim() || '#888';
-    ctx.beginPath();
-    const lr = l.direction === 'LR';
-    g.edges.forEach(([from, to]) => {
-      if (this.host.hidden(from) || this.host.hidden(to)) {
-        return;
-      }
-      ctx.moveTo(lr ? l.x[from] + l.nodeWidth : l.x[from] + l.nodeWidth / 2, lr ? l.y[from] + l.nodeHeight / 2 : l.y[from] + l.nodeHeight);
-      ctx.lineTo(lr ? l.x[to] : l.x[to] + l.nodeWidth / 2, lr ? l.y[to] + l.nodeHeight / 2 : l.y[to]);
-    });
-    ctx.stroke();
-    const fill: Record<string, string> = {
-      done: css.getPropertyValue('--done').trim(),
-      ready: css.getPropertyValue('--ready').trim(),
-      next: css.getPropertyValue('--ready').trim(),
-      blocked: css.getPropertyValue('--blocked').trim(),
-      invalid: css.getPropertyValue('--invalid').trim(),
-    };
-    const selected = this.host.selected();
-    g.nodes.forEach((n, i) => {
-      if (this.host.hidden(i)) {
-        return;
-      }
-      ctx.fillStyle = fill[n.state] || '#888';
-      ctx.fillRect(l.x[i], l.y[i], l.nodeWidth, l.nodeHeight);
-      if (i === selected || n.critical) {
-        ctx.lineWidth = 4 / v.zoom;
-        ctx.strokeStyle = css.getPropertyValue(i === selected ? '--focus' : '--critical').trim() || '#f00';
-        ctx.strokeRect(l.x[i], l.y[i], l.nodeWidth, l.nodeHeight);
-      }
-    });
-    void d;
   }
 
   /** One listener each for the whole drawing: clicks, double-clicks and hover find their node or edge. */
@@ -644,33 +474,4 @@ export class Drawing {
       this.drag = undefined;
     });
   }
-}
-
-/** A smooth path through the points, leaving and entering along the flow. */
-function curve(pts: number[], lr: boolean): string {
-  let d = `M${pts[0]},${pts[1]}`;
-  for (let p = 2; p < pts.length; p += 2) {
-    const x0 = pts[p - 2];
-    const y0 = pts[p - 1];
-    const x1 = pts[p];
-    const y1 = pts[p + 1];
-    if (lr) {
-      const mx = (x0 + x1) / 2;
-      d += ` C${mx},${y0} ${mx},${y1} ${x1},${y1}`;
-    } else {
-      const my = (y0 + y1) / 2;
-      d += ` C${x0},${my} ${x1},${my} ${x1},${y1}`;
-    }
-  }
-  return d;
-}
-
-function setIfChanged(e: Element, name: string, value: string): void {
-  if (e.getAttribute(name) !== value) {
-    e.setAttribute(name, value);
-  }
-}
-
-function clip(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
