@@ -257,7 +257,6 @@ export async function linkDocument(
   return { posted, url };
 }
 
-/** The prompt's plan input: the first issue with a local plan, its first 100 lines, the research path. */
 /**
  * The prompt's plan input: the first issue with a local plan, its first 100 lines, the research
  * path, and the comment that linked it. The plan must pass the document rule of trust.ts both as
