@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { RalphApi } from './api';
 import { clearCommandErrors, commandErrors } from './commands/run';
-import { simulateRestrictedMode } from './commands/trust';
+import { simulateRestrictedMode } from './services/trust';
 import type { GitHubWorkspace } from './services/githubWorkspace';
 import type { MemoryWorkspace } from './services/memoryWorkspace';
 import type { PrdWorkspace } from './services/prdWorkspace';

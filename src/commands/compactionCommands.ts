@@ -14,7 +14,7 @@ import { previewChange, type ProposedContentProvider } from '../views/proposedCo
 import { pickFolder } from '../util/folders';
 import { hasUnsavedChanges } from '../util/documents';
 import { commandRegistrar } from './run';
-import { requireTrust } from './trust';
+import { requireTrust } from '../services/trust';
 
 export interface CompactionCommandDeps {
   readonly memory: MemoryWorkspace;

@@ -22,7 +22,7 @@ import { checkInsideWorkspace, exists, joinRelative, readText, resolveSettingPat
 import { StoryNode } from '../views/storyNodes';
 import { pickFolder } from '../util/folders';
 import { commandRegistrar } from './run';
-import { requireTrust } from './trust';
+import { requireTrust } from '../services/trust';
 
 export interface MemoryCommandDeps {
   readonly prds: PrdWorkspace;

@@ -10,7 +10,7 @@ import type { ProposedContentProvider } from '../views/proposedContent';
 import { StoryNode } from '../views/storyNodes';
 import type { StoriesTreeProvider } from '../views/storiesTree';
 import { commandRegistrar } from './run';
-import { requireTrust } from './trust';
+import { requireTrust } from '../services/trust';
 
 export interface RunCommandDeps {
   readonly prds: PrdWorkspace;

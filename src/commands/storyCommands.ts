@@ -12,7 +12,7 @@ import { LinkNode, StoryNode, type StoryTreeNode } from '../views/storyNodes';
 import { folderOf, pickFolder } from '../util/folders';
 import { toRange } from '../util/ranges';
 import { commandRegistrar } from './run';
-import { requireTrust } from './trust';
+import { requireTrust } from '../services/trust';
 
 export interface StoryCommandDeps {
   readonly prds: PrdWorkspace;

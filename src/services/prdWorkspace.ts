@@ -97,6 +97,18 @@ export class PrdWorkspace extends Disposable {
     }
   }
 
+  /**
+   * Reads this folder's prd.json now (not waiting for a watcher's report) and returns the snapshot
+   * every consumer then sees: for a caller that just changed the file (the runner after an agent).
+   */
+  async readNow(folder: vscode.WorkspaceFolder): Promise<PrdEntry | undefined> {
+    const key = folder.uri.toString();
+    await this.whenIdle();
+    this.forced.add(key);
+    await this.reload(key);
+    return this.entries.get(key);
+  }
+
   async whenIdle(): Promise<void> {
     await this.initial;
     await this.debouncer.idle();

@@ -28,6 +28,7 @@ import { appendInside, archiveIfBranchChanged, readInsideText, RunFileError, wri
 import { askDirtyTree, type DirtyTreeAnswer, fewPaths, openSourceControl, showArchived, showFalseCompletion, showStashed } from './runMessages';
 import { readSettings, type RalphSettings } from './settings';
 import { TerminalRun } from './terminalRunner';
+import { isTrusted } from './trust';
 import { exists, joinRelative, readBytes } from './workspaceFiles';
 
 /** @deprecated the file name lives in core/runs/runs.ts; re-exported for callers of this module. */
@@ -114,7 +115,7 @@ export class Runner extends Disposable {
 
   /** Runs a loop in a workspace folder until a stop rule applies; resolves with why it stopped. */
   async run(folder: vscode.WorkspaceFolder, options: RunOptions): Promise<LoopOutcome> {
-    if (!vscode.workspace.isTrusted) {
+    if (!isTrusted()) {
       throw new RunError('Ralph runs agents only in a trusted workspace. Trust this folder to run agents; the views stay available read-only.');
     }
     if (this.current.running) {

@@ -7,6 +7,7 @@ import { formatDuration } from '../core/runs/runs';
 import { Commands } from '../constants';
 import type { PrdWorkspace } from '../services/prdWorkspace';
 import type { Runner } from '../services/runner';
+import { isTrusted } from '../services/trust';
 import { Disposable } from '../util/disposable';
 
 export class RalphStatusBar extends Disposable {
@@ -43,7 +44,7 @@ export class RalphStatusBar extends Disposable {
     }
     this.stopTimer();
     const entries = this.prds.list();
-    if (entries.length === 0 || !vscode.workspace.isTrusted) {
+    if (entries.length === 0 || !isTrusted()) {
       this.item.hide();
       return;
     }

@@ -22,6 +22,7 @@ import { Commands } from '../../constants';
 import { editTextFile } from '../../services/fileEdits';
 import type { PrdEntry, PrdWorkspace } from '../../services/prdWorkspace';
 import type { Runner } from '../../services/runner';
+import { isTrusted } from '../../services/trust';
 import { readText } from '../../services/workspaceFiles';
 import { Disposable } from '../../util/disposable';
 
@@ -374,7 +375,7 @@ export class TaskGraphController extends Disposable {
 
   /** Applies a graph edit as an undoable WorkspaceEdit of prd.json, or shows why it was refused. */
   private async edit(page: GraphPage, compute: (text: string) => GraphEditResult, done: string): Promise<void> {
-    if (!vscode.workspace.isTrusted) {
+    if (!isTrusted()) {
       throw new Error('Editing prd.json from the graph needs a trusted workspace.');
     }
     const entry = this.entry();
