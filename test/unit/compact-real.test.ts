@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { planCompaction } from '../../src/core/progress/compact';
+import fc from 'fast-check';
 import { parseProgress } from '../../src/core/progress/parse';
 
 const now = new Date(2026, 10, 20, 9, 0);
@@ -81,5 +82,44 @@ describe('compaction keeps every learning people write', () => {
     );
     const doc = parseProgress(out);
     assert.deepEqual(doc.compacted!.stories[0].files, ['src/app/(public)/layout.tsx', 'src/lib/a-b.ts', 'docs/README.md']);
+  });
+  it('keeps a "Files changed" item whole up to the description: " - " inside brackets is part of the path (issue 18 item 15)', () => {
+    const out = compact(
+      '## 2026-01-05 - US-001\n- did\n- Files changed:\n  - src/a (old - new).ts - renamed\n  - My File - Copy.ts - a copy, kept\n  - src/b (draft.ts - unbalanced, kept whole\n  - src/c.ts - added X - with Y\n---\n',
+    );
+    const doc = parseProgress(out);
+    assert.deepEqual(doc.compacted!.stories[0].files, ['src/a (old - new).ts', 'My File - Copy.ts', 'src/b (draft.ts - unbalanced, kept whole', 'src/c.ts']);
+  });
+
+  it('keeps labelled learning bullets word for word: "- Gotcha: …" is a learning, not a heading (issue 18 item 14)', () => {
+    const out = compact(
+      '## 2026-01-05 - US-001\n- did the thing\n- **Learnings for future iterations:**\n  - Gotcha: the cache is per request\n  - Note: run migrations first\n  - Insight: tests share one port\n---\n' +
+        '## 2026-01-06 - US-002\n- did more\n- Gotcha: tokens expire after an hour\n- Tip: use the fake clock\n---\n',
+    );
+    const section = compactedSection(out);
+    for (const l of ['Gotcha: the cache is per request', 'Note: run migrations first', 'Insight: tests share one port', 'Gotcha: tokens expire after an hour', 'Tip: use the fake clock']) {
+      assert.ok(section.includes(`  - ${l}\n`), `"${l}" was not kept word for word:\n${section}`);
+    }
+  });
+
+  it('property: every learning bullet of the input appears verbatim in the output (issue 18 item 14)', () => {
+    const word = fc.constantFrom('cache', 'per', 'request', 'the', 'tests', 'use', 'port', 'db', 'x', 'migrations', 'a-b', '(note)', 'id:', 'US-9');
+    const label = fc.constantFrom('', 'Gotcha: ', 'Note: ', 'Insight: ', 'Tip: ', 'Caveat: ', 'Lesson: ', 'Takeaway: ', 'Warning: ', 'Important: ', 'Key: ', 'NB: ');
+    const learning = fc.tuple(label, fc.array(word, { minLength: 1, maxLength: 6 })).map(([l, ws]) => `${l}${ws.join(' ')}`);
+    const entry = fc.tuple(fc.constantFrom('- **Learnings for future iterations:**', '- **Learnings:**', '**Gotchas:**', 'Learnings:'), fc.array(learning, { minLength: 1, maxLength: 5 }));
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 4 }), (entries) => {
+        const body = entries
+          .map(([head, ls], i) => `## 2026-01-${String(i + 1).padStart(2, '0')} - US-00${i + 1}\n- did ${i}\n${head}\n${ls.map((l) => `  - ${l}`).join('\n')}\n---\n`)
+          .join('\n');
+        const section = compactedSection(compact(body));
+        for (const [, ls] of entries) {
+          for (const l of ls) {
+            assert.ok(section.includes(`  - ${l}\n`), `"${l}" was not kept:\n${section}`);
+          }
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 });

@@ -19,6 +19,9 @@ import {
 } from './lines';
 import type { ProgressItem } from './model';
 
+/** Singular labels that open one learning (`Gotcha: …`, `Note: …`), kept as part of its text. */
+const ONE_LEARNING_LABEL = /^(?:gotcha|note|insight|takeaway|caveat|lesson|learning|tip|warning)$/i;
+
 export interface MutableBody {
   thread?: { url: string; line: number };
   summary: ProgressItem[];
@@ -182,7 +185,10 @@ export function parseBody(lines: readonly string[], from: number, to: number, he
       modeIndent = bullet ? indent : -1;
       last = undefined;
       if (lab!.rest) {
-        push(body.learnings, lab!.rest, i, indent + 2);
+        // `- Gotcha: the cache is per request` is one learning, word for word; `Learnings: x` is a
+        // label with its first learning on the same line.
+        const whole = ONE_LEARNING_LABEL.test(lab!.label);
+        push(body.learnings, whole ? (bulletText ?? line.trim()) : lab!.rest, i, whole ? indent : indent + 2);
         last = undefined;
       }
       continue;

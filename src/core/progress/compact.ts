@@ -14,6 +14,7 @@
  * Compacting the result again changes nothing (no entry is left to summarise). Linear time.
  */
 import { type ProgressEntry, type ProgressItem, type ProgressSection, parseProgressSplit } from './parse';
+import { splitList } from '../text';
 
 export interface CompactionOptions {
   /** Compact only when the file has more lines than this. Default 400. */
@@ -181,7 +182,7 @@ export function planCompaction(text: string, options: CompactionOptions = {}): C
     const dates = st.firstDate && st.lastDate && st.firstDate !== st.lastDate ? ` (${st.firstDate} to ${st.lastDate})` : st.firstDate ? ` (${st.firstDate})` : '';
     block.push(`- Iterations: ${st.iterations}${dates}`);
     if (st.files.length > 0) {
-      block.push(`- Files changed: ${st.files.join(', ')}`);
+      block.push(`- Files changed: ${st.files.map(listItem).join(', ')}`);
     }
     if (st.learnings.length > 0) {
       block.push(`- **Learnings for future iterations:**`);
@@ -275,4 +276,13 @@ function mergeStory(
 function stamp(d: Date): string {
   const p = (x: number) => String(x).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/**
+ * A file name as an item of the compacted `Files changed:` list: in backticks when it would not be
+ * read back as itself (a comma, or a bracket left open: `src/b (draft.ts`).
+ */
+function listItem(file: string): string {
+  const back = splitList(`${file}, x`);
+  return (back.length === 2 && back[0] === file) || file.includes('`') ? file : `\`${file}\``;
 }

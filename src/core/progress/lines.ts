@@ -151,8 +151,9 @@ export function cleanFile(raw: string): string {
   if (link) {
     s = link[2] || link[1];
   }
-  // A parenthesised note after a blank is not part of the path; `src/app/(public)/x.tsx` keeps its own.
-  s = s.replace(/(^|\s)\([^)]*\)/g, ' ').replace(/[`*]/g, '').trim();
+  // A parenthesised note between blanks is not part of the path; `src/app/(public)/x.tsx` and
+  // `src/a (old - new).ts` keep their own.
+  s = s.replace(/(^|\s)\([^)]*\)(?=\s|$)/g, ' ').replace(/[`*]/g, '').trim();
   // "src/a.ts - what changed": keep the path.
   const dash = /^(\S+)\s+(?:-|–|—|:)\s+/.exec(s);
   if (dash) {
@@ -162,10 +163,44 @@ export function cleanFile(raw: string): string {
 }
 
 
-/** `src/a.ts - what changed, and why` → `src/a.ts`; a list of paths is kept whole. */
+/**
+ * `src/a.ts - what changed, and why` → `src/a.ts`; `src/a (old - new).ts - renamed` → `src/a (old - new).ts`;
+ * a list of paths, or a line whose brackets do not close, is kept whole.
+ */
 export function withoutDescription(item: string): string {
-  const m = /^(.*?\S)\s+(?:-|–|—)\s+/.exec(item);
-  return m ? m[1] : item;
+  // Where ` - ` (or – —) stands outside brackets and backticks: a dash inside `(old - new)` is part
+  // of the path. Brackets left open mean the line is not understood: it is kept whole.
+  const cuts: number[] = [];
+  let depth = 0;
+  let tick = false;
+  for (let i = 0; i < item.length; i++) {
+    const c = item[i];
+    if (c === '`') {
+      tick = !tick;
+    } else if (!tick && (c === '(' || c === '[')) {
+      depth++;
+    } else if (!tick && (c === ')' || c === ']')) {
+      depth--;
+      if (depth < 0) {
+        return item;
+      }
+    } else if (!tick && depth === 0 && (c === '-' || c === '–' || c === '—') && i > 0 && /\s/.test(item[i - 1]) && /\s/.test(item[i + 1] ?? '')) {
+      cuts.push(i);
+    }
+  }
+  if (depth !== 0 || tick || cuts.length === 0) {
+    return item;
+  }
+  const left = (cut: number): string => item.slice(0, cut).trimEnd();
+  // Several cuts (`My File - Copy.ts - a copy`, `src/c.ts - added X - with Y`): the first whose left
+  // side ends like a file name (an extension, a closing bracket or backtick, a slash).
+  const fileLike = cuts.find((cut) => /(?:\.[A-Za-z0-9]{1,10}|[)\]`/])$/.test(left(cut)));
+  if (fileLike !== undefined) {
+    return left(fileLike);
+  }
+  // None does (`Makefile - new target`): the first cut, when what is left of it is one word.
+  const first = left(cuts[0]);
+  return first === '' || /\s/.test(first) ? item : first;
 }
 
 /** Leading blanks of a line, up to `maxCols` columns (tabs to the next multiple of 4): how many columns and characters. */
