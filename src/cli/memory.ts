@@ -8,7 +8,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parsePin, pinFormatNote, type PinModule } from '../core/pin/format';
-import { DEFAULT_KEEP_RECENT_LINES, DEFAULT_THRESHOLD, planCompaction, type CompactionPlan } from '../core/progress/compact';
+import { DEFAULT_KEEP_RECENT_LINES, DEFAULT_THRESHOLD, planCompaction, stillOverAdvice, type CompactionPlan } from '../core/progress/compact';
 import { writeFileAtomicallySync } from '../node/atomicWrite';
 import { applyCompaction } from '../node/compaction';
 import { generateRepoPin } from '../node/pinRepo';
@@ -155,7 +155,7 @@ async function compact(args: MemoryArgs, io: MemoryIo): Promise<number> {
     if (json) {
       io.stdout(`${JSON.stringify(planJson(plan, file, dry, null))}\n`);
     } else {
-      io.stdout(`${file}: ${plan.reason}\n`);
+      io.stdout(`${file}: ${plan.reason}\n${adviceLine(plan)}`);
     }
     return 0;
   }
@@ -206,15 +206,25 @@ function planJson(plan: CompactionPlan, file: string, dryRun: boolean, archive: 
     entriesSummarised: plan.entriesSummarised,
     entriesKept: plan.entriesKept,
     stories: plan.stories,
+    stillOver: stillOverAdvice(plan, CLI_KNOBS) ?? null,
     archive,
   };
+}
+
+const CLI_KNOBS = { keep: '--keep', threshold: '--threshold' };
+
+/** The line saying why the file stays over the threshold and what to change, or nothing. */
+function adviceLine(plan: CompactionPlan): string {
+  const advice = stillOverAdvice(plan, CLI_KNOBS);
+  return advice ? `  ${advice}\n` : '';
 }
 
 function describe(plan: CompactionPlan): string {
   return (
     `  lines: ${plan.linesBefore} → ${plan.linesAfter}\n` +
     `  entries summarised: ${plan.entriesSummarised} (stories ${plan.stories.join(', ')})\n` +
-    `  entries kept verbatim: ${plan.entriesKept}`
+    `  entries kept verbatim: ${plan.entriesKept}` +
+    (plan.stillOver ? `\n${adviceLine(plan).trimEnd()}` : '')
   );
 }
 

@@ -1,7 +1,8 @@
 /** Compaction of progress.txt (preview, apply, undo) and generation of the Pin, both previewed as a diff first. */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { planCompaction } from '../core/progress/compact';
+import { planCompaction, stillOverAdvice } from '../core/progress/compact';
+import { settingId } from '../core/settingKeys';
 import { decodeText, looksBinary } from '../core/progress/parse';
 import { writeFileAtomically } from '../node/atomicWrite';
 import { applyCompaction, undoLastCompaction } from '../node/compaction';
@@ -15,6 +16,9 @@ import { pickFolder } from '../util/folders';
 import { hasUnsavedChanges } from '../util/documents';
 import { commandRegistrar } from './run';
 import { requireTrust } from '../services/trust';
+
+/** The settings that decide how far compaction can go, named in its advice. */
+const SETTING_KNOBS = { keep: settingId('keepRecentLines'), threshold: settingId('compactThreshold') };
 
 export interface CompactionCommandDeps {
   readonly memory: MemoryWorkspace;
@@ -79,11 +83,12 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
       now: new Date(),
     });
     if (!plan.changed) {
-      void vscode.window.showInformationMessage(`${name}: ${plan.reason}`);
+      void vscode.window.showInformationMessage([`${name}: ${plan.reason}`, stillOverAdvice(plan, SETTING_KNOBS)].filter(Boolean).join(' '));
       return { changed: false, reason: plan.reason };
     }
     const summary = `${plan.linesBefore} → ${plan.linesAfter} lines; ${plan.entriesSummarised} older entries summarised per story (${plan.stories.join(', ')}), learnings and files kept`;
-    const apply = await previewChange(proposed, m.progressUri, plan.text, `${name} ↔ compacted (preview)`, `Compact ${name}? ${summary}. The original is saved to .ralph/archive/ first.`, options.answer);
+    const advice = stillOverAdvice(plan, SETTING_KNOBS);
+    const apply = await previewChange(proposed, m.progressUri, plan.text, `${name} ↔ compacted (preview)`, `Compact ${name}? ${summary}. ${advice ? `${advice} ` : ''}The original is saved to .ralph/archive/ first.`, options.answer);
     if (!apply) {
       return { changed: false, cancelled: true };
     }

@@ -357,6 +357,26 @@ describe('CLI compact', () => {
     assert.equal(existsSync(path.join(dir, '.ralph')), false);
   });
 
+  it('says when the file stays over the threshold, and what to change (issue 18 item 9)', async () => {
+    const file = path.join(dir, 'progress.txt');
+    writeFileSync(file, demo);
+    // 80 lines, threshold 50: keeping the newest ~30 lines leaves 69.
+    const dry = await run(['compact', '--file', file, '--threshold', '50', '--keep', '30', '--dry-run']);
+    assert.match(dry.stdout, /69 lines remain, over the threshold of 50: the newest \d+ entr(y is|ies are) kept word for word \(about 30 lines, --keep\)\. To compact further, lower --keep; or raise --threshold/);
+    const json = JSON.parse((await run(['compact', '--file', file, '--threshold', '50', '--keep', '30', '--dry-run', '--json'])).stdout) as { stillOver: string | null };
+    assert.match(json.stillOver ?? '', /over the threshold of 50/);
+    // Nothing older than the kept lines: the same advice, not only "nothing to summarise".
+    const none = await run(['compact', '--file', file, '--threshold', '50', '--keep', '100']);
+    assert.match(none.stdout, /nothing older to summarise\.\n {2}80 lines remain, over the threshold of 50/);
+    // Under the threshold afterwards: no advice.
+    const under = await run(['compact', '--file', file, '--threshold', '75', '--keep', '10', '--dry-run', '--json']);
+    assert.equal((JSON.parse(under.stdout) as { stillOver: string | null }).stillOver, null);
+    const plan = planCompaction(demo, { threshold: 75, keepRecentLines: 10, now });
+    assert.equal(plan.changed, true);
+    assert.equal(plan.stillOver, undefined);
+    assert.equal(readFileSync(file, 'utf8'), demo);
+  });
+
   it('refuses binary files and bad numbers, and explains a missing file', async () => {
     writeFileSync(path.join(dir, 'bin.txt'), Buffer.from([0, 1, 2, 0xff]));
     const bin = await run(['compact', '--file', path.join(dir, 'bin.txt'), '--threshold', '0']);

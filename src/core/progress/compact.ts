@@ -41,6 +41,11 @@ export interface CompactionPlan {
   readonly entriesKept: number;
   /** The replaced lines: [startLine, endLine) of the input became [startLine, newEndLine) of the output. */
   readonly replaced?: { readonly startLine: number; readonly endLine: number; readonly newEndLine: number };
+  /**
+   * Set when the file stays over the threshold because the newest entries are kept word for word
+   * (about `keepRecentLines` lines): what to change is said by `stillOverAdvice`.
+   */
+  readonly stillOver?: { readonly threshold: number; readonly keepRecentLines: number };
 }
 
 export const DEFAULT_THRESHOLD = 400;
@@ -81,8 +86,23 @@ function countLines(text: string): number {
   return last === 10 || last === 13 ? n : n + 1;
 }
 
-function unchanged(text: string, linesBefore: number, reason: string, entriesKept = 0): CompactionPlan {
-  return { changed: false, text, reason, linesBefore, linesAfter: linesBefore, entriesSummarised: 0, stories: [], entriesKept };
+function unchanged(text: string, linesBefore: number, reason: string, entriesKept = 0, stillOver?: CompactionPlan['stillOver']): CompactionPlan {
+  return { changed: false, text, reason, linesBefore, linesAfter: linesBefore, entriesSummarised: 0, stories: [], entriesKept, ...(stillOver ? { stillOver } : {}) };
+}
+
+/**
+ * What to change when compaction cannot bring the file under the threshold, naming the knobs the
+ * caller offers (settings in VS Code, options on the command line); undefined when it can.
+ */
+export function stillOverAdvice(plan: CompactionPlan, knobs: { readonly keep: string; readonly threshold: string }): string | undefined {
+  const o = plan.stillOver;
+  if (!o) {
+    return undefined;
+  }
+  return (
+    `${plan.linesAfter} lines remain, over the threshold of ${o.threshold}: the newest ${plan.entriesKept} entr${plan.entriesKept === 1 ? 'y is' : 'ies are'} ` +
+    `kept word for word (about ${o.keepRecentLines} lines, ${knobs.keep}). To compact further, lower ${knobs.keep}; or raise ${knobs.threshold} if this length is fine.`
+  );
 }
 
 export function planCompaction(text: string, options: CompactionOptions = {}): CompactionPlan {
@@ -124,7 +144,7 @@ export function planCompaction(text: string, options: CompactionOptions = {}): C
   const summarised = middle.filter((s): s is ProgressEntry => s.kind === 'entry');
   const entriesKept = sections.slice(cut).filter((s) => s.kind === 'entry').length;
   if (summarised.length === 0) {
-    return unchanged(text, n, `${n} lines, but every iteration entry is among the newest ~${keep} lines: nothing older to summarise.`, entriesKept);
+    return unchanged(text, n, `${n} lines, but every iteration entry is among the newest ~${keep} lines: nothing older to summarise.`, entriesKept, { threshold, keepRecentLines: keep });
   }
 
   // Per story, first-seen order: the existing compacted history first, then the entries.
@@ -223,6 +243,7 @@ export function planCompaction(text: string, options: CompactionOptions = {}): C
     stories: summarisedIds,
     entriesKept,
     replaced: { startLine, endLine, newEndLine },
+    ...(linesAfter > threshold && entriesKept > 0 ? { stillOver: { threshold, keepRecentLines: keep } } : {}),
   };
 }
 
