@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { walkFiles } from '../../src/node/pinRepo';
-import { keywordsOf, matchPin, parsePin, splitWords, stem, writePin } from '../../src/core/pin/format';
+import { cleanPath, keywordsOf, matchPin, parsePin, splitWords, stem, writePin } from '../../src/core/pin/format';
 import { generatePin, normaliseRepoPath, packageOfSpecifier, planModules, scanSource, stalePinFiles } from '../../src/core/pin/generate';
 import { cliAsync, type CliRun } from './helpers';
 
@@ -279,6 +279,16 @@ describe('Pin generation', () => {
     const api = doc.modules.find((m) => m.name === 'src/api')!;
     assert.ok(api.keywords.includes('REST') && api.spec === 'specs/api.md');
     assert.ok(doc.modules.some((m) => m.name === 'Billing (planned)'));
+  });
+
+  it('does not list again a file that a hand-written module already lists (issue 18 item 8)', () => {
+    const hand = ['# Index', '', '## Auth', 'Keywords: login, session', 'Files:', '- `src/api/authMiddleware.ts` — checks the token', '', '## src/web', 'Files: src/web/components/Card.tsx', ''].join('\n');
+    const doc = parsePin(writePin(generatePin(files, rf, parsePin(hand))));
+    const listing = (file: string) => doc.modules.filter((m) => m.files.map(cleanPath).includes(file)).map((m) => m.name);
+    assert.deepEqual(listing('src/api/authMiddleware.ts'), ['Auth']);
+    assert.deepEqual(listing('src/web/components/Card.tsx'), ['src/web']);
+    // the rest of src/api is still listed by a generated module
+    assert.deepEqual(listing('src/api/users.ts'), ['src/api']);
   });
 
   it('merges with a hand-written INDEX.md in another format, adding only what is missing', () => {

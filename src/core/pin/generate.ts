@@ -13,7 +13,8 @@
  * and snake_case split).
  * Merge: existing modules keep their order, name, description, spec and hand-added keywords and
  * files; a generated module with the same name only adds missing keywords and files; a generated
- * module whose files the existing Pin already lists is not added. Running it again changes nothing.
+ * module whose files the existing Pin already lists is not added, and a file a module already lists is
+ * not listed again by another. Running it again changes nothing.
  */
 import { type PinDoc, type PinModule, cleanPath } from './format';
 import { type GenerateOptions, planModules } from './plan';
@@ -137,7 +138,7 @@ export function generatePin(
       }
       const own = match.files.map(cleanPath);
       for (const f of g.files) {
-        if (!own.some((e) => e === f || (e !== f && (e.endsWith('/') || /[*?]/.test(e)) && covers(e, f)))) {
+        if (!isCovered(f) && !own.some((e) => e === f || (e !== f && (e.endsWith('/') || /[*?]/.test(e)) && covers(e, f)))) {
           own.push(f);
           match.files.push(f);
         }
@@ -147,7 +148,9 @@ export function generatePin(
     if (g.allFiles.every(isCovered)) {
       continue;
     }
-    const mod: PinModule = { name: g.name, description: [g.description], keywords: [...g.keywords], files: [...g.files] };
+    // A file some module of the Pin already lists is not listed again (a folder entry, `src/api/`
+    // when the list was cut, stays: it stands for the files not listed).
+    const mod: PinModule = { name: g.name, description: [g.description], keywords: [...g.keywords], files: g.files.filter((f) => f.endsWith('/') || !isCovered(f)) };
     doc.modules.push(mod);
     byName.set(normName(g.name), mod);
   }
