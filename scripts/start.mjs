@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// npm start: builds the extension and serves a real VS Code (web) with it loaded on a working
-// copy of the demo workspace. Open the printed URL in a browser; Ctrl-C stops everything.
+// npm start: builds the extension and serves a real VS Code (web) with it installed (the
+// production build, as a user's VS Code loads it: scripts/product.mjs) on a working copy of the
+// demo workspace. Open the printed URL in a browser; Ctrl-C stops everything.
 // Environment:
 //   PORT               port to listen on (default 8765; another free port if it is taken)
 //   RALPH_DEMO_DIR     the working copy (default ~/.cache/ralph-workbench/demo-workspace)
@@ -10,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { stageProductExtension } from './product.mjs';
 import { copyFixture, demoSettings, ensureTestHost, isShuttingDown, repoRoot, startServer, workbenchUrl } from './vscode-host.mjs';
 
 const DEFAULT_PORT = 8765;
@@ -46,17 +48,21 @@ if (process.env.RALPH_START_FOLDER) {
 
 const preferred = Number(process.env.PORT || DEFAULT_PORT);
 let server;
+let extension;
 try {
+  // The product as a user gets it: the production build, installed in the server's extensions
+  // folder (notifications show; no test seams).
+  extension = await stageProductExtension();
   // The demo opens clean: no TypeScript errors for its node_modules-less sources (README).
-  server = await startServer({ preferredPort: preferred, settings: process.env.RALPH_START_FOLDER ? {} : demoSettings });
+  server = await startServer({ preferredPort: preferred, settings: process.env.RALPH_START_FOLDER ? {} : demoSettings, installed: [extension] });
 } catch (err) {
   fail(err instanceof Error ? err.message : String(err));
 }
 if (server.port !== preferred) console.log(`[start] port ${preferred} is taken; using ${server.port}`);
 
-const url = workbenchUrl({ port: server.port, folder, extensionDevelopmentPath: repoRoot });
+const url = workbenchUrl({ port: server.port, folder, extensionDevelopmentPath: null, skipWelcome: false });
 const line = '═'.repeat(72);
-console.log(`\n${line}\n  Ralph Workbench is running in VS Code (web). Open this URL in your browser:\n\n  ${url}\n\n  Workspace: ${folder}\n  Extension: ${repoRoot} (rebuild with npm run build, then reload the page)\n  Stop with Ctrl-C.\n${line}\n`);
+console.log(`\n${line}\n  Ralph Workbench is running in VS Code (web). Open this URL in your browser:\n\n  ${url}\n\n  Workspace: ${folder}\n  Extension: ${extension} (the production build of ${repoRoot}; after a change, run npm start again)\n  Stop with Ctrl-C.\n${line}\n`);
 
 server.exited.then((e) => {
   if (isShuttingDown()) return;

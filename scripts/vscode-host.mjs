@@ -12,7 +12,7 @@
 //   RALPH_KEEP_TEMP=1     keep temp dirs (workspace copy, user data, server logs) for debugging
 //   RALPH_SERVER_LOG=1    echo the VS Code server's own output
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -287,6 +287,8 @@ export async function startServer(options = {}) {
   const serverDataDir = path.join(dataDir, 'server-data');
   const extensionsDir = path.join(dataDir, 'extensions');
   for (const d of [path.join(userDataDir, 'User'), serverDataDir, extensionsDir]) mkdirSync(d, { recursive: true });
+  // Extensions installed as a user's VS Code has them (a folder per extension in the extensions dir).
+  for (const ext of options.installed ?? []) symlinkSync(ext, path.join(extensionsDir, path.basename(ext)), 'dir');
   const settings = { ...defaultSettings, ...(options.settings ?? {}) };
   const settingsJson = `${JSON.stringify(settings, null, 2)}\n`;
   // The web workbench reads its settings from the user-data dir; the remote (server) side from
@@ -301,7 +303,10 @@ export async function startServer(options = {}) {
     '--port', '0',
     '--without-connection-token',
     '--accept-server-license-terms',
-    '--enable-smoke-test-driver',
+    // The smoke-test driver makes the web workbench honour the development options of the URL's
+    // payload (extensionDevelopmentPath, extensionTestsPath) but also hides every notification:
+    // tests need it; `npm start` (options.installed) does not use it.
+    ...(options.installed ? [] : ['--enable-smoke-test-driver']),
     '--disable-telemetry',
     '--disable-update-check',
     '--user-data-dir', userDataDir,
@@ -447,10 +452,13 @@ export function isNoise(line) {
  * @param {{ folder: string, extensionDevelopmentPath?: string, extensionTestsPath?: string,
  *   settings?: Record<string, unknown>, env?: Record<string, string>,
  *   viewport?: { width: number, height: number }, onLog?: (level: string, text: string) => void,
- *   waitForWorkbench?: boolean }} options
+ *   waitForWorkbench?: boolean, installed?: string[] }} options
+ * `installed`: extension folders installed as a user has them (scripts/product.mjs), without the
+ * smoke-test driver, so notifications show as in `npm start`; the extension under development
+ * and extensionTestsPath are then not used.
  */
 export async function openWorkbench(options) {
-  const server = await startServer({ settings: options.settings, env: options.env });
+  const server = await startServer({ settings: options.settings, env: options.env, installed: options.installed });
   let browser;
   try {
     browser = await launchBrowser();
@@ -470,12 +478,14 @@ export async function openWorkbench(options) {
       if (Array.isArray(logs)) exitLogs = logs;
       resolveExit(Number(code));
     });
-    const url = workbenchUrl({
-      port: server.port,
-      folder: options.folder,
-      extensionDevelopmentPath: options.extensionDevelopmentPath ?? repoRoot,
-      extensionTestsPath: options.extensionTestsPath,
-    });
+    const url = options.installed
+      ? workbenchUrl({ port: server.port, folder: options.folder, extensionDevelopmentPath: null, skipWelcome: false })
+      : workbenchUrl({
+          port: server.port,
+          folder: options.folder,
+          extensionDevelopmentPath: options.extensionDevelopmentPath ?? repoRoot,
+          extensionTestsPath: options.extensionTestsPath,
+        });
     await page.goto(url);
     if (options.waitForWorkbench !== false) {
       await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 }).catch((err) => {
