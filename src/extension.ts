@@ -17,6 +17,7 @@ import { MemoryWorkspace } from './services/memoryWorkspace';
 import { PrdWorkspace } from './services/prdWorkspace';
 import { Runner } from './services/runner';
 import { RunsWorkspace } from './services/runsWorkspace';
+import { AgentsMdSuggest } from './views/agentsMdSuggest';
 import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
 import { MemoryTreeProvider } from './views/memoryTree';
 import { PROPOSED_SCHEME, ProposedContentProvider } from './views/proposedContent';
@@ -66,6 +67,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
     new RalphStatusBar(prds, runner),
   );
 
+  context.subscriptions.push(new AgentsMdSuggest());
   const proposed = new ProposedContentProvider();
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
   registerStoryCommands(context, { prds, tree, treeView, log });

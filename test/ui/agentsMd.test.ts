@@ -1,0 +1,34 @@
+/**
+ * AGENTS.md snippets are offered as you type their prefix (issue 18 item 11): Markdown has quick
+ * suggestions off, so without help they show only on Ctrl+Space.
+ */
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { repoRoot, shot, useWorkbench } from './workbench';
+
+describe('AGENTS.md snippets', function () {
+  const ui = useWorkbench();
+
+  it('typing "agents" on a new line of AGENTS.md offers the skeleton snippet, without Ctrl+Space', async () => {
+    const page = ui.page;
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('AGENTS.md');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'AGENTS.md' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await input.press('Enter');
+    await page.locator('.tabs-container .tab.active', { hasText: 'AGENTS.md' }).waitFor({ state: 'visible', timeout: 10_000 });
+    const editor = page.locator('.editor-instance .monaco-editor').first();
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('agents', { delay: 60 });
+    const suggestion = page.locator('.suggest-widget .monaco-list-row', { hasText: 'AGENTS.md skeleton' });
+    await suggestion.first().waitFor({ state: 'visible', timeout: 20_000 });
+    await shot(page, 'agents-md-snippet');
+    // Nothing is written until the user accepts: the file on disk is unchanged.
+    await page.keyboard.press('Escape');
+    assert.equal(readFileSync(path.join(ui.folder, 'AGENTS.md'), 'utf8'), readFileSync(path.join(repoRoot, 'examples', 'demo', 'AGENTS.md'), 'utf8'));
+  });
+});
