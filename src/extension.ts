@@ -55,6 +55,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   );
   context.subscriptions.push(bindStoriesViewDescription(treeView, prds));
 
+  const statusBar = new RalphStatusBar(prds, runner);
   const runsWorkspace = new RunsWorkspace(runner.onDidRecord);
   const runs = new RunsTreeProvider(runsWorkspace, runner);
   context.subscriptions.push(
@@ -63,7 +64,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
     runs,
     vscode.window.createTreeView(Views.runs, { treeDataProvider: runs }),
     vscode.workspace.registerTextDocumentContentProvider(ARCHIVE_SCHEME, new ArchiveContentProvider()),
-    new RalphStatusBar(prds, runner),
+    statusBar,
   );
 
   const proposed = new ProposedContentProvider();
@@ -111,7 +112,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   // The test build returns the test API; in production this is `return undefined` and esbuild
   // drops src/testApi.ts (ARCHITECTURE.md, "The composition root and the test API").
   return __RALPH_TEST__
-    ? createTestApi({ prds, memory, github, runner, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, logFolder: context.logUri.fsPath })
+    ? createTestApi({ prds, memory, github, runner, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, statusBar, logFolder: context.logUri.fsPath })
     : undefined;
 }
 

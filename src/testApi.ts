@@ -11,12 +11,14 @@ import { clearCommandErrors, commandErrors } from './commands/run';
 import { simulateRestrictedMode } from './services/trust';
 import type { GitHubWorkspace } from './services/githubWorkspace';
 import type { MemoryWorkspace } from './services/memoryWorkspace';
+import { prdParses } from './services/prdParses';
 import type { PrdWorkspace } from './services/prdWorkspace';
 import { askDirtyTree } from './services/runMessages';
 import type { Runner } from './services/runner';
 import type { RunsWorkspace } from './services/runsWorkspace';
 import type { HostMessage } from './core/webview/graphProtocol';
 import type { IssuesTreeProvider } from './views/issuesTree';
+import type { RalphStatusBar } from './views/statusBar';
 import type { MemoryTreeProvider } from './views/memoryTree';
 import type { RunsTreeProvider } from './views/runsTree';
 import type { StoriesTreeProvider } from './views/storiesTree';
@@ -35,6 +37,7 @@ export interface TestApiParts {
   readonly runs: RunsTreeProvider;
   readonly issues: IssuesTreeProvider;
   readonly graph: TaskGraphController;
+  readonly statusBar: RalphStatusBar;
   readonly logFolder: string;
 }
 
@@ -62,6 +65,8 @@ export function createTestApi(p: TestApiParts): RalphApi {
       return snapshotTreeNow(p.issues, depth);
     },
     logFolder: p.logFolder,
+    prdParses: (folder) => prdParses(folder ?? vscode.workspace.workspaceFolders?.[0]?.uri.toString() ?? ''),
+    statusBarSnapshot: () => p.statusBar.shown(),
     refreshIssues: () => p.github.refresh({ resetClients: true }),
     storyArtifacts: (storyId) => {
       const folder = vscode.workspace.workspaceFolders?.[0];

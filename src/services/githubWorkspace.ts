@@ -22,6 +22,7 @@ import { GitHubClient, type GitHubErrorKind } from '../node/github/client';
 import { KeyedDebouncer } from '../util/debounce';
 import { Disposable } from '../util/disposable';
 import { currentProvider, type GitHubAccess, type GitHubAuth } from './githubAuth';
+import { countPrdParse } from './prdParses';
 import type { PrdWorkspace } from './prdWorkspace';
 import { readSetting } from './settings';
 
@@ -199,6 +200,9 @@ export class GitHubWorkspace extends Disposable {
     const doc = entry.analysis.doc;
     let fields: unknown[] = [];
     try {
+      if (__RALPH_TEST__) {
+        countPrdParse(folder.uri.toString());
+      }
       fields = issueFieldsOf(doc.text, doc.stories);
     } catch {
       fields = [];

@@ -4,12 +4,13 @@
  * core, and tells listeners. File and editor changes are debounced per folder.
  */
 import * as vscode from 'vscode';
-import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
+import { analyzePrd, type AnalyzeOptions, type PrdAnalysis } from '../core/prd/index';
 import { ContextKeys } from '../constants';
 import { Disposable } from '../util/disposable';
 import { watchFileInside } from '../node/fileWatch';
 import { KeyedDebouncer } from '../util/debounce';
 import { openDocument } from '../util/documents';
+import { countPrdParse } from './prdParses';
 import { affects, readSetting } from './settings';
 import { resolveSettingPath } from './workspaceFiles';
 
@@ -180,7 +181,7 @@ export class PrdWorkspace extends Disposable {
       const options = { fileName: uri.path.slice(uri.path.lastIndexOf('/') + 1) };
       let entry: PrdEntry | undefined;
       if (doc && doc.isDirty) {
-        entry = { folder, uri, analysis: analyzePrd(doc.getText(), options), documentVersion: doc.version };
+        entry = { folder, uri, analysis: this.analyze(folderKey, doc.getText(), options), documentVersion: doc.version };
       } else {
         const bytes = await readIfExists(uri);
         const previous = this.entries.get(folderKey);
@@ -189,7 +190,7 @@ export class PrdWorkspace extends Disposable {
           // The same bytes as the last read (the second watcher's report of one write): nothing changed.
           return;
         }
-        entry = bytes === undefined ? undefined : { folder, uri, analysis: analyzePrd(bytes, options), documentVersion: doc?.version };
+        entry = bytes === undefined ? undefined : { folder, uri, analysis: this.analyze(folderKey, bytes, options), documentVersion: doc?.version };
         if (bytes !== undefined) {
           this.diskBytes.set(folderKey, Buffer.from(bytes));
         }
@@ -217,6 +218,14 @@ export class PrdWorkspace extends Disposable {
     }
     this.updateContext();
     this.onDidChangeEmitter.fire();
+  }
+
+  /** THE analysis of prd.json: every parse of the file in the extension is one call of this. */
+  private analyze(folderKey: string, input: string | Uint8Array, options: AnalyzeOptions): PrdAnalysis {
+    if (__RALPH_TEST__) {
+      countPrdParse(folderKey);
+    }
+    return analyzePrd(input, options);
   }
 
   private updateContext(): void {

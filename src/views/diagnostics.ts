@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
 import { type CycleEdge, formatCycle, type Problem, type ProblemFix, shortId } from '../core/prd/problems';
 import { DIAGNOSTIC_SOURCE } from '../constants';
+import { countPrdParse } from '../services/prdParses';
 import type { PrdWorkspace } from '../services/prdWorkspace';
 import { Disposable } from '../util/disposable';
 import { editsToWorkspaceEdit } from '../util/edits';
@@ -126,7 +127,7 @@ export class PrdCodeActions implements vscode.CodeActionProvider {
     if (ours.length === 0 && context.only === undefined) {
       return [];
     }
-    const analysis = this.analysisOf(document, entry.analysis.doc.fileName);
+    const analysis = this.analysisOf(document, entry.analysis.doc.fileName, entry.folder.uri.toString());
     const text = document.getText();
     const actions: vscode.CodeAction[] = [];
     const seen = new Set<string>();
@@ -168,9 +169,12 @@ export class PrdCodeActions implements vscode.CodeActionProvider {
     return actions;
   }
 
-  private analysisOf(document: vscode.TextDocument, fileName: string): PrdAnalysis {
+  private analysisOf(document: vscode.TextDocument, fileName: string, folderKey: string): PrdAnalysis {
     const uri = document.uri.toString();
     if (this.cache?.uri !== uri || this.cache.version !== document.version) {
+      if (__RALPH_TEST__) {
+        countPrdParse(folderKey);
+      }
       this.cache = { uri, version: document.version, analysis: analyzePrd(document.getText(), { fileName }) };
     }
     return this.cache.analysis;
