@@ -71,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
   registerStoryCommands(context, { prds, tree, treeView, log });
   registerRunCommands(context, { prds, runner, tree, log, proposed, refreshRuns: () => runsWorkspace.reloadAll() });
-  registerMemoryCommands(context, { prds, memory, storiesView: treeView, log });
+  registerMemoryCommands(context, { prds, memory, runs: runsWorkspace, storiesView: treeView, log });
   registerCompactionCommands(context, {
     memory,
     proposed,
@@ -82,6 +82,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   const graph = new TaskGraphController({
     prds,
     runner,
+    runs: runsWorkspace,
     log,
     artifactsFor: (folder) => github.artifactStatusByStory(folder),
     onDidChangeArtifacts: github.onDidChange,

@@ -23,7 +23,7 @@ import type { MemoryTreeProvider } from './views/memoryTree';
 import type { RunsTreeProvider } from './views/runsTree';
 import type { StoriesTreeProvider } from './views/storiesTree';
 import type { TaskGraphController } from './views/taskGraph/taskGraphController';
-import { snapshotTree, snapshotTreeNow } from './views/treeSnapshot';
+import { snapshotTree } from './views/treeSnapshot';
 
 /** What the composition root built: the test API reads it, never changes how it works. */
 export interface TestApiParts {
@@ -60,9 +60,9 @@ export function createTestApi(p: TestApiParts): RalphApi {
       await p.memory.whenIdle();
       await p.github.whenIdle();
     },
-    issuesSnapshot: async (depth) => {
+    issuesSnapshot: async (depth = 3) => {
       await p.github.whenIdle();
-      return snapshotTreeNow(p.issues, depth);
+      return snapshotTree(p.issues, depth);
     },
     logFolder: p.logFolder,
     prdParses: (folder) => prdParses(folder ?? vscode.workspace.workspaceFolders?.[0]?.uri.toString() ?? ''),

@@ -6,10 +6,20 @@
  * No GitHub session or repository: the GitHub layer shows the documents on disk (no network).
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RalphApi } from '../../src/api';
+import { analyzePrd } from '../../src/core/prd/index';
+import type { PrdEntry, PrdWorkspace } from '../../src/services/prdWorkspace';
+import type { Runner } from '../../src/services/runner';
+import { RunsWorkspace } from '../../src/services/runsWorkspace';
+import { receiveAsPage } from '../../src/testApi';
+import { TaskGraphController } from '../../src/views/taskGraph/taskGraphController';
 import {
   api,
+  closeAllEditors,
   demoText,
   findStory,
   prdUri,
@@ -90,5 +100,83 @@ suite('one workspace model: prd.json parsed once per change (issue 17)', () => {
     }
     await everyViewShowsTheChange(ralph);
     assert.equal(ralph.prdParses() - before, 1, 'prd.json parses for the typed change once saved (the same text)');
+  });
+});
+
+suite('one runs.jsonl reader, with the path rule (issue 17)', () => {
+  const OUTSIDE_STORY = 'US-009';
+  let outside = '';
+  let progressBefore: string | undefined;
+  const root = (): string => vscode.workspace.workspaceFolders![0].uri.fsPath;
+  const progressPath = (): string => path.join(root(), 'progress.txt');
+
+  setup(async () => {
+    outside = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-outside-runs-'));
+    const record = { start: '2026-11-20T10:00:00.000Z', end: '2026-11-20T10:05:00.000Z', storyId: OUTSIDE_STORY, storyTitle: 'From outside', agent: 'custom', exitCode: 0, durationMs: 300_000, passingBefore: 4, passingAfter: 5, storyPasses: true, commit: null, complete: false, outcome: 'passed', promptFile: '.ralph/prompts/x.md', iteration: 1, loopId: 'outside' };
+    fs.writeFileSync(path.join(outside, 'runs.jsonl'), `${JSON.stringify(record)}\n`);
+    fs.symlinkSync(outside, path.join(root(), '.ralph'), 'dir');
+    progressBefore = fs.existsSync(progressPath()) ? fs.readFileSync(progressPath(), 'utf8') : undefined;
+    await vscode.commands.executeCommand('ralph.refreshRuns');
+    await (await api()).runsSnapshot();
+  });
+
+  teardown(async () => {
+    await closeAllEditors();
+    fs.rmSync(path.join(root(), '.ralph'), { force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+    if (progressBefore !== undefined) {
+      fs.writeFileSync(progressPath(), progressBefore);
+    }
+    await vscode.commands.executeCommand('ralph.refreshRuns');
+  });
+
+  test('a .ralph/ symlinked outside the folder: the task graph shows no outcome from its runs.jsonl', async () => {
+    const ralph = await api();
+    assert.ok(!JSON.stringify(await ralph.runsSnapshot()).includes('From outside'), 'the Runs view (RunsWorkspace) already refuses it');
+    // A graph controller made now reads the runs the way the extension's does.
+    const demo = analyzePrd(fs.readFileSync(path.join(root(), 'prd.json')));
+    const folder = vscode.workspace.workspaceFolders![0];
+    const entry = { folder, uri: prdUri(), analysis: demo } as PrdEntry;
+    const never = new vscode.EventEmitter<never>();
+    const runs = new RunsWorkspace(never.event);
+    const log = vscode.window.createOutputChannel('Ralph runs reader test', { log: true });
+    const deps = {
+      prds: { list: () => [entry], onDidChange: never.event, refreshAll: () => undefined } as unknown as PrdWorkspace,
+      runner: { state: { running: false }, onDidChange: never.event, onDidRecord: never.event } as unknown as Runner,
+      runs,
+      log,
+      reveal: async () => undefined,
+    };
+    const graph = new TaskGraphController(deps);
+    try {
+      await runs.whenIdle();
+      const { replies } = await receiveAsPage(graph, { type: 'ready' });
+      const run = replies.find((m) => m.type === 'run');
+      assert.ok(run && run.type === 'run');
+      assert.deepEqual(run.lastOutcome, [], `outcomes read through the symlink: ${JSON.stringify(run.lastOutcome)}`);
+    } finally {
+      graph.dispose();
+      runs.dispose();
+      log.dispose();
+      never.dispose();
+    }
+  });
+
+  test('a .ralph/ symlinked outside the folder: Add Learning does not offer the story its runs.jsonl names as the last run', async () => {
+    const learning = `LEARNING-${Date.now()} filed under the story offered first`;
+    const added = vscode.commands.executeCommand<boolean | undefined>('ralph.memory.addLearning', undefined, learning, vscode.workspace.workspaceFolders![0].uri);
+    let settled = false;
+    void Promise.resolve(added).finally(() => (settled = true));
+    // Take the story the pick offers first (the one last run, when nothing is selected).
+    await waitFor('the story pick to be answered', async () => {
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      return settled;
+    });
+    assert.equal(await added, true);
+    const text = fs.readFileSync(progressPath(), 'utf8');
+    const at = text.indexOf(learning);
+    assert.ok(at > 0, 'the learning was written');
+    const headers = [...text.slice(0, at).matchAll(/^## .* - (\S+)\s*$/gm)];
+    assert.notEqual(headers.at(-1)?.[1], OUTSIDE_STORY, 'the learning went to the story named by the runs.jsonl outside the workspace');
   });
 });
