@@ -109,12 +109,18 @@ suite('one runs.jsonl reader, with the path rule (issue 17)', () => {
   let progressBefore: string | undefined;
   const root = (): string => vscode.workspace.workspaceFolders![0].uri.fsPath;
   const progressPath = (): string => path.join(root(), 'progress.txt');
+  const ralphDir = (): string => path.join(root(), '.ralph');
+  const keptDir = (): string => path.join(path.dirname(root()), `.ralph-kept-${process.pid}`);
 
   setup(async () => {
     outside = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-outside-runs-'));
     const record = { start: '2026-11-20T10:00:00.000Z', end: '2026-11-20T10:05:00.000Z', storyId: OUTSIDE_STORY, storyTitle: 'From outside', agent: 'custom', exitCode: 0, durationMs: 300_000, passingBefore: 4, passingAfter: 5, storyPasses: true, commit: null, complete: false, outcome: 'passed', promptFile: '.ralph/prompts/x.md', iteration: 1, loopId: 'outside' };
     fs.writeFileSync(path.join(outside, 'runs.jsonl'), `${JSON.stringify(record)}\n`);
-    fs.symlinkSync(outside, path.join(root(), '.ralph'), 'dir');
+    // An earlier test's .ralph/ (compaction's archive, prompts) is kept aside and put back after.
+    if (fs.existsSync(ralphDir())) {
+      fs.renameSync(ralphDir(), keptDir());
+    }
+    fs.symlinkSync(outside, ralphDir(), 'dir');
     progressBefore = fs.existsSync(progressPath()) ? fs.readFileSync(progressPath(), 'utf8') : undefined;
     await vscode.commands.executeCommand('ralph.refreshRuns');
     await (await api()).runsSnapshot();
@@ -122,7 +128,12 @@ suite('one runs.jsonl reader, with the path rule (issue 17)', () => {
 
   teardown(async () => {
     await closeAllEditors();
-    fs.rmSync(path.join(root(), '.ralph'), { force: true });
+    if (fs.lstatSync(ralphDir(), { throwIfNoEntry: false })?.isSymbolicLink()) {
+      fs.rmSync(ralphDir());
+    }
+    if (fs.existsSync(keptDir())) {
+      fs.renameSync(keptDir(), ralphDir());
+    }
     fs.rmSync(outside, { recursive: true, force: true });
     if (progressBefore !== undefined) {
       fs.writeFileSync(progressPath(), progressBefore);
