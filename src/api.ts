@@ -41,6 +41,10 @@ export interface RalphApi {
   refreshIssues(): Promise<void>;
   /** Artifact status of a story's issue in the first folder (what the task graph's badge shows). */
   storyArtifacts(storyId: string): { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string; warnings: string[] } | undefined;
+  /** How many times a folder's prd.json was parsed since the window opened (default: the first folder). */
+  prdParses(folder?: string): number;
+  /** What the Ralph status bar item says now. */
+  statusBarSnapshot(): { text: string; tooltip?: string };
   /** The extension's log folder (its output channel's file is there). */
   readonly logFolder: string;
   /** What the runner is doing now. */

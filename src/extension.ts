@@ -56,6 +56,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   );
   context.subscriptions.push(bindStoriesViewDescription(treeView, prds));
 
+  const statusBar = new RalphStatusBar(prds, runner);
   const runsWorkspace = new RunsWorkspace(runner.onDidRecord);
   const runs = new RunsTreeProvider(runsWorkspace, runner);
   context.subscriptions.push(
@@ -64,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
     runs,
     vscode.window.createTreeView(Views.runs, { treeDataProvider: runs }),
     vscode.workspace.registerTextDocumentContentProvider(ARCHIVE_SCHEME, new ArchiveContentProvider()),
-    new RalphStatusBar(prds, runner),
+    statusBar,
   );
 
   context.subscriptions.push(new AgentsMdSuggest());
@@ -72,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
   registerStoryCommands(context, { prds, tree, treeView, log });
   registerRunCommands(context, { prds, runner, tree, log, proposed, refreshRuns: () => runsWorkspace.reloadAll() });
-  registerMemoryCommands(context, { prds, memory, storiesView: treeView, log });
+  registerMemoryCommands(context, { prds, memory, runs: runsWorkspace, storiesView: treeView, log });
   registerCompactionCommands(context, {
     memory,
     proposed,
@@ -83,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   const graph = new TaskGraphController({
     prds,
     runner,
+    runs: runsWorkspace,
     log,
     artifactsFor: (folder) => github.artifactStatusByStory(folder),
     onDidChangeArtifacts: github.onDidChange,
@@ -113,7 +115,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   // The test build returns the test API; in production this is `return undefined` and esbuild
   // drops src/testApi.ts (ARCHITECTURE.md, "The composition root and the test API").
   return __RALPH_TEST__
-    ? createTestApi({ prds, memory, github, runner, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, logFolder: context.logUri.fsPath })
+    ? createTestApi({ prds, memory, github, runner, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, statusBar, logFolder: context.logUri.fsPath })
     : undefined;
 }
 

@@ -11,17 +11,19 @@ import { clearCommandErrors, commandErrors } from './commands/run';
 import { simulateRestrictedMode } from './services/trust';
 import type { GitHubWorkspace } from './services/githubWorkspace';
 import type { MemoryWorkspace } from './services/memoryWorkspace';
+import { prdParses } from './services/prdParses';
 import type { PrdWorkspace } from './services/prdWorkspace';
 import { askDirtyTree } from './services/runMessages';
 import type { Runner } from './services/runner';
 import type { RunsWorkspace } from './services/runsWorkspace';
 import type { HostMessage } from './core/webview/graphProtocol';
 import type { IssuesTreeProvider } from './views/issuesTree';
+import type { RalphStatusBar } from './views/statusBar';
 import type { MemoryTreeProvider } from './views/memoryTree';
 import type { RunsTreeProvider } from './views/runsTree';
 import type { StoriesTreeProvider } from './views/storiesTree';
 import type { TaskGraphController } from './views/taskGraph/taskGraphController';
-import { snapshotTree, snapshotTreeNow } from './views/treeSnapshot';
+import { snapshotTree } from './views/treeSnapshot';
 
 /** What the composition root built: the test API reads it, never changes how it works. */
 export interface TestApiParts {
@@ -35,6 +37,7 @@ export interface TestApiParts {
   readonly runs: RunsTreeProvider;
   readonly issues: IssuesTreeProvider;
   readonly graph: TaskGraphController;
+  readonly statusBar: RalphStatusBar;
   readonly logFolder: string;
 }
 
@@ -57,11 +60,13 @@ export function createTestApi(p: TestApiParts): RalphApi {
       await p.memory.whenIdle();
       await p.github.whenIdle();
     },
-    issuesSnapshot: async (depth) => {
+    issuesSnapshot: async (depth = 3) => {
       await p.github.whenIdle();
-      return snapshotTreeNow(p.issues, depth);
+      return snapshotTree(p.issues, depth);
     },
     logFolder: p.logFolder,
+    prdParses: (folder) => prdParses(folder ?? vscode.workspace.workspaceFolders?.[0]?.uri.toString() ?? ''),
+    statusBarSnapshot: () => p.statusBar.shown(),
     refreshIssues: () => p.github.refresh({ resetClients: true }),
     storyArtifacts: (storyId) => {
       const folder = vscode.workspace.workspaceFolders?.[0];

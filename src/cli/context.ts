@@ -15,7 +15,7 @@
  */
 import path from 'node:path';
 import type { IssuePlanInput } from '../core/artifacts/promptSection';
-import { issueFieldsOf, issuesOfStory } from '../core/artifacts/storyIssues';
+import { issuesOfStory } from '../core/artifacts/storyIssues';
 import { buildPrompt, PromptError } from '../core/context/prompt';
 import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
 import { readIssuePlan, readIssues } from '../node/github/artifacts';
@@ -233,19 +233,8 @@ export function runContext(argv: readonly string[], io: ContextIo): number | Pro
 
 /** The issues of a story, lowest number first (the order the extension's GitHub view keeps). */
 function storyIssueNumbers(prd: PrdAnalysis, storyId: string): number[] {
-  const doc = prd.doc;
-  const k = doc.stories.findIndex((s) => s.id === storyId);
-  if (k < 0) {
-    return [];
-  }
-  let fields: unknown[] = [];
-  try {
-    fields = issueFieldsOf(doc.text, doc.stories);
-  } catch {
-    fields = [];
-  }
-  const s = doc.stories[k];
-  return issuesOfStory({ id: s.id, title: s.title, notes: s.notes, issue: fields[k] }).sort((a, b) => a - b);
+  const story = prd.doc.stories.find((s) => s.id === storyId);
+  return story ? issuesOfStory(story).sort((a, b) => a - b) : [];
 }
 
 function describe(e: unknown): string {

@@ -12,12 +12,11 @@ import {
   newProgressEntryAppend,
 } from '../core/progress/edits';
 import { freshProgressText } from '../core/runs/archive';
-import { parseRuns } from '../core/runs/runs';
 import { Commands } from '../constants';
 import { editTextFile } from '../services/fileEdits';
 import { type FolderMemory, type MemoryWorkspace, usableProgressUri } from '../services/memoryWorkspace';
 import type { PrdWorkspace } from '../services/prdWorkspace';
-import { RUNS_FILE } from '../services/runner';
+import type { RunsWorkspace } from '../services/runsWorkspace';
 import { checkInsideWorkspace, exists, joinRelative, readText, resolveSettingPath, writeText } from '../services/workspaceFiles';
 import { StoryNode } from '../views/storyNodes';
 import { pickFolder } from '../util/folders';
@@ -27,12 +26,14 @@ import { requireTrust } from '../services/trust';
 export interface MemoryCommandDeps {
   readonly prds: PrdWorkspace;
   readonly memory: MemoryWorkspace;
+  /** The recorded runs (runs.jsonl through the path rule): the story last run is offered first. */
+  readonly runs: Pick<RunsWorkspace, 'forFolder' | 'whenIdle'>;
   readonly storiesView: vscode.TreeView<unknown>;
   readonly log: vscode.LogOutputChannel;
 }
 
 export function registerMemoryCommands(context: vscode.ExtensionContext, deps: MemoryCommandDeps): void {
-  const { prds, memory, storiesView, log } = deps;
+  const { prds, memory, runs, storiesView, log } = deps;
   const reg = commandRegistrar(context, log);
 
   const pickMemory = async (hint?: unknown): Promise<FolderMemory | undefined> => {
@@ -104,8 +105,8 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
     }
     const entry = prds.forFolder(m.folder.uri);
     const stories = entry?.analysis.doc.stories.filter((s) => s.id !== '') ?? [];
-    const runs = parseRuns((await readText(joinRelative(m.folder.uri, RUNS_FILE))) ?? '').runs;
-    const lastRun = runs.length > 0 ? runs[runs.length - 1].storyId : undefined;
+    await runs.whenIdle();
+    const lastRun = runs.forFolder(m.folder.uri)?.runs.at(-1)?.storyId;
     const selected = storiesView.selection[0] instanceof StoryNode ? (storiesView.selection[0] as StoryNode).id : undefined;
     const preferred = selected ?? lastRun;
     const items = stories.map((s) => ({

@@ -1,8 +1,7 @@
 /** Commands on prd.json and its stories: open, reveal, mark passing, fix blockedBy, create. */
 import * as vscode from 'vscode';
-import { setPassesEdits, type TextEdit } from '../core/prd/edits';
-import { removeDependencyEdits } from '../core/prd/graphEdits';
-import { analyzePrd } from '../core/prd/index';
+import type { TextEdit } from '../core/prd/edits';
+import { type GraphEditResult, removeDependencyEdits, setPassesByIdEdits } from '../core/prd/graphEdits';
 import { prdTemplate } from '../core/prd/template';
 import { Commands } from '../constants';
 import type { PrdEntry, PrdWorkspace } from '../services/prdWorkspace';
@@ -66,13 +65,7 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
     requireTrust(passes ? 'Mark as Passing' : 'Mark as Not Passing');
     const node = resolveStory(arg, folder);
     const id = node.id;
-    const done = await editPrd(node.entry, (text) => {
-      const story = analyzePrd(text).doc.stories.find((s) => s.id === id);
-      if (!story) {
-        throw new Error(`Story "${id}" is no longer in prd.json.`);
-      }
-      return setPassesEdits(text, story.path, passes);
-    });
+    const done = await editPrd(node.entry, (text) => editsOrThrow(setPassesByIdEdits(text, id, passes)));
     if (done) {
       vscode.window.setStatusBarMessage(`$(${passes ? 'pass-filled' : 'circle-large-outline'}) ${id} marked as ${passes ? 'passing' : 'not passing'}`, 4000);
       log.info(`[stories] ${id} marked as ${passes ? 'passing' : 'not passing'}`);
@@ -179,14 +172,15 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
   });
 
   async function removeEdge(entry: PrdEntry, storyId: string, blockedId: string): Promise<boolean> {
-    return editPrd(entry, (text) => {
-      const r = removeDependencyEdits(text, storyId, blockedId);
-      if (!r.ok) {
-        throw new Error(r.message);
-      }
-      return r.edits;
-    });
+    return editPrd(entry, (text) => editsOrThrow(removeDependencyEdits(text, storyId, blockedId)));
   }
+}
+
+function editsOrThrow(r: GraphEditResult): TextEdit[] {
+  if (!r.ok) {
+    throw new Error(r.message);
+  }
+  return r.edits;
 }
 
 /** Applies core edits to the PRD: an undoable WorkspaceEdit, saved when the file had no unsaved changes. */

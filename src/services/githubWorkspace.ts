@@ -13,7 +13,7 @@ import { artifactBadgeOf } from '../core/artifacts/badge';
 import { trustRulesFrom, type TrustRules } from '../core/artifacts/trust';
 import { artifactOfPath } from '../core/artifacts/discovery';
 import type { PlannedComment } from '../core/artifacts/selfHeal';
-import { issueFieldsOf, issuesOfStory } from '../core/artifacts/storyIssues';
+import { issuesOfStory } from '../core/artifacts/storyIssues';
 import { parseRepoSlug, type RepoRef } from '../core/artifacts/url';
 import type { ArtifactBadgeDto } from '../core/webview/graphProtocol';
 import type { IssuePlanInput } from '../core/artifacts/promptSection';
@@ -103,8 +103,8 @@ export class GitHubWorkspace extends Disposable {
     );
     // Stories changed: read GitHub again only when the set of issues changed; otherwise only
     // which story belongs to which issue may have changed, and that needs no request.
-    // Deferred to its own task: finding the stories' issues parses prd.json again, and the pictures
-    // that listen to the same event (the graph, the Stories view) should not wait for it.
+    // Deferred to its own task: the pictures that listen to the same event (the graph, the Stories
+    // view) should not wait for it.
     this.register({ dispose: () => clearTimeout(this.relink) });
     this.register(
       prds.onDidChange(() => {
@@ -190,21 +190,11 @@ export class GitHubWorkspace extends Disposable {
     return [...new Set([...this.storyIssues(folder).keys(), ...this.addedIssues(folder)])].slice(0, MAX_ISSUES);
   }
 
+  /** Story ids by issue number, from the model's snapshot (each story's `issue` field and mentions). */
   private storyIssues(folder: vscode.WorkspaceFolder): Map<number, string[]> {
     const out = new Map<number, string[]>();
-    const entry = this.prds.forFolder(folder.uri);
-    if (!entry) {
-      return out;
-    }
-    const doc = entry.analysis.doc;
-    let fields: unknown[] = [];
-    try {
-      fields = issueFieldsOf(doc.text, doc.stories);
-    } catch {
-      fields = [];
-    }
-    for (const [k, s] of doc.stories.entries()) {
-      for (const n of issuesOfStory({ id: s.id, title: s.title, notes: s.notes, issue: fields[k] })) {
+    for (const s of this.prds.forFolder(folder.uri)?.analysis.doc.stories ?? []) {
+      for (const n of issuesOfStory(s)) {
         out.set(n, [...(out.get(n) ?? []), s.id]);
       }
     }

@@ -4,12 +4,14 @@
  * core, and tells listeners. File and editor changes are debounced per folder.
  */
 import * as vscode from 'vscode';
-import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
+import { decodePrdBytes } from '../core/prd/document';
+import { analyzePrd, type AnalyzeOptions, type PrdAnalysis } from '../core/prd/index';
 import { ContextKeys } from '../constants';
 import { Disposable } from '../util/disposable';
 import { watchFileInside } from '../node/fileWatch';
 import { KeyedDebouncer } from '../util/debounce';
 import { openDocument } from '../util/documents';
+import { countPrdParse } from './prdParses';
 import { affects, readSetting } from './settings';
 import { resolveSettingPath } from './workspaceFiles';
 
@@ -31,8 +33,6 @@ export interface RefusedPrd {
 export class PrdWorkspace extends Disposable {
   private readonly entries = new Map<string, PrdEntry>();
   private readonly refusals = new Map<string, RefusedPrd>();
-  /** The bytes of each folder's last read from disk: a report of an unchanged file is not read again. */
-  private readonly diskBytes = new Map<string, Buffer>();
   /** Folders whose next read must not be skipped (an editor changed, a refresh was asked for). */
   private readonly forced = new Set<string>();
   private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
@@ -100,12 +100,12 @@ export class PrdWorkspace extends Disposable {
   /**
    * Reads this folder's prd.json now (not waiting for a watcher's report) and returns the snapshot
    * every consumer then sees: for a caller that just changed the file (the runner after an agent).
+   * The read goes through the debouncer, so it never overlaps a watcher's read of the folder (a
+   * slower, older read could otherwise finish last and win); unchanged text is not parsed again.
    */
   async readNow(folder: vscode.WorkspaceFolder): Promise<PrdEntry | undefined> {
     const key = folder.uri.toString();
-    await this.whenIdle();
-    this.forced.add(key);
-    await this.reload(key);
+    await this.debouncer.runNow(key);
     return this.entries.get(key);
   }
 
@@ -123,7 +123,6 @@ export class PrdWorkspace extends Disposable {
       if (!live.has(key)) {
         this.entries.delete(key);
         this.refusals.delete(key);
-        this.diskBytes.delete(key);
       }
     }
     for (const folder of folders) {
@@ -139,7 +138,7 @@ export class PrdWorkspace extends Disposable {
       const fast = folder.uri.scheme === 'file' ? watchFileInside(folder.uri.fsPath, prdRelativePath(folder), () => this.debouncer.trigger(key, { leading: true })) : undefined;
       this.watchers.set(key, fast ? vscode.Disposable.from(watcher, { dispose: () => fast.close() }) : watcher);
     }
-    this.initial = Promise.all(folders.map((f) => this.reload(f.uri.toString()))).then(() => undefined);
+    this.initial = Promise.all(folders.map((f) => this.debouncer.runNow(f.uri.toString()))).then(() => undefined);
   }
 
   private onDocument(doc: vscode.TextDocument): void {
@@ -160,6 +159,7 @@ export class PrdWorkspace extends Disposable {
     const started = Date.now();
     // an editor or a refresh asked: read and tell listeners even if the bytes are the same
     const forced = this.forced.delete(folderKey);
+    let entry: PrdEntry | undefined;
     try {
       // The path rule: a prdPath leading outside the folder (`..`, a symlink) is not read; the Stories view says why.
       const resolved = await resolveSettingPath(folder.uri, prdRelativePath(folder), 'ralph.prdPath', 'read', { regularFile: true });
@@ -178,29 +178,20 @@ export class PrdWorkspace extends Disposable {
       const doc = openDocument(uri);
       // Messages name the file the user has (tasks/prd-auth.json, not always "prd.json").
       const options = { fileName: uri.path.slice(uri.path.lastIndexOf('/') + 1) };
-      let entry: PrdEntry | undefined;
-      if (doc && doc.isDirty) {
-        entry = { folder, uri, analysis: analyzePrd(doc.getText(), options), documentVersion: doc.version };
-      } else {
-        const bytes = await readIfExists(uri);
-        const previous = this.entries.get(folderKey);
-        const last = this.diskBytes.get(folderKey);
-        if (!forced && bytes !== undefined && last && previous?.uri.toString() === uri.toString() && previous.documentVersion === doc?.version && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).equals(last)) {
-          // The same bytes as the last read (the second watcher's report of one write): nothing changed.
-          return;
+      const input = doc?.isDirty ? doc.getText() : await readIfExists(uri).then((bytes) => bytes && (decodePrdBytes(bytes) ?? bytes));
+      const previous = this.entries.get(folderKey);
+      if (input !== undefined) {
+        // The text the snapshot was made from (the watchers' second report of one write, an
+        // editor saved, a refresh): it is not parsed again.
+        const same = previous !== undefined && typeof input === 'string' && madeFrom(previous, uri, input, options.fileName);
+        if (same && !forced && previous.documentVersion === doc?.version) {
+          return; // nothing changed
         }
-        entry = bytes === undefined ? undefined : { folder, uri, analysis: analyzePrd(bytes, options), documentVersion: doc?.version };
-        if (bytes !== undefined) {
-          this.diskBytes.set(folderKey, Buffer.from(bytes));
-        }
+        entry = { folder, uri, analysis: same ? previous.analysis : this.analyze(folderKey, input, options), documentVersion: doc?.version };
       }
-      if (!entry || doc?.isDirty) {
-        this.diskBytes.delete(folderKey);
-      }
-      if (entry && !entry.analysis.readable && this.entries.get(folderKey)?.analysis.readable && this.debouncer.isPending(folderKey)) {
+      if (entry && !entry.analysis.readable && previous?.analysis.readable && this.debouncer.isPending(folderKey)) {
         // Read in the middle of a write (the writer truncated the file and has more to say): a
         // newer read is already due, so keep showing the last good state rather than flash an error.
-        this.diskBytes.delete(folderKey);
         return;
       }
       if (entry) {
@@ -213,10 +204,17 @@ export class PrdWorkspace extends Disposable {
     } catch (e) {
       this.log.error(`[prd] reading ${uri.toString()} failed: ${(e as Error).message}`);
       this.entries.delete(folderKey);
-      this.diskBytes.delete(folderKey);
     }
     this.updateContext();
     this.onDidChangeEmitter.fire();
+  }
+
+  /** THE analysis of prd.json: every parse of the file in the extension is one call of this. */
+  private analyze(folderKey: string, input: string | Uint8Array, options: AnalyzeOptions): PrdAnalysis {
+    if (__RALPH_TEST__) {
+      countPrdParse(folderKey);
+    }
+    return analyzePrd(input, options);
   }
 
   private updateContext(): void {
@@ -225,6 +223,13 @@ export class PrdWorkspace extends Disposable {
     void vscode.commands.executeCommand('setContext', ContextKeys.state, state);
     void vscode.commands.executeCommand('setContext', ContextKeys.hasCycles, list.some((e) => e.analysis.cycles.length > 0));
   }
+}
+
+/** True when the entry's analysis was made from this text of this file: parsing it again would give the same. */
+function madeFrom(entry: PrdEntry, uri: vscode.Uri, text: string, fileName: string): boolean {
+  const doc = entry.analysis.doc;
+  // Bytes that are not UTF-8 reach the analysis as bytes (it says where): those are always parsed.
+  return entry.uri.toString() === uri.toString() && doc.fileName === fileName && doc.text === (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) && !entry.analysis.problems.some((p) => p.code === 'encoding');
 }
 
 /** The PRD path setting of a folder, with forward slashes and no empty segments. */

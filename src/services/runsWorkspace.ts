@@ -52,6 +52,15 @@ export class RunsWorkspace extends Disposable {
     return (vscode.workspace.workspaceFolders ?? []).map((f) => this.folders.get(f.uri.toString())).filter((f): f is FolderRuns => f !== undefined);
   }
 
+  /**
+   * The runs of one folder as last read (THE reader of runs.jsonl, through the path rule: the task
+   * graph's outcomes and the memory commands' "last run" come from here); undefined before its
+   * first read and for a folder with no runs.
+   */
+  forFolder(folder: vscode.Uri): FolderRuns | undefined {
+    return this.folders.get(folder.toString());
+  }
+
   /** Re-reads every folder now (the Refresh Runs command). */
   reloadAll(): void {
     const keys = new Set((vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.toString()));

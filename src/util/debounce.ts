@@ -17,6 +17,8 @@ export class KeyedDebouncer<K> {
   private readonly rerun = new Set<K>();
   /** Keys whose leading run waits for its settle time. */
   private readonly settling = new Map<K, ReturnType<typeof setTimeout>>();
+  /** Callers of runNow waiting for the key's next run to start and end. */
+  private readonly nextRunWaiters = new Map<K, (() => void)[]>();
 
   constructor(
     private readonly delayMs: number,
@@ -78,6 +80,18 @@ export class KeyedDebouncer<K> {
     return this.pending.has(key) || this.rerun.has(key) || this.settling.has(key);
   }
 
+  /**
+   * Runs the key now (not waiting for a delay or a settle time), or right after its run in flight:
+   * two runs of a key still never overlap. Resolves when a run that started after this call has
+   * ended, so what it read is at least as new as the call. Triggers already waiting still run.
+   */
+  runNow(key: K): Promise<void> {
+    return new Promise((resolve) => {
+      this.nextRunWaiters.set(key, [...(this.nextRunWaiters.get(key) ?? []), resolve]);
+      this.start(key);
+    });
+  }
+
   idle(): Promise<void> {
     if (this.timers.size === 0 && this.settling.size === 0 && this.running === 0) {
       return Promise.resolve();
@@ -93,6 +107,10 @@ export class KeyedDebouncer<K> {
     this.settling.clear();
     this.rerun.clear();
     this.pending.clear();
+    for (const w of [...this.nextRunWaiters.values()].flat()) {
+      w();
+    }
+    this.nextRunWaiters.clear();
     this.settle();
   }
 
@@ -107,11 +125,16 @@ export class KeyedDebouncer<K> {
     }
     this.inflight.add(key);
     this.running++;
+    const waiters = this.nextRunWaiters.get(key) ?? [];
+    this.nextRunWaiters.delete(key);
     void this.run(key).finally(() => {
       this.inflight.delete(key);
       this.running--;
       if (this.rerun.delete(key)) {
         this.start(key);
+      }
+      for (const w of waiters) {
+        w();
       }
       this.settle();
     });

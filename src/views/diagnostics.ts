@@ -1,6 +1,6 @@
 /** Publishes every prd.json problem as a diagnostic at its exact range, with quick fixes. */
 import * as vscode from 'vscode';
-import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
+import type { PrdAnalysis } from '../core/prd/index';
 import { type CycleEdge, formatCycle, type Problem, type ProblemFix, shortId } from '../core/prd/problems';
 import { DIAGNOSTIC_SOURCE } from '../constants';
 import type { PrdWorkspace } from '../services/prdWorkspace';
@@ -113,21 +113,22 @@ function edgeText(e: CycleEdge): string {
 /** Quick fixes: change or remove an unknown or self dependency; break a cycle at the dependency under the cursor; ids; the shape. */
 export class PrdCodeActions implements vscode.CodeActionProvider {
   static readonly kinds = [vscode.CodeActionKind.QuickFix];
-  private cache?: { uri: string; version: number; analysis: PrdAnalysis };
 
   constructor(private readonly prds: PrdWorkspace) {}
 
-  provideCodeActions(document: vscode.TextDocument, range: vscode.Range | vscode.Selection, context: vscode.CodeActionContext): vscode.CodeAction[] {
-    const entry = this.prds.byUri(document.uri);
-    if (!entry) {
+  async provideCodeActions(document: vscode.TextDocument, range: vscode.Range | vscode.Selection, context: vscode.CodeActionContext): Promise<vscode.CodeAction[]> {
+    if (!this.prds.byUri(document.uri)) {
       return [];
     }
     const ours = context.diagnostics.filter((d) => d.source === DIAGNOSTIC_SOURCE);
     if (ours.length === 0 && context.only === undefined) {
       return [];
     }
-    const analysis = this.analysisOf(document, entry.analysis.doc.fileName);
-    const text = document.getText();
+    const analysis = await this.analysisOf(document);
+    if (!analysis) {
+      return [];
+    }
+    const text = analysis.doc.text;
     const actions: vscode.CodeAction[] = [];
     const seen = new Set<string>();
     const add = (fix: ProblemFix, p: Problem, at: Problem['range'], preferred: boolean): void => {
@@ -168,12 +169,22 @@ export class PrdCodeActions implements vscode.CodeActionProvider {
     return actions;
   }
 
-  private analysisOf(document: vscode.TextDocument, fileName: string): PrdAnalysis {
-    const uri = document.uri.toString();
-    if (this.cache?.uri !== uri || this.cache.version !== document.version) {
-      this.cache = { uri, version: document.version, analysis: analyzePrd(document.getText(), { fileName }) };
+  /**
+   * The model's snapshot, when it was made from the document's text (the fixes are computed on
+   * that text). Just after a change, the model's pending read is awaited; still behind, there is
+   * nothing to offer yet (VS Code asks again when the diagnostics change).
+   */
+  private async analysisOf(document: vscode.TextDocument): Promise<PrdAnalysis | undefined> {
+    const current = (): PrdAnalysis | undefined => {
+      const a = this.prds.byUri(document.uri)?.analysis;
+      return a && a.doc.text === document.getText() ? a : undefined;
+    };
+    const now = current();
+    if (now) {
+      return now;
     }
-    return this.cache.analysis;
+    await this.prds.whenIdle();
+    return current();
   }
 }
 

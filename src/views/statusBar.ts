@@ -26,6 +26,11 @@ export class RalphStatusBar extends Disposable {
     this.update();
   }
 
+  /** What the item says now (the test API reads it). */
+  shown(): { text: string; tooltip?: string } {
+    return { text: this.item.text, tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : this.item.tooltip?.value };
+  }
+
   private update(): void {
     const s = this.runner.state;
     void vscode.commands.executeCommand('setContext', 'ralph.running', s.running);

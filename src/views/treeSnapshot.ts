@@ -11,7 +11,10 @@ interface SnapshotSource<T> {
   getChildren(node?: T): vscode.ProviderResult<T[]>;
 }
 
-/** The provider's tree, expanded to `depth` (1 = top-level nodes only), as labels, descriptions and icons. */
+/**
+ * The provider's tree (any view: its items and children may be at hand or promised), expanded to
+ * `depth` (1 = top-level nodes only) through the nodes a user can expand, as labels, descriptions and icons.
+ */
 export async function snapshotTree<T>(provider: SnapshotSource<T>, depth = 1): Promise<TreeSnapshotNode[]> {
   const walk = async (nodes: readonly T[], level: number): Promise<TreeSnapshotNode[]> => {
     const out: TreeSnapshotNode[] = [];
@@ -32,32 +35,4 @@ export async function snapshotTree<T>(provider: SnapshotSource<T>, depth = 1): P
     return out;
   };
   return walk((await provider.getChildren()) ?? [], 1);
-}
-
-interface SyncSnapshotSource<T> {
-  getTreeItem(node: T): vscode.TreeItem;
-  getChildren(node?: T): T[];
-}
-
-/**
- * A provider whose items and children are at hand (the Issues view), expanded to `depth`: every
- * node's children are listed up to that depth, whether or not it is drawn expandable.
- */
-export function snapshotTreeNow<T>(provider: SyncSnapshotSource<T>, depth = 3): TreeSnapshotNode[] {
-  const walk = (nodes: readonly T[], level: number): TreeSnapshotNode[] =>
-    nodes.map((n) => {
-      const item = provider.getTreeItem(n);
-      const children = level < depth ? provider.getChildren(n) : [];
-      const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath : undefined;
-      return {
-        label: typeof item.label === 'string' ? item.label : (item.label?.label ?? ''),
-        description: typeof item.description === 'string' ? item.description : undefined,
-        icon: icon?.id,
-        iconColor: (icon?.color as { id?: string } | undefined)?.id,
-        contextValue: item.contextValue,
-        tooltip: typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value,
-        children: children.length > 0 ? walk(children, level + 1) : undefined,
-      };
-    });
-  return walk(provider.getChildren(), 1);
 }

@@ -28,7 +28,8 @@ suite('task graph in a multi-root workspace (host)', () => {
     const prds = { list: () => [alpha, beta], onDidChange: changed.event, refreshAll: () => undefined } as unknown as PrdWorkspace;
     const runner = { state: { running: false }, onDidChange: never.event, onDidRecord: never.event } as unknown as Runner;
     const log = vscode.window.createOutputChannel('Ralph graph test', { log: true });
-    const graph = new TaskGraphController({ prds, runner, log, reveal: async () => undefined });
+    const runs = { forFolder: () => undefined, onDidChange: never.event };
+    const graph = new TaskGraphController({ prds, runner, runs, log, reveal: async () => undefined });
     try {
       const ids = (g: unknown): string[] => (g as GraphMessage).nodes.map((n) => n.id);
       let g = graph.snapshot() as GraphMessage;

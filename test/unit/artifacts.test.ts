@@ -7,7 +7,7 @@ import { issuePlanSection, planSources } from '../../src/core/artifacts/promptSe
 import { planSelfHeal } from '../../src/core/artifacts/selfHeal';
 import { buildPrompt } from '../../src/core/context/prompt';
 import { analyzePrd } from '../../src/core/prd/index';
-import { issueFieldsOf, issuesOfStory } from '../../src/core/artifacts/storyIssues';
+import { issuesOfStory } from '../../src/core/artifacts/storyIssues';
 import { apiUrlForHost, blobUrl, mapArtifactUrl, parseRemoteUrl, parseRepoSlug, webHostForApiUrl } from '../../src/core/artifacts/url';
 
 const repo = { owner: 'acme', repo: 'taskflow', host: 'github.com' };
@@ -332,8 +332,7 @@ describe('which issues a story belongs to', () => {
     for (const [name, data] of Object.entries(shapes)) {
       const text = JSON.stringify(data, null, 2);
       const doc = analyzePrd(text).doc;
-      const fields = issueFieldsOf(text, doc.stories);
-      const byId = Object.fromEntries(doc.stories.map((s, k) => [s.id, fields[k]]));
+      const byId = Object.fromEntries(doc.stories.map((s) => [s.id, s.issue]));
       assert.equal(byId.A, 1, `${name}: ${JSON.stringify(byId)}`);
       assert.equal(byId.B, undefined, name);
       if (name === 'phases') {

@@ -94,3 +94,57 @@ describe('KeyedDebouncer (reloads of prd.json, progress.txt, runs.jsonl)', () =>
     d.dispose();
   });
 });
+
+describe('KeyedDebouncer.runNow (PrdWorkspace.readNow: a read asked for now)', () => {
+  it('never overlaps the run in flight: it runs after it, and resolves when a run that started after the call has ended', async () => {
+    const events: string[] = [];
+    let inflight = 0;
+    let overlapped = false;
+    let release: (() => void) | undefined;
+    const d = new KeyedDebouncer<string>(30, async (k) => {
+      overlapped ||= inflight > 0;
+      inflight++;
+      events.push(`start ${k}`);
+      if (!release) {
+        await new Promise<void>((r) => (release = r)); // the first run is slow (a busy disk)
+      }
+      events.push(`end ${k}`);
+      inflight--;
+    });
+    d.trigger('a', { leading: true });
+    assert.deepEqual(events, ['start a'], 'the watcher\'s read is in flight');
+    let done = false;
+    const now = d.runNow('a').then(() => (done = true));
+    await sleep(10);
+    assert.deepEqual(events, ['start a'], 'runNow waits for the read in flight');
+    release!();
+    await now;
+    assert.equal(done, true);
+    assert.deepEqual(events, ['start a', 'end a', 'start a', 'end a'], 'one more run, after the first');
+    assert.equal(overlapped, false);
+    await d.idle();
+    d.dispose();
+  });
+
+  it('on a quiet key: runs at once, without waiting for any delay, and once', async () => {
+    let n = 0;
+    const d = new KeyedDebouncer<string>(10_000, async () => void n++);
+    const t0 = Date.now();
+    await d.runNow('a');
+    assert.equal(n, 1);
+    assert.ok(Date.now() - t0 < 1_000);
+    await d.idle();
+    assert.equal(n, 1);
+    d.dispose();
+  });
+
+  it('dispose: a waiting runNow resolves (nothing hangs)', async () => {
+    let release: (() => void) | undefined;
+    const d = new KeyedDebouncer<string>(10, () => new Promise<void>((r) => (release = r)));
+    d.trigger('a', { leading: true });
+    const now = d.runNow('a');
+    d.dispose();
+    release!();
+    await now;
+  });
+});

@@ -5,7 +5,7 @@
  * (issue 16 item 14).
  */
 import assert from 'node:assert/strict';
-import { issueFieldsOf, issuesOfStory } from '../../src/core/artifacts/storyIssues';
+import { issuesOfStory } from '../../src/core/artifacts/storyIssues';
 import { applyEdits } from '../../src/core/prd/edits';
 import { addDependencyEdits, removeDependencyEdits, setStoryFieldEdits, type GraphEditResult } from '../../src/core/prd/graphEdits';
 import { analyzePrd, analyzePrdForReadiness, type PrdAnalysis } from '../../src/core/prd/index';
@@ -154,16 +154,18 @@ describe('story ids named like Object.prototype members (issue 16 item 14)', () 
 
   it("a story's issues: the issue field and mentions, read at the story's path", () => {
     const a = analyzePrd(TEXT);
-    const fields = issueFieldsOf(TEXT, a.doc.stories);
-    assert.deepEqual(fields, [undefined, undefined, 12, undefined, undefined]);
-    const issues = a.doc.stories.map((s, i) => issuesOfStory({ id: s.id, title: s.title, notes: s.notes, issue: fields[i] }));
+    assert.deepEqual(a.doc.stories.map((s) => s.issue), [undefined, undefined, 12, undefined, undefined]);
+    const issues = a.doc.stories.map((s) => issuesOfStory(s));
     assert.deepEqual(issues, [[], [], [12], [7], []]);
   });
 
   it('a story\'s issue field is its own: not one inside a "__proto__" key', () => {
     const text = '{"userStories": [{"id": "A", "title": "T", "priority": 1, "passes": false, "description": "d", "acceptanceCriteria": ["c"], "__proto__": {"issue": 42}}, {"id": "B", "issue": 7, "__proto__": {"issue": 42}}]}';
-    const a = analyzePrd(text);
-    assert.deepEqual(issueFieldsOf(text, a.doc.stories), [undefined, 7]);
+    assert.deepEqual(analyzePrd(text).doc.stories.map((s) => s.issue), [undefined, 7], 'the fast path (JSON.parse)');
+    // A comment sends the file down the parse-tree path: the same rule there.
+    const viaTree = analyzePrd(text.replace('{"id": "B"', '/* c */ {"id": "B"'));
+    assert.ok(viaTree.problems.some((p) => p.code === 'syntax'));
+    assert.deepEqual(viaTree.doc.stories.map((s) => s.issue), [undefined, 7], 'the parse-tree path');
   });
 
   describe('the CLI', () => {

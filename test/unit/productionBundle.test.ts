@@ -27,6 +27,9 @@ const SEAMS = [
   'storyArtifacts',
   'runnerState',
   'logFolder',
+  'prdParses',
+  'countPrdParse',
+  'statusBarSnapshot',
 ] as const;
 
 interface BuildScript {

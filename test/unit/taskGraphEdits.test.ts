@@ -1,7 +1,7 @@
 /** The task graph's prd.json edits: minimal, the story's own dependency key kept, cycles refused. */
 import assert from 'node:assert/strict';
 import { applyEdits } from '../../src/core/prd/edits';
-import { addDependencyEdits, addStoryEdits, nextStoryId, removeDependencyEdits, setStoryFieldEdits, type GraphEditResult } from '../../src/core/prd/graphEdits';
+import { addDependencyEdits, addStoryEdits, nextStoryId, removeDependencyEdits, setPassesByIdEdits, setStoryFieldEdits, type GraphEditResult } from '../../src/core/prd/graphEdits';
 import { makePrd } from './helpers';
 
 function apply(text: string, r: GraphEditResult): string {
@@ -47,6 +47,15 @@ describe('task graph edits', () => {
     assert.equal(addDependencyEdits(base, 'US-002', 'US-002').ok, false);
     assert.equal(addDependencyEdits(base, 'US-002', 'US-001').ok, false); // already there
     assert.equal(addDependencyEdits(base, 'US-002', 'NOPE').ok, false);
+  });
+
+  it('marks a story by id as passing or not, touching only its passes; a story gone is said', () => {
+    const out = apply(base, setPassesByIdEdits(base, 'US-004', true));
+    assert.equal(JSON.parse(out).userStories[3].passes, true);
+    assert.equal(apply(out, setPassesByIdEdits(out, 'US-004', false)), base);
+    const gone = setPassesByIdEdits(base, 'US-404', true);
+    assert.equal(gone.ok, false);
+    assert.match(gone.ok ? '' : gone.message, /Story "US-404" is no longer in prd.json/);
   });
 
   it('removes the only blocker and leaves an empty list', () => {

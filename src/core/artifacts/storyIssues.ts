@@ -2,14 +2,11 @@
  * Which GitHub issues a story belongs to: its `issue` field (a number, "#42", "GH-0042" or an
  * issue URL), then `GH-<n>` / `#<n>` in its id, title or notes. Pure.
  */
-import { getNodeValue, parseTree } from 'jsonc-parser';
-import { nodeAt } from '../prd/document';
-
 export interface StoryLike {
   readonly id: string;
   readonly title?: string;
   readonly notes?: string;
-  /** The story's `issue` field, as written in prd.json. */
+  /** The story's `issue` field, as written in prd.json (the model's Story.issue). */
   readonly issue?: unknown;
 }
 
@@ -51,20 +48,4 @@ function mentions(text: string | undefined): number[] {
 export function issuesOfStory(story: StoryLike): number[] {
   const all = [...fromField(story.issue), ...mentions(story.id), ...mentions(story.title), ...mentions(story.notes)];
   return [...new Set(all)];
-}
-
-/**
- * The `issue` field of each story, read at the path where the PRD model found the story (every
- * shape the model reads: userStories, another key, a wrapper, phases, a bare array). The model does
- * not carry unknown fields, so it is read here; the result is in the order of `stories`.
- */
-export function issueFieldsOf(text: string, stories: readonly { readonly path: readonly (string | number)[] }[]): unknown[] {
-  // The parse tree, not parsed objects: a "__proto__" key in a story would become its prototype
-  // and lend it an "issue" it does not have.
-  const root = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
-  return stories.map((story) => {
-    const node = root && nodeAt(root, story.path);
-    const issue = node?.type === 'object' ? nodeAt(node, ['issue']) : undefined;
-    return issue ? getNodeValue(issue) : undefined;
-  });
 }

@@ -14,22 +14,30 @@ export type { BlockedByRef, JsonPath, PrdDocument, PrdShape, Story } from './mod
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+function withoutBom(bytes: Uint8Array): Uint8Array {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+}
+
+/**
+ * The text of well-formed UTF-8 bytes (a BOM stripped), else undefined: parsing that text is
+ * parsing the bytes (the workspace model compares it with the text it last parsed).
+ */
+export function decodePrdBytes(bytes: Uint8Array): string | undefined {
+  // The native strict decoder checks well-formedness; parsePrdBytes locates a bad byte only when there is one.
+  try {
+    return strictUtf8.decode(withoutBom(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads raw bytes: reports invalid UTF-8 at its line, strips a BOM, and parses the rest. */
 export function parsePrdBytes(bytes: Uint8Array, options: ParseOptions = {}): PrdDocument {
-  let body = bytes;
-  if (body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) {
-    body = body.subarray(3);
-  }
-  // The native strict decoder checks well-formedness; locate the bad byte only when there is one.
-  let valid: string | undefined;
-  try {
-    valid = strictUtf8.decode(body);
-  } catch {
-    valid = undefined;
-  }
+  const valid = decodePrdBytes(bytes);
   if (valid !== undefined) {
     return parsePrd(valid, options);
   }
+  const body = withoutBom(bytes);
   const bad = firstInvalidUtf8(body);
   const text = new TextDecoder('utf-8').decode(body);
   if (bad < 0) {

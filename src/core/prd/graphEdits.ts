@@ -1,6 +1,7 @@
 /**
  * The edits of a story by its id, for the task graph and the Stories view: add or remove a
- * dependency, change a story's title, description, priority or acceptance criteria, add a story.
+ * dependency, change a story's title, description, priority, acceptance criteria or passes, add a story.
+ * Each reads the text it edits (the snapshot the views show may be a moment older than the editor).
  * A story is addressed where the prd model found it (`Story.path`), so every shape the model reads
  * ({"userStories": […]}, {"stories": […]}, {"prd": {"stories": […]}}, phases, a top-level array) is
  * edited alike. Each is a minimal text edit (jsonEdits.ts, or edits.ts for removals) inside the
@@ -11,7 +12,7 @@
  */
 import { cycleClosedBy, taskGraphOf } from '../taskGraph/model';
 import { type DependencyKey, DEPENDENCY_KEYS } from './dependencyKeys';
-import { applyEdits, removeBlockedByEdits, type TextEdit } from './edits';
+import { applyEdits, removeBlockedByEdits, setPassesEdits, type TextEdit } from './edits';
 import { appendElementEdits, jsonTree as tree, nodeAt, setValueEdits } from './jsonEdits';
 import { parsePrd } from './document';
 import { analyzePrd } from './index';
@@ -163,6 +164,12 @@ export function setStoryFieldEdits(text: string, storyId: string, field: Editabl
     return { ok: true, edits: [] };
   }
   return { ok: true, edits: setValueEdits(text, [...story.path, key], v) };
+}
+
+/** Marks a story as passing or not (Mark as Passing in the Stories view). */
+export function setPassesByIdEdits(text: string, storyId: string, passes: boolean): GraphEditResult {
+  const story = storyById(read(text), storyId);
+  return story ? { ok: true, edits: setPassesEdits(text, story.path, passes) } : fail(`Story "${storyId}" is no longer in prd.json.`);
 }
 
 /** An id's prefix and trailing digits (`US-012` → `US-`, `012`), read from the end: no backtracking. */

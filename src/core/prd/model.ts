@@ -37,6 +37,12 @@ export interface Story {
   /** The dependency key this story uses (the first present in DEPENDENCY_KEYS order), if any. */
   readonly dependencyKey?: DependencyKey;
   readonly notes?: string;
+  /**
+   * The story's `issue` field as written (a number, "#42", "GH-0042", an issue URL, or a list of
+   * them), read by core/artifacts/storyIssues.ts. Only the story's own key: a "__proto__" key is
+   * data in both readers, never a prototype that could lend the story an issue.
+   */
+  readonly issue?: unknown;
   /** Where the story object is in the file, e.g. ["userStories", 3] or ["prd", "stories", 0]. */
   readonly path: JsonPath;
   /** The whole story object. */

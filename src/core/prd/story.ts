@@ -250,6 +250,8 @@ export function buildStory(raw: Record<string, unknown>, index: number, path: Js
     out.warn('dependency-keys', `Story "${shortId(id)}" lists dependencies under ${keys.map((k) => `"${k}"`).join(' and ')}: it waits on all of them. Keep one key.`, where(keys[1]), self());
   }
 
+  // Its own key only (`has`): never one inherited from a prototype.
+  const issue = has('issue') && raw.issue !== null ? raw.issue : undefined;
   const passesRange = at.value('passes');
   return {
     index,
@@ -264,6 +266,7 @@ export function buildStory(raw: Record<string, unknown>, index: number, path: Js
     dependencies,
     dependencyKey: keys[0],
     notes,
+    issue,
     path,
     range: at.range,
     idRange,

@@ -5,7 +5,6 @@
  * hidden webview). Messages from pages are validated (graphProtocol.ts) before anything happens.
  */
 import * as vscode from 'vscode';
-import { parseRuns } from '../../core/runs/runs';
 import { graphMermaid, graphText } from '../../core/taskGraph/format';
 import { GraphMessageBuilder, type Direction } from '../../core/taskGraph/message';
 import { taskGraphOf } from '../../core/taskGraph/model';
@@ -22,8 +21,8 @@ import { Commands } from '../../constants';
 import { editTextFile } from '../../services/fileEdits';
 import type { PrdEntry, PrdWorkspace } from '../../services/prdWorkspace';
 import type { Runner } from '../../services/runner';
+import type { RunsWorkspace } from '../../services/runsWorkspace';
 import { isTrusted } from '../../services/trust';
-import { readText } from '../../services/workspaceFiles';
 import { Disposable } from '../../util/disposable';
 
 /** One page: a webview view or a panel. */
@@ -36,6 +35,8 @@ export interface GraphPage {
 export interface TaskGraphDeps {
   readonly prds: PrdWorkspace;
   readonly runner: Runner;
+  /** The recorded runs (runs.jsonl, read through the path rule): each story's last outcome. */
+  readonly runs: Pick<RunsWorkspace, 'forFolder' | 'onDidChange'>;
   readonly log: vscode.LogOutputChannel;
   /** Selects the story in the Stories view without taking the focus from the graph. */
   readonly reveal: (id: string, folder: vscode.Uri | undefined) => Promise<void>;
@@ -77,10 +78,10 @@ export class TaskGraphController extends Disposable {
     if (deps.onDidChangeArtifacts) {
       this.register(deps.onDidChangeArtifacts(() => this.refreshArtifacts()));
     }
-    this.register(deps.runner.onDidRecord(() => void this.refreshOutcomes()));
+    this.register(deps.runs.onDidChange(() => this.refreshOutcomes()));
     this.refreshGraph();
     this.refreshRun();
-    void this.refreshOutcomes();
+    this.refreshOutcomes();
   }
 
   /**
@@ -101,7 +102,7 @@ export class TaskGraphController extends Disposable {
     }
     this.folderKey = key;
     this.refreshGraph();
-    void this.refreshOutcomes();
+    this.refreshOutcomes();
     return true;
   }
 
@@ -155,7 +156,7 @@ export class TaskGraphController extends Disposable {
     if (entry && entry.folder.uri.toString() !== this.outcomesFolder) {
       // The first read of this folder's prd.json (at start-up it comes after the constructor's
       // attempt): the outcomes of earlier runs are shown without waiting for a new one.
-      void this.refreshOutcomes();
+      this.refreshOutcomes();
     }
     if (!entry) {
       this.graph = emptyMessage('No prd.json in this workspace yet. Create one with "Ralph: Create prd.json".');
@@ -194,19 +195,15 @@ export class TaskGraphController extends Disposable {
     this.broadcast(this.run);
   }
 
-  private async refreshOutcomes(): Promise<void> {
+  private refreshOutcomes(): void {
     const entry = this.entry();
     if (!entry) {
       return;
     }
     this.outcomesFolder = entry.folder.uri.toString();
-    const text = await readText(vscode.Uri.joinPath(entry.folder.uri, '.ralph', 'runs.jsonl')).catch(() => undefined);
     const outcomes = new Map<string, string>();
-    for (const r of text ? parseRuns(text).runs : []) {
+    for (const r of this.deps.runs.forFolder(entry.folder.uri)?.runs ?? []) {
       outcomes.set(r.storyId, r.outcome);
-    }
-    if (this.entry()?.folder !== entry.folder) {
-      return; // the graph moved to another folder while this was read
     }
     this.outcomes = outcomes;
     this.refreshRun();
