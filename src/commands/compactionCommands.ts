@@ -13,8 +13,7 @@ import { readBytes, resolveSettingPath } from '../services/workspaceFiles';
 import { previewChange, type ProposedContentProvider } from '../views/proposedContent';
 import { pickFolder } from '../util/folders';
 import { hasUnsavedChanges } from '../util/documents';
-import { commandRegistrar } from './run';
-import { requireTrust } from '../services/trust';
+import { commandRegistrar } from './registrar';
 
 export interface CompactionCommandDeps {
   readonly memory: MemoryWorkspace;
@@ -48,7 +47,6 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
   };
 
   reg(Commands.compact, async (options: AutoOptions = {}) => {
-    requireTrust('Compacting progress.txt');
     const m = await pick(options.folder);
     if (!m) {
       return undefined;
@@ -111,7 +109,6 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
   });
 
   reg(Commands.undoCompaction, async (options: AutoOptions = {}) => {
-    requireTrust('Undoing a compaction');
     const m = await pick(options.folder);
     if (!m) {
       return undefined;
@@ -128,7 +125,6 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
   });
 
   reg(Commands.generatePin, async (options: AutoOptions = {}) => {
-    requireTrust('Generating the Pin');
     const m = await pick(options.folder);
     if (!m) {
       return undefined;

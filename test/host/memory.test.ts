@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../../src/api';
 import { agentsMdSkeleton } from '../../src/core/agentsMd';
-import { api, closeAllEditors, extension, findStory, snapshot, takeCommandErrors, undoUntil, waitFor, workspaceFolder } from './helpers';
+import { answering, api, closeAllEditors, extension, findStory, snapshot, takeCommandErrors, undoUntil, waitFor, workspaceFolder } from './helpers';
 import { log } from './log';
 
 // ---------------------------------------------------------------------------------------------
@@ -655,8 +655,14 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
     fs.rmSync(ws('AGENTS.md'));
     await waitForMemory('2 AGENTS.md files after deleting the root one', (n) => section(n, 'AGENTS.md').description === '2 files');
     const note = 'Never edit a migration that has run; add a new one';
-    const r = await exec<vscode.Uri>('ralph.agents.addNote', uriOf('db/migrations/004_add_task_priority.sql'), 'Gotchas', note);
     const rel = 'db/migrations/AGENTS.md';
+    // Answered "no" (Cancel), the question creates nothing.
+    const declined = await answering(undefined, () => exec<vscode.Uri>('ralph.agents.addNote', uriOf('db/migrations/004_add_task_priority.sql'), 'Gotchas', note));
+    assert.equal(declined.result, undefined);
+    assert.equal(declined.questions.length, 1);
+    assert.equal(fs.existsSync(ws(rel)), false, 'no AGENTS.md after Cancel');
+    const { result: r, questions } = await answering('Create', () => exec<vscode.Uri>('ralph.agents.addNote', uriOf('db/migrations/004_add_task_priority.sql'), 'Gotchas', note));
+    assert.deepEqual(questions.map((q) => [q.message, q.choices]), [[`There is no AGENTS.md in migrations or above. Create ${rel}?`, ['Create']]]);
     assert.equal(r?.toString(), uriOf(rel).toString());
     const skeleton = agentsMdSkeleton('migrations');
     assert.deepEqual(
