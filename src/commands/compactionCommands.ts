@@ -23,9 +23,8 @@ export interface CompactionCommandDeps {
   readonly iterationRunning?: (folder: vscode.WorkspaceFolder) => boolean;
 }
 
-/** Options a caller (a test, an automation) may pass instead of answering the dialogs. */
+/** The folder a caller (Undo's button, a test) names instead of picking one. */
 interface AutoOptions {
-  readonly answer?: 'apply' | 'cancel';
   readonly folder?: vscode.Uri;
 }
 
@@ -81,7 +80,7 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
       return { changed: false, reason: plan.reason };
     }
     const summary = `${plan.linesBefore} → ${plan.linesAfter} lines; ${plan.entriesSummarised} older entries summarised per story (${plan.stories.join(', ')}), learnings and files kept`;
-    const apply = await previewChange(proposed, m.progressUri, plan.text, `${name} ↔ compacted (preview)`, `Compact ${name}? ${summary}. The original is saved to .ralph/archive/ first.`, options.answer);
+    const apply = await previewChange(proposed, m.progressUri, plan.text, `${name} ↔ compacted (preview)`, `Compact ${name}? ${summary}. The original is saved to .ralph/archive/ first.`);
     if (!apply) {
       return { changed: false, cancelled: true };
     }
@@ -167,7 +166,7 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
     }
     const current = result.existingText === undefined ? proposed.propose(m.pinUri, '') : m.pinUri;
     const what = `${result.doc.modules.length} modules (${result.added} new, ${result.updated} updated) from ${result.files.length} files`;
-    const apply = await previewChange(proposed, current, result.text, `${name} ↔ generated (preview)`, `Write ${name}? ${what}. What you wrote by hand is kept.`, options.answer);
+    const apply = await previewChange(proposed, current, result.text, `${name} ↔ generated (preview)`, `Write ${name}? ${what}. What you wrote by hand is kept.`);
     if (!apply) {
       return { changed: false, cancelled: true };
     }

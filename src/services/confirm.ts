@@ -1,9 +1,9 @@
 /**
  * Every question Ralph asks before it acts (post a comment to GitHub, run an agent on a story that
- * is not ready, create an AGENTS.md, run on a working tree with uncommitted changes) goes through
- * here: one modal dialog, and one seam through which the extension-host and UI tests answer it
+ * is not ready, create an AGENTS.md, run on a working tree with uncommitted changes, apply a
+ * previewed compaction or Pin) goes through here: one way to ask, and one seam through which the extension-host and UI tests answer it
  * (RalphApi.answerConfirmations, test build only) instead of clicking a dialog they cannot reach.
- * No command takes a "confirmed" argument: a question is answered here or by the person.
+ * No command takes an argument that answers its question: it is answered here or by the person.
  */
 import * as vscode from 'vscode';
 
@@ -22,7 +22,14 @@ export interface AskOptions {
   readonly detail?: string;
   /** An information dialog rather than a warning (nothing is lost or published by answering yes). */
   readonly severity?: 'warning' | 'info';
+  /**
+   * False: a notification with the choices and a Cancel button instead of a dialog, for a question
+   * asked beside something the person should look at first (the diff of a compaction or the Pin).
+   */
+  readonly modal?: boolean;
 }
+
+const CANCEL = 'Cancel';
 
 let testHandler: ConfirmationHandler | undefined;
 
@@ -40,6 +47,11 @@ export async function ask(message: string, choices: readonly string[], options: 
       throw new Error(`The test answered "${answer}" to "${message}", which offers ${choices.map((c) => `"${c}"`).join(', ')} and Cancel.`);
     }
     return answer;
+  }
+  if (options.modal === false) {
+    const buttons = [...choices, CANCEL];
+    const pick = options.severity === 'info' ? await vscode.window.showInformationMessage(message, ...buttons) : await vscode.window.showWarningMessage(message, ...buttons);
+    return pick === CANCEL ? undefined : pick;
   }
   const dialog = { modal: true, detail: options.detail };
   return options.severity === 'info'

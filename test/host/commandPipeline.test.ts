@@ -23,7 +23,8 @@ suite('one command pipeline: registrar, trust from declared needs, one confirmat
   let ralph: RalphApi;
   const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('ralph.github', workspaceFolder().uri);
   const uriOf = (rel: string): vscode.Uri => vscode.Uri.joinPath(workspaceFolder().uri, ...rel.split('/'));
-  const posts = (): number => gh.requests.filter((r) => r.method === 'POST').length;
+  /** The POST requests since the request numbered `mark`. */
+  const postsSince = (mark: number): number => gh.since(mark).filter((r) => r.method === 'POST').length;
   const planRow = async (): Promise<string | undefined> => {
     const i42: TreeSnapshotNode | undefined = (await ralph.issuesSnapshot()).find((n) => n.label.startsWith('#42'));
     return (i42?.children ?? []).map((c) => `${c.label}: ${c.description}`).find((x) => x.startsWith('Plan:'));
@@ -87,6 +88,7 @@ suite('one command pipeline: registrar, trust from declared needs, one confirmat
   });
 
   test('in Restricted Mode, a command that writes, runs or posts is refused before its handler runs: no question, nothing changed', async () => {
+    const mark = gh.requests.length;
     const prdBefore = await readPrdBytes();
     const agentsBefore = fs.readFileSync(uriOf('AGENTS.md').fsPath);
     ralph.simulateRestrictedMode(true);
@@ -103,7 +105,7 @@ suite('one command pipeline: registrar, trust from declared needs, one confirmat
       assert.deepEqual(await takeCommandErrors(), []);
     });
     assert.deepEqual(questions, [], 'no handler got as far as its question');
-    assert.equal(posts(), 0, 'nothing was posted');
+    assert.equal(postsSince(mark), 0, 'nothing was posted');
     assert.ok(Buffer.from(await readPrdBytes()).equals(Buffer.from(prdBefore)), 'prd.json unchanged');
     assert.ok(fs.readFileSync(uriOf('AGENTS.md').fsPath).equals(agentsBefore), 'AGENTS.md unchanged');
     assert.equal(fs.existsSync(uriOf('db/migrations/AGENTS.md').fsPath), false, 'no AGENTS.md created');
@@ -111,12 +113,13 @@ suite('one command pipeline: registrar, trust from declared needs, one confirmat
   });
 
   test('a question answered "no" through the seam changes nothing', async () => {
+    const mark = gh.requests.length;
     const heal = await answering(undefined, () => vscode.commands.executeCommand('ralph.github.selfHeal', { issue: 42, path: PLAN }));
     assert.equal(heal.questions.length, 1);
     assert.equal(heal.questions[0].message, 'Post the missing plan comment to acme/taskflow#42?');
     assert.deepEqual(heal.questions[0].choices, ['Post Comment']);
     assert.match(heal.questions[0].detail ?? '', /^#42: ## Implementation Plan\nthoughts\/shared\/plans\/2026-11-16-GH-0042-task-priorities\.md/);
-    assert.equal(posts(), 0, 'nothing was posted');
+    assert.equal(postsSince(mark), 0, 'nothing was posted');
     assert.match((await planRow()) ?? '', /^Plan: on disk, not linked/);
 
     const run = await answering(undefined, () => vscode.commands.executeCommand('ralph.story.run', 'US-001'));

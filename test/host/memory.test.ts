@@ -732,7 +732,9 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
     const tabs = watchDiffTabs(uriOf('progress.txt'));
     let r: CompactResult | undefined;
     try {
-      r = await exec<CompactResult>('ralph.memory.compact', { answer: 'cancel' });
+      const asked = await answering(undefined, () => exec<CompactResult>('ralph.memory.compact'));
+      r = asked.result;
+      assert.match(asked.questions.map((q) => `${q.message} [${q.choices.join(', ')}]`).join('\n'), /^Compact progress\.txt\? \d+ → \d+ lines; .*The original is saved to \.ralph\/archive\/ first\. \[Apply\]$/);
     } finally {
       tabs.dispose();
     }
@@ -754,7 +756,7 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
     const tabs = watchDiffTabs(uriOf('progress.txt'));
     let r: CompactResult | undefined;
     try {
-      r = await exec<CompactResult>('ralph.memory.compact', { answer: 'apply' });
+      r = (await answering('Apply', () => exec<CompactResult>('ralph.memory.compact'))).result;
     } finally {
       tabs.dispose();
     }
@@ -849,7 +851,7 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
 
   test('Undo last compaction refuses, with a clear error, when progress.txt changed since', async () => {
     await writeLongProgress();
-    const r = await exec<CompactResult>('ralph.memory.compact', { answer: 'apply' });
+    const r = (await answering('Apply', () => exec<CompactResult>('ralph.memory.compact'))).result;
     assert.ok(r?.changed);
     fs.appendFileSync(ws('progress.txt'), '\n## 2026-11-21 10:00 - US-006\n- An agent wrote this after the compaction\n---\n');
     const changed = readBytes('progress.txt');
@@ -869,7 +871,8 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
   });
 
   test('Compact does nothing under the threshold (the demo, 78 lines)', async () => {
-    const r = await exec<CompactResult & { reason?: string }>('ralph.memory.compact', { answer: 'apply' });
+    const { result: r, questions } = await answering('Apply', () => exec<CompactResult & { reason?: string }>('ralph.memory.compact'));
+    assert.deepEqual(questions, [], 'nothing to ask');
     assert.equal(r?.changed, false);
     assert.match(r?.reason ?? '', /not over the threshold of 400/);
     assert.equal(read('progress.txt'), demoProgress);
@@ -887,7 +890,7 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
   async function generatePin(): Promise<{ r: { changed: boolean; modules?: number; cancelled?: boolean } | undefined; diffs: SeenDiff[] }> {
     const tabs = watchDiffTabs(uriOf('specs/INDEX.md'));
     try {
-      const r = await exec<{ changed: boolean; modules?: number }>('ralph.pin.generate', { answer: 'apply' });
+      const { result: r } = await answering('Apply', () => exec<{ changed: boolean; modules?: number }>('ralph.pin.generate'));
       return { r, diffs: tabs.seen };
     } finally {
       tabs.dispose();
