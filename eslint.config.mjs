@@ -75,6 +75,47 @@ const layersRule = {
   },
 };
 
+/**
+ * What one module only may name (issue 17, item 3): commands are registered through the registrar,
+ * which checks trust from their declared needs and catches, logs and records their errors; workspace
+ * trust is read in one module. `name` is an identifier (or a computed property's string) anywhere in
+ * a file; `member` is `<object>.<property>`, the object named or reached as `x.<object>`.
+ */
+const ONE_PLACE = [
+  { name: 'registerCommand', file: 'src/commands/registrar.ts', why: 'commands are registered only through commandRegistrar (src/commands/registrar.ts), which checks trust from their needs and catches and logs their errors' },
+  { name: 'registerTextEditorCommand', file: 'src/commands/registrar.ts', why: 'commands are registered only through commandRegistrar (src/commands/registrar.ts)' },
+  { member: ['workspace', 'isTrusted'], file: 'src/services/trust.ts', why: 'workspace trust is read only in src/services/trust.ts: call isTrusted(), or use the isWorkspaceTrusted context key' },
+];
+
+/** A local rule: the names of ONE_PLACE appear only in their module. */
+const onePlaceRule = {
+  meta: { type: 'problem', schema: [{ type: 'array' }], messages: { onePlace: '{{why}} (see ARCHITECTURE.md)' } },
+  create(context) {
+    const file = path.relative(root, context.filename).split(path.sep).join('/');
+    const rules = context.options[0].filter((r) => r.file !== file);
+    const names = new Map(rules.filter((r) => r.name).map((r) => [r.name, r.why]));
+    const members = rules.filter((r) => r.member);
+    const propertyName = (n) => (n.type === 'Identifier' ? n.name : n.type === 'Literal' && typeof n.value === 'string' ? n.value : undefined);
+    const isObject = (n, name) => (n.type === 'Identifier' && n.name === name) || (n.type === 'MemberExpression' && propertyName(n.property) === name);
+    const report = (node, why) => context.report({ node, messageId: 'onePlace', data: { why } });
+    return {
+      Identifier: (n) => names.has(n.name) && report(n, names.get(n.name)),
+      Literal: (n) => n.parent?.type === 'MemberExpression' && n.parent.computed && names.has(n.value) && report(n, names.get(n.value)),
+      MemberExpression: (n) => {
+        const m = members.find((r) => propertyName(n.property) === r.member[1] && isObject(n.object, r.member[0]));
+        if (m) report(n, m.why);
+      },
+      // const { isTrusted } = vscode.workspace
+      VariableDeclarator: (n) => {
+        if (n.id.type !== 'ObjectPattern' || !n.init) return;
+        for (const m of members) {
+          if (isObject(n.init, m.member[0]) && n.id.properties.some((p) => p.type === 'Property' && propertyName(p.key) === m.member[1])) report(n, m.why);
+        }
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', 'examples/**', 'test-results/**', '.vscode-test/**'] },
   ...tseslint.configs.recommended,
@@ -93,6 +134,12 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'webview-ui/**/*.ts'],
     plugins: { ralph: { rules: { layers: layersRule } } },
     rules: { 'ralph/layers': ['error', LAYERS] },
+  },
+  // One registrar, one trust module (issue 17, item 3): see ONE_PLACE.
+  {
+    files: ['src/**/*.ts'],
+    plugins: { seams: { rules: { 'one-place': onePlaceRule } } },
+    rules: { 'seams/one-place': ['error', ONE_PLACE] },
   },
   // No regular expression whose time can grow faster than its input (issue 16): text from GitHub
   // and workspace files reaches these, and a polynomial match blocks the extension host's thread.

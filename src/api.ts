@@ -29,6 +29,13 @@ export interface RalphApi {
   clearCommandErrors(): void;
   /** Test seam: command handlers behave as in Restricted Mode (an untrusted workspace) while on. */
   simulateRestrictedMode(on: boolean): void;
+  /**
+   * Test seam: answers every question Ralph asks before it acts (the modal dialogs of
+   * src/services/confirm.ts) with `handler`, which gets the message, its detail and the buttons
+   * besides Cancel, and returns the button pressed or undefined for Cancel. Undefined restores the
+   * dialog. A test that installs a handler removes it when it ends.
+   */
+  answerConfirmations(handler: ((question: { readonly message: string; readonly detail?: string; readonly choices: readonly string[] }) => string | undefined) | undefined): void;
   /** The latest message the Task Graph posts to its pages (the graph, or why there is none). */
   taskGraphSnapshot(): unknown;
   /** How many times the Task Graph computed a layout (a status-only change must not add one). */

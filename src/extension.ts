@@ -6,11 +6,12 @@
 import * as vscode from 'vscode';
 import type { RalphApi } from './api';
 import { registerCompactionCommands } from './commands/compactionCommands';
+import { commandRegistrar } from './commands/registrar';
 import { registerGitHubCommands } from './commands/githubCommands';
 import { registerMemoryCommands } from './commands/memoryCommands';
 import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
-import { Views } from './constants';
+import { Commands, Views } from './constants';
 import { GitHubAuth } from './services/githubAuth';
 import { GitHubWorkspace } from './services/githubWorkspace';
 import { MemoryWorkspace } from './services/memoryWorkspace';
@@ -104,11 +105,11 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
       }
     }),
   );
-  registerTaskGraph(context, graph);
+  commandRegistrar(context, log)(Commands.openTaskGraph, registerTaskGraph(context, graph));
 
   const issuesTree = new IssuesTreeProvider(github);
   context.subscriptions.push(githubAuth, github, issuesTree, vscode.window.createTreeView(Views.issues, { treeDataProvider: issuesTree, showCollapseAll: true }));
-  registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log, testMode: __RALPH_TEST__ && context.extensionMode !== vscode.ExtensionMode.Production });
+  registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log });
   void prds.whenIdle().then(() => github.refresh());
 
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);

@@ -7,8 +7,9 @@
  */
 import * as vscode from 'vscode';
 import type { RalphApi } from './api';
-import { clearCommandErrors, commandErrors } from './commands/run';
+import { clearCommandErrors, commandErrors } from './commands/registrar';
 import { simulateRestrictedMode } from './services/trust';
+import { answerConfirmations } from './services/confirm';
 import type { GitHubWorkspace } from './services/githubWorkspace';
 import type { MemoryWorkspace } from './services/memoryWorkspace';
 import { prdParses } from './services/prdParses';
@@ -81,6 +82,7 @@ export function createTestApi(p: TestApiParts): RalphApi {
     commandErrors,
     clearCommandErrors,
     simulateRestrictedMode,
+    answerConfirmations,
     answerDirtyTree: (handler) => {
       p.runner.answerDirtyTree = handler ? (_folder, files) => handler(files) : askDirtyTree;
     },

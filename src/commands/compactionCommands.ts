@@ -14,8 +14,7 @@ import { readBytes, resolveSettingPath } from '../services/workspaceFiles';
 import { previewChange, type ProposedContentProvider } from '../views/proposedContent';
 import { pickFolder } from '../util/folders';
 import { hasUnsavedChanges } from '../util/documents';
-import { commandRegistrar } from './run';
-import { requireTrust } from '../services/trust';
+import { commandRegistrar } from './registrar';
 
 /** The settings that decide how far compaction can go, named in its advice. */
 const SETTING_KNOBS = { keep: settingId('keepRecentLines'), threshold: settingId('compactThreshold') };
@@ -28,9 +27,8 @@ export interface CompactionCommandDeps {
   readonly iterationRunning?: (folder: vscode.WorkspaceFolder) => boolean;
 }
 
-/** Options a caller (a test, an automation) may pass instead of answering the dialogs. */
+/** The folder a caller (Undo's button, a test) names instead of picking one. */
 interface AutoOptions {
-  readonly answer?: 'apply' | 'cancel';
   readonly folder?: vscode.Uri;
 }
 
@@ -52,7 +50,6 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
   };
 
   reg(Commands.compact, async (options: AutoOptions = {}) => {
-    requireTrust('Compacting progress.txt');
     const m = await pick(options.folder);
     if (!m) {
       return undefined;
@@ -88,7 +85,7 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
     }
     const summary = `${plan.linesBefore} → ${plan.linesAfter} lines; ${plan.entriesSummarised} older entries summarised per story (${plan.stories.join(', ')}), learnings and files kept`;
     const advice = stillOverAdvice(plan, SETTING_KNOBS);
-    const apply = await previewChange(proposed, m.progressUri, plan.text, `${name} ↔ compacted (preview)`, `Compact ${name}? ${summary}. ${advice ? `${advice} ` : ''}The original is saved to .ralph/archive/ first.`, options.answer);
+    const apply = await previewChange(proposed, m.progressUri, plan.text, `${name} ↔ compacted (preview)`, `Compact ${name}? ${summary}. ${advice ? `${advice} ` : ''}The original is saved to .ralph/archive/ first.`);
     if (!apply) {
       return { changed: false, cancelled: true };
     }
@@ -116,7 +113,6 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
   });
 
   reg(Commands.undoCompaction, async (options: AutoOptions = {}) => {
-    requireTrust('Undoing a compaction');
     const m = await pick(options.folder);
     if (!m) {
       return undefined;
@@ -133,7 +129,6 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
   });
 
   reg(Commands.generatePin, async (options: AutoOptions = {}) => {
-    requireTrust('Generating the Pin');
     const m = await pick(options.folder);
     if (!m) {
       return undefined;
@@ -176,7 +171,7 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
     }
     const current = result.existingText === undefined ? proposed.propose(m.pinUri, '') : m.pinUri;
     const what = `${result.doc.modules.length} modules (${result.added} new, ${result.updated} updated) from ${result.files.length} files`;
-    const apply = await previewChange(proposed, current, result.text, `${name} ↔ generated (preview)`, `Write ${name}? ${what}. What you wrote by hand is kept.`, options.answer);
+    const apply = await previewChange(proposed, current, result.text, `${name} ↔ generated (preview)`, `Write ${name}? ${what}. What you wrote by hand is kept.`);
     if (!apply) {
       return { changed: false, cancelled: true };
     }

@@ -1,7 +1,8 @@
 /**
  * Commands of the GitHub memory layer: Refresh, Show Issue #…, Sign in, open an artifact,
  * Self-heal (one node, one issue, or all), and Link to Issue from an open thoughts/shared document.
- * Posting needs a trusted workspace and a confirmation that shows the exact comment.
+ * Posting needs a trusted workspace (declared in needs.ts, checked by the registrar) and a
+ * confirmation that shows the exact comment.
  */
 import * as vscode from 'vscode';
 import type { ArtifactEntry, IssueArtifacts } from '../core/artifacts/issueArtifacts';
@@ -12,18 +13,14 @@ import { Commands } from '../constants';
 import type { GitHubAuth } from '../services/githubAuth';
 import type { GitHubWorkspace } from '../services/githubWorkspace';
 import type { IssueTreeNode, IssuesTreeProvider } from '../views/issuesTree';
+import { confirm } from '../services/confirm';
+import { commandRegistrar } from './registrar';
 
 export interface GitHubCommandDeps {
   readonly github: GitHubWorkspace;
   readonly auth: GitHubAuth;
   readonly tree: IssuesTreeProvider;
   readonly log: vscode.LogOutputChannel;
-  /** Outside production, tests may pass `{ confirmed: true }` instead of clicking the modal. */
-  readonly testMode: boolean;
-}
-
-interface TestOptions {
-  readonly confirmed?: boolean;
 }
 
 function folderOf(uri?: vscode.Uri): vscode.WorkspaceFolder | undefined {
@@ -39,6 +36,7 @@ export interface IssueRef {
 
 export function registerGitHubCommands(context: vscode.ExtensionContext, deps: GitHubCommandDeps): void {
   const { github, log } = deps;
+  const reg = commandRegistrar(context, log);
 
   const resolveRef = (ref?: IssueRef): IssueTreeNode | undefined => {
     const folder = ref && folderOf(ref.folder);
@@ -51,28 +49,7 @@ export function registerGitHubCommands(context: vscode.ExtensionContext, deps: G
     return artifact ? { kind: 'artifact', folder: f, issue, artifact } : { kind: 'issue', folder: f, issue };
   };
 
-  const confirm = async (message: string, detail: string, action: string, opts?: TestOptions): Promise<boolean> => {
-    if (deps.testMode && opts?.confirmed === true) {
-      return true;
-    }
-    return (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action;
-  };
-
-  const requireTrust = (): boolean => {
-    if (!vscode.workspace.isTrusted) {
-      void vscode.window.showWarningMessage('Ralph posts to GitHub only in a trusted workspace.');
-      return false;
-    }
-    return true;
-  };
-
-  const report = (e: unknown): void => {
-    const message = (e as Error).message ?? String(e);
-    log.error(`[github] ${message}`);
-    void vscode.window.showErrorMessage(message);
-  };
-
-  const heal = async (folder: vscode.WorkspaceFolder, issues: { issue: IssueArtifacts; only?: ArtifactEntry[] }[], opts?: TestOptions): Promise<number> => {
+  const heal = async (folder: vscode.WorkspaceFolder, issues: { issue: IssueArtifacts; only?: ArtifactEntry[] }[]): Promise<number> => {
     const items = issues.flatMap(({ issue, only }) => (only ?? issue.artifacts).filter((a) => a.status === 'on-disk').map((a) => ({ issue: issue.number, a })));
     if (items.length === 0) {
       void vscode.window.showInformationMessage('Nothing to self-heal: every document found on disk is linked.');
@@ -85,7 +62,8 @@ export function registerGitHubCommands(context: vscode.ExtensionContext, deps: G
       items.length === 1
         ? `Post the missing ${KIND_LABELS[items[0].a.kind].toLowerCase()} comment to ${where}#${items[0].issue}?`
         : `Post ${items.length} missing artifact comments to ${where}?`;
-    if (!(await confirm(message, `${detail}\n\nEach comment links the document on the default branch and says it was self-healed. A link already posted is never posted again.`, 'Post Comment', opts))) {
+    const what = `${detail}\n\nEach comment links the document on the default branch and says it was self-healed. A link already posted is never posted again.`;
+    if (!(await confirm(message, 'Post Comment', { detail: what }))) {
       return 0;
     }
     let posted = 0;
@@ -98,100 +76,86 @@ export function registerGitHubCommands(context: vscode.ExtensionContext, deps: G
     return posted;
   };
 
-  context.subscriptions.push(
-    vscode.commands.registerCommand(Commands.githubRefresh, () => github.refresh()),
-    vscode.commands.registerCommand(Commands.githubSignIn, async () => {
-      const access = await deps.auth.access(true);
-      if (access) {
-        await github.refresh({ resetClients: true });
+  reg(Commands.githubRefresh, () => github.refresh());
+
+  reg(Commands.githubSignIn, async () => {
+    const access = await deps.auth.access(true);
+    if (access) {
+      await github.refresh({ resetClients: true });
+    }
+  });
+
+  reg(Commands.githubShowIssue, async (arg?: number | string) => {
+    const folder = folderOf();
+    if (!folder) {
+      return;
+    }
+    const raw =
+      arg !== undefined
+        ? String(arg)
+        : await vscode.window.showInputBox({
+            title: 'Show Issue',
+            prompt: 'Issue number (42, #42 or GH-0042)',
+            validateInput: (v) => (/^\s*(#|GH-)?\d{1,9}\s*$/i.test(v) ? undefined : 'An issue number, e.g. 42'),
+          });
+    const m = raw ? /^\s*(?:#|GH-)?0*(\d{1,9})\s*$/i.exec(raw) : null;
+    if (!m || Number(m[1]) <= 0) {
+      return;
+    }
+    await github.addIssue(folder, Number(m[1]));
+  });
+
+  reg(Commands.githubOpenArtifact, async (folderUri: vscode.Uri, path?: string, url?: string) => {
+    if (path) {
+      await vscode.window.showTextDocument(vscode.Uri.joinPath(folderUri, ...path.split('/')), { preview: true });
+    } else if (url && /^https?:\/\//.test(url)) {
+      await vscode.env.openExternal(vscode.Uri.parse(url, true));
+    }
+  });
+
+  reg(Commands.githubOpenIssue, async (node?: IssueTreeNode) => {
+    if (node?.kind === 'issue' && node.folder.repo) {
+      await vscode.env.openExternal(vscode.Uri.parse(issueUrl(node.folder.repo, node.issue.number), true));
+    }
+  });
+
+  reg(Commands.githubSelfHeal, async (arg?: IssueTreeNode | IssueRef) => {
+    const node = arg && 'kind' in arg ? arg : resolveRef(arg);
+    if (!node || (node.kind !== 'artifact' && node.kind !== 'issue')) {
+      return 0;
+    }
+    return heal(node.folder.folder, [{ issue: node.issue, only: node.kind === 'artifact' ? [node.artifact] : undefined }]);
+  });
+
+  reg(Commands.githubSelfHealAll, async () => {
+    let total = 0;
+    for (const f of github.list()) {
+      if (!f.notice) {
+        total += await heal(f.folder, f.issues.filter((i) => !i.error).map((issue) => ({ issue })));
       }
-    }),
-    vscode.commands.registerCommand(Commands.githubShowIssue, async (arg?: number | string) => {
-      const folder = folderOf();
-      if (!folder) {
-        return;
-      }
-      const raw =
-        arg !== undefined
-          ? String(arg)
-          : await vscode.window.showInputBox({
-              title: 'Show Issue',
-              prompt: 'Issue number (42, #42 or GH-0042)',
-              validateInput: (v) => (/^\s*(#|GH-)?\d{1,9}\s*$/i.test(v) ? undefined : 'An issue number, e.g. 42'),
-            });
-      const m = raw ? /^\s*(?:#|GH-)?0*(\d{1,9})\s*$/i.exec(raw) : null;
-      if (!m || Number(m[1]) <= 0) {
-        return;
-      }
-      await github.addIssue(folder, Number(m[1]));
-    }),
-    vscode.commands.registerCommand(Commands.githubOpenArtifact, async (folderUri: vscode.Uri, path?: string, url?: string) => {
-      if (path) {
-        await vscode.window.showTextDocument(vscode.Uri.joinPath(folderUri, ...path.split('/')), { preview: true });
-      } else if (url && /^https?:\/\//.test(url)) {
-        await vscode.env.openExternal(vscode.Uri.parse(url, true));
-      }
-    }),
-    vscode.commands.registerCommand(Commands.githubOpenIssue, async (node?: IssueTreeNode) => {
-      if (node?.kind === 'issue' && node.folder.repo) {
-        await vscode.env.openExternal(vscode.Uri.parse(issueUrl(node.folder.repo, node.issue.number), true));
-      }
-    }),
-    vscode.commands.registerCommand(Commands.githubSelfHeal, async (arg?: IssueTreeNode | IssueRef, opts?: TestOptions) => {
-      const node = arg && 'kind' in arg ? arg : resolveRef(arg);
-      if (!requireTrust() || !node || (node.kind !== 'artifact' && node.kind !== 'issue')) {
-        return 0;
-      }
-      try {
-        return await heal(node.folder.folder, [{ issue: node.issue, only: node.kind === 'artifact' ? [node.artifact] : undefined }], opts);
-      } catch (e) {
-        report(e);
-        return 0;
-      }
-    }),
-    vscode.commands.registerCommand(Commands.githubSelfHealAll, async (_node?: unknown, opts?: TestOptions) => {
-      if (!requireTrust()) {
-        return 0;
-      }
-      let total = 0;
-      try {
-        for (const f of github.list()) {
-          if (!f.notice) {
-            total += await heal(f.folder, f.issues.filter((i) => !i.error).map((issue) => ({ issue })), opts);
-          }
-        }
-      } catch (e) {
-        report(e);
-      }
-      return total;
-    }),
-    vscode.commands.registerCommand(Commands.githubLinkToIssue, async (uri?: vscode.Uri, opts?: TestOptions) => {
-      if (!requireTrust()) {
-        return false;
-      }
-      const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
-      const folder = target && vscode.workspace.getWorkspaceFolder(target);
-      if (!target || !folder) {
-        void vscode.window.showWarningMessage('Open a document in thoughts/shared/{research,plans,reviews} of a workspace folder first.');
-        return false;
-      }
-      const rel = vscode.workspace.asRelativePath(target, false);
-      const art = artifactOfPath(rel);
-      if (!art) {
-        void vscode.window.showWarningMessage(`${rel} is not an artifact: its name needs GH-<number> and it must be in thoughts/shared/research, plans or reviews.`);
-        return false;
-      }
-      if (!(await confirm(`Link ${rel} to issue #${art.issue} as its ${KIND_LABELS[art.kind].toLowerCase()}?`, `Posts a comment:\n\n${HEADERS[art.kind]}\n\n<the document's URL on the default branch>`, 'Post Comment', opts))) {
-        return false;
-      }
-      try {
-        const r = await github.linkDocument(folder, target);
-        void vscode.window.showInformationMessage(r.posted ? `Linked to #${r.issue}: ${r.url}` : `#${r.issue} already links ${rel}: nothing was posted.`);
-        return r.posted;
-      } catch (e) {
-        report(e);
-        return false;
-      }
-    }),
-  );
+    }
+    return total;
+  });
+
+  reg(Commands.githubLinkToIssue, async (uri?: vscode.Uri) => {
+    const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
+    const folder = target && vscode.workspace.getWorkspaceFolder(target);
+    if (!target || !folder) {
+      void vscode.window.showWarningMessage('Open a document in thoughts/shared/{research,plans,reviews} of a workspace folder first.');
+      return false;
+    }
+    const rel = vscode.workspace.asRelativePath(target, false);
+    const art = artifactOfPath(rel);
+    if (!art) {
+      void vscode.window.showWarningMessage(`${rel} is not an artifact: its name needs GH-<number> and it must be in thoughts/shared/research, plans or reviews.`);
+      return false;
+    }
+    const detail = `Posts a comment:\n\n${HEADERS[art.kind]}\n\n<the document's URL on the default branch>`;
+    if (!(await confirm(`Link ${rel} to issue #${art.issue} as its ${KIND_LABELS[art.kind].toLowerCase()}?`, 'Post Comment', { detail }))) {
+      return false;
+    }
+    const r = await github.linkDocument(folder, target);
+    void vscode.window.showInformationMessage(r.posted ? `Linked to #${r.issue}: ${r.url}` : `#${r.issue} already links ${rel}: nothing was posted.`);
+    return r.posted;
+  });
 }

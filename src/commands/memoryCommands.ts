@@ -20,8 +20,8 @@ import type { RunsWorkspace } from '../services/runsWorkspace';
 import { checkInsideWorkspace, exists, joinRelative, readText, resolveSettingPath, writeText } from '../services/workspaceFiles';
 import { StoryNode } from '../views/storyNodes';
 import { pickFolder } from '../util/folders';
-import { commandRegistrar } from './run';
-import { requireTrust } from '../services/trust';
+import { commandRegistrar } from './registrar';
+import { confirm } from '../services/confirm';
 
 export interface MemoryCommandDeps {
   readonly prds: PrdWorkspace;
@@ -73,7 +73,6 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
   reg(Commands.refreshMemory, () => memory.refreshAll());
 
   reg(Commands.addPattern, async (textArg?: string, folderArg?: vscode.Uri) => {
-    requireTrust('Adding a codebase pattern');
     const m = await pickMemory(folderArg);
     if (!m) {
       return undefined;
@@ -124,7 +123,6 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
   };
 
   reg(Commands.addLearning, async (storyArg?: unknown, textArg?: string, folderArg?: vscode.Uri) => {
-    requireTrust('Adding a learning');
     const m = await pickMemory(folderArg ?? (storyArg instanceof StoryNode ? storyArg.entry.folder.uri : undefined));
     if (!m) {
       return undefined;
@@ -151,7 +149,6 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
   });
 
   reg(Commands.newProgressEntry, async (storyArg?: unknown, summaryArg?: string, folderArg?: vscode.Uri) => {
-    requireTrust('Adding a progress entry');
     const m = await pickMemory(folderArg ?? (storyArg instanceof StoryNode ? storyArg.entry.folder.uri : undefined));
     if (!m) {
       return undefined;
@@ -181,7 +178,6 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
   });
 
   reg(Commands.addAgentsNote, async (target?: vscode.Uri, sectionArg?: string, noteArg?: string) => {
-    requireTrust('Adding a note to AGENTS.md');
     const uri = target instanceof vscode.Uri ? target : vscode.window.activeTextEditor?.document.uri;
     if (!uri || uri.scheme !== 'file') {
       throw new Error('Open a file (or pick one in the Explorer) to add a note to its nearest AGENTS.md.');
@@ -197,8 +193,7 @@ export function registerMemoryCommands(context: vscode.ExtensionContext, deps: M
     if (!agentsPath) {
       const dir = isDir ? uri.fsPath : path.dirname(uri.fsPath);
       const rel = vscode.workspace.asRelativePath(vscode.Uri.file(path.join(dir, 'AGENTS.md')), false);
-      const create = noteArg !== undefined ? 'Create' : await vscode.window.showInformationMessage(`There is no AGENTS.md in ${path.basename(dir)} or above. Create ${rel}?`, { modal: true }, 'Create');
-      if (create !== 'Create') {
+      if (!(await confirm(`There is no AGENTS.md in ${path.basename(dir)} or above. Create ${rel}?`, 'Create', { severity: 'info' }))) {
         return undefined;
       }
       agentsPath = path.join(dir, 'AGENTS.md');

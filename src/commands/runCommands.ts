@@ -9,8 +9,8 @@ import { folderOf, pickFolder } from '../util/folders';
 import type { ProposedContentProvider } from '../views/proposedContent';
 import { StoryNode } from '../views/storyNodes';
 import type { StoriesTreeProvider } from '../views/storiesTree';
-import { commandRegistrar } from './run';
-import { requireTrust } from '../services/trust';
+import { commandRegistrar } from './registrar';
+import { confirm } from '../services/confirm';
 
 export interface RunCommandDeps {
   readonly prds: PrdWorkspace;
@@ -82,13 +82,11 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
 
   // View-title buttons pass the focused node of their view (a story, a run), not a folder.
   reg(Commands.runNext, async (folderHint?: unknown) => {
-    requireTrust('Running an agent');
     const folder = await prdFolder(folderHint);
     return folder ? launch(folder, 1) : undefined;
   });
 
   reg(Commands.runStory, async (arg?: unknown) => {
-    requireTrust('Running an agent');
     const node = arg instanceof StoryNode ? arg : typeof arg === 'string' ? tree.findStory(arg) : undefined;
     if (!node) {
       throw new Error('Pick a story in the Stories view to run it.');
@@ -96,8 +94,7 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
     const status = node.state.status;
     if (status !== 'ready') {
       const why = status === 'done' ? `${node.id} already passes.` : `${node.id} is blocked: it waits on ${node.state.waitingOn.join(', ')}.`;
-      const go = await vscode.window.showWarningMessage(`${why} Run the agent on it anyway?`, { modal: true }, 'Run Anyway');
-      if (go !== 'Run Anyway') {
+      if (!(await confirm(`${why} Run the agent on it anyway?`, 'Run Anyway'))) {
         return undefined;
       }
     }
@@ -105,7 +102,6 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
   });
 
   reg(Commands.startLoop, async (maxArg?: unknown, folderHint?: unknown) => {
-    requireTrust('Running an agent loop');
     const folder = await prdFolder(folderHint ?? maxArg);
     if (!folder) {
       return undefined;

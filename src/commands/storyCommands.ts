@@ -10,8 +10,7 @@ import type { StoriesTreeProvider } from '../views/storiesTree';
 import { LinkNode, StoryNode, type StoryTreeNode } from '../views/storyNodes';
 import { folderOf, pickFolder } from '../util/folders';
 import { toRange } from '../util/ranges';
-import { commandRegistrar } from './run';
-import { requireTrust } from '../services/trust';
+import { commandRegistrar } from './registrar';
 
 export interface StoryCommandDeps {
   readonly prds: PrdWorkspace;
@@ -62,7 +61,6 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
   reg(Commands.openProblem, async (uri: vscode.Uri, range: vscode.Range) => showRange(uri, range));
 
   const setPasses = async (arg: StoryArg, passes: boolean, folder?: unknown): Promise<boolean> => {
-    requireTrust(passes ? 'Mark as Passing' : 'Mark as Not Passing');
     const node = resolveStory(arg, folder);
     const id = node.id;
     const done = await editPrd(node.entry, (text) => editsOrThrow(setPassesByIdEdits(text, id, passes)));
@@ -76,7 +74,6 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
   reg(Commands.markNotPassing, (arg: StoryArg, folder?: unknown) => setPasses(arg, false, folder));
 
   reg(Commands.removeBlockedBy, async (link?: LinkNode) => {
-    requireTrust('Removing a blockedBy entry');
     const target = link ?? treeView.selection[0];
     if (!(target instanceof LinkNode) || target.relation !== 'blockedBy') {
       throw new Error('Select a "blocked by" entry of a story first.');
@@ -86,7 +83,6 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
   });
 
   reg(Commands.breakCycle, async () => {
-    requireTrust('Breaking a dependency cycle');
     type Pick = vscode.QuickPickItem & { entry?: PrdEntry; from?: string; to?: string };
     const items: Pick[] = [];
     for (const entry of prds.list()) {
@@ -118,7 +114,6 @@ export function registerStoryCommands(context: vscode.ExtensionContext, deps: St
   });
 
   reg(Commands.createPrd, async (folderArg?: unknown) => {
-    requireTrust('Creating prd.json');
     if ((vscode.workspace.workspaceFolders ?? []).length === 0) {
       throw new Error('Open a folder first: prd.json lives in a workspace folder.');
     }

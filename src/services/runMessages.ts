@@ -4,6 +4,7 @@
  * (`Runner.answerDirtyTree`) and the runner's logic reads without UI calls in between.
  */
 import * as vscode from 'vscode';
+import { ask } from './confirm';
 
 export type DirtyTreeChoice = 'commit' | 'stash' | 'run' | 'cancel';
 
@@ -21,15 +22,10 @@ export function fewPaths(files: readonly string[], max = 5): string {
 
 /** The modal question before a run on a working tree with uncommitted changes. */
 export const askDirtyTree: DirtyTreeAnswer = async (folder, files) => {
-  const pick = await vscode.window.showWarningMessage(
+  const pick = await ask(
     `${folder.name} has uncommitted changes (${fewPaths(files)}). The agent commits with "git add -A", so running now would put them into its commit.`,
-    {
-      modal: true,
-      detail: 'Commit First… opens Source Control and runs nothing. Stash and Run stashes them (git stash -u; .ralph/ stays) and runs. Run Anyway lets the agent commit them.',
-    },
-    COMMIT,
-    STASH,
-    RUN,
+    [COMMIT, STASH, RUN],
+    { detail: 'Commit First… opens Source Control and runs nothing. Stash and Run stashes them (git stash -u; .ralph/ stays) and runs. Run Anyway lets the agent commit them.' },
   );
   return pick === COMMIT ? 'commit' : pick === STASH ? 'stash' : pick === RUN ? 'run' : 'cancel';
 };

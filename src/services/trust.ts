@@ -1,7 +1,9 @@
 /**
- * Workspace trust, checked in the handler of every command that writes files, runs git or starts
- * a process (the `enablement` clause in package.json only greys out buttons; a command can still
- * be executed by another extension, a keybinding or a test).
+ * Workspace trust, read here and nowhere else (the lint rejects `workspace.isTrusted` in any other
+ * module). Commands are guarded from their declared needs by the registrar
+ * (src/commands/registrar.ts, src/commands/needs.ts); the runner and the views ask isTrusted().
+ * The `enablement` clause in package.json only greys out buttons: a command can still be executed
+ * by another extension, a keybinding or a test.
  */
 import * as vscode from 'vscode';
 
@@ -14,11 +16,4 @@ export function simulateRestrictedMode(on: boolean): void {
 
 export function isTrusted(): boolean {
   return vscode.workspace.isTrusted && !(__RALPH_TEST__ && simulatedRestricted);
-}
-
-/** Throws a clear message when the workspace is not trusted; `action` says what was refused. */
-export function requireTrust(action: string): void {
-  if (!isTrusted()) {
-    throw new Error(`${action} needs a trusted workspace: this folder is open in Restricted Mode. Use "Manage Workspace Trust" to trust it.`);
-  }
 }

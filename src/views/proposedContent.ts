@@ -3,6 +3,7 @@
  * editor against the current file before anything is written, and the Preview Prompt document.
  */
 import * as vscode from 'vscode';
+import { confirm } from '../services/confirm';
 
 export const PROPOSED_SCHEME = 'ralph-proposed';
 
@@ -41,8 +42,8 @@ export class ProposedContentProvider implements vscode.TextDocumentContentProvid
 }
 
 /**
- * Shows current ↔ proposed in a diff editor and asks Apply / Cancel. Resolves true on Apply; the
- * diff editor is closed either way. `autoAnswer` skips the question (tests, automation).
+ * Shows current ↔ proposed in a diff editor and asks Apply / Cancel (a notification beside the
+ * diff, through the confirmation seam). Resolves true on Apply; the diff editor is closed either way.
  */
 export async function previewChange(
   provider: ProposedContentProvider,
@@ -50,13 +51,11 @@ export async function previewChange(
   proposedText: string,
   title: string,
   question: string,
-  autoAnswer?: 'apply' | 'cancel',
 ): Promise<boolean> {
   const proposed = provider.propose(current, proposedText);
   try {
     await vscode.commands.executeCommand('vscode.diff', current, proposed, title, { preview: true });
-    const answer = autoAnswer ? (autoAnswer === 'apply' ? 'Apply' : 'Cancel') : await vscode.window.showInformationMessage(question, 'Apply', 'Cancel');
-    return answer === 'Apply';
+    return await confirm(question, 'Apply', { modal: false, severity: 'info' });
   } finally {
     for (const group of vscode.window.tabGroups.all) {
       for (const tab of group.tabs) {

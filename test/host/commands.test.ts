@@ -1,13 +1,14 @@
 /**
  * Commands as the workbench calls them: with the arguments a view passes from its title, a row or
  * a context menu; their errors reach the tests; Preview Prompt is a read-only document; every
- * command that writes files, runs git or starts a process refuses in Restricted Mode in its handler.
+ * command that writes files, runs git or starts a process is refused in Restricted Mode before its
+ * handler runs (the registrar, from the needs the command declares).
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { api, closeAllEditors, expectCommandError, prdUri, readPrdBytes, takeCommandErrors, useDemoRestore, waitFor, workspaceFolder } from './helpers';
+import { answering, api, closeAllEditors, expectCommandError, prdUri, readPrdBytes, takeCommandErrors, useDemoRestore, waitFor, workspaceFolder } from './helpers';
 
 suite('commands called the way views call them', () => {
   useDemoRestore();
@@ -48,14 +49,14 @@ suite('commands called the way views call them', () => {
   });
 });
 
-suite('Restricted Mode: handlers refuse what writes, runs git or starts a process', () => {
+suite('Restricted Mode: the registrar refuses what writes, runs git or starts a process', () => {
   useDemoRestore();
 
   teardown(async () => {
     (await api()).simulateRestrictedMode(false);
   });
 
-  test('each such command refuses in its handler with a clear message, and changes nothing', async () => {
+  test('each such command is refused with a clear message, before its handler, and nothing changes', async () => {
     const root = workspaceFolder().uri.fsPath;
     const progressBefore = fs.readFileSync(path.join(root, 'progress.txt'));
     const prdBefore = await readPrdBytes();
@@ -74,14 +75,17 @@ suite('Restricted Mode: handlers refuse what writes, runs git or starts a proces
       ['ralph.memory.addLearning', 'US-006', 'A learning', workspaceFolder().uri],
       ['ralph.memory.newEntry', 'US-006', 'A summary', workspaceFolder().uri],
       ['ralph.agents.addNote', prdUri(), 'Gotchas', 'A note'],
-      ['ralph.memory.compact', { answer: 'apply' }],
+      ['ralph.memory.compact'],
       ['ralph.memory.undoCompaction', {}],
-      ['ralph.pin.generate', { answer: 'apply' }],
+      ['ralph.pin.generate'],
     ];
-    for (const [command, ...args] of calls) {
-      const message = await expectCommandError(command, () => vscode.commands.executeCommand(command, ...args));
-      assert.match(message, /needs a trusted workspace/, `${command}: ${message}`);
-    }
+    const { questions } = await answering(undefined, async () => {
+      for (const [command, ...args] of calls) {
+        const message = await expectCommandError(command, () => vscode.commands.executeCommand(command, ...args));
+        assert.match(message, /needs a trusted workspace/, `${command}: ${message}`);
+      }
+    });
+    assert.deepEqual(questions, [], 'no handler ran as far as its question');
     assert.equal(a.runnerState().running, false, 'no agent started');
     assert.deepEqual(vscode.window.terminals.filter((t) => t.name.startsWith('Ralph:')).map((t) => t.name), [], 'no agent terminal');
     assert.ok(Buffer.from(await readPrdBytes()).equals(Buffer.from(prdBefore)), 'prd.json unchanged');

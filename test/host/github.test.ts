@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { RalphApi, TreeSnapshotNode } from '../../src/api';
 import { SELF_HEAL_NOTE } from '../../src/core/artifacts/protocol';
 import { GitHubEmulator } from '../support/githubEmulator';
-import { api, readPrdBytes, waitFor, workspaceFolder, writePrd } from './helpers';
+import { answering, api, readPrdBytes, waitFor, workspaceFolder, writePrd } from './helpers';
 
 const TOKEN = 'ghp_hostTestSecretToken_do_not_log_42';
 const RESEARCH = 'thoughts/shared/research/2026-11-15-GH-0042-task-priorities.md';
@@ -88,15 +88,17 @@ suite('GitHub Issues view (emulator)', () => {
 
   test('self-heal posts exactly one well-formed comment; the node turns linked; a second self-heal posts none', async () => {
     const before = gh.issues.get(42)!.comments.length;
-    const posted = await vscode.commands.executeCommand<number>('ralph.github.selfHeal', { issue: 42, path: PLAN }, { confirmed: true });
-    assert.equal(posted, 1);
+    const heal = await answering('Post Comment', () => vscode.commands.executeCommand<number>('ralph.github.selfHeal', { issue: 42, path: PLAN }));
+    assert.equal(heal.result, 1);
+    assert.deepEqual(heal.questions.map((q) => q.message), ['Post the missing plan comment to acme/taskflow#42?']);
     const comments = gh.issues.get(42)!.comments;
     assert.equal(comments.length, before + 1);
     assert.equal(comments.at(-1)!.body, `## Implementation Plan\n\n${blob(PLAN)}\n\n${SELF_HEAL_NOTE}`);
     const nodes = await ralph.issuesSnapshot();
     assert.match(artifacts(issueNode(nodes, 42))[1], /^Plan: linked/);
-    const again = await vscode.commands.executeCommand<number>('ralph.github.selfHealAll', undefined, { confirmed: true });
-    assert.equal(again, 0);
+    const again = await answering('Post Comment', () => vscode.commands.executeCommand<number>('ralph.github.selfHealAll'));
+    assert.equal(again.result, 0);
+    assert.deepEqual(again.questions, [], 'nothing left to ask about');
     assert.equal(gh.issues.get(42)!.comments.length, before + 1, 'nothing posted twice');
   });
 
@@ -127,9 +129,12 @@ suite('GitHub Issues view (emulator)', () => {
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(workspaceFolder().uri, ...rel.split('/')));
     await vscode.window.showTextDocument(doc);
     const before = gh.issues.get(43)!.comments.length;
-    assert.equal(await vscode.commands.executeCommand<boolean>('ralph.github.linkToIssue', undefined, { confirmed: true }), true);
+    const link = (): Thenable<boolean | undefined> => vscode.commands.executeCommand<boolean>('ralph.github.linkToIssue');
+    const first = await answering('Post Comment', link);
+    assert.equal(first.result, true);
+    assert.deepEqual(first.questions.map((q) => q.message), [`Link ${rel} to issue #43 as its research?`]);
     assert.equal(gh.issues.get(43)!.comments.at(-1)!.body, `## Research Document\n\n${blob(rel)}`);
-    assert.equal(await vscode.commands.executeCommand<boolean>('ralph.github.linkToIssue', undefined, { confirmed: true }), false);
+    assert.equal((await answering('Post Comment', link)).result, false);
     assert.equal(gh.issues.get(43)!.comments.length, before + 1, 'posted once');
     const i43 = issueNode(await ralph.issuesSnapshot(), 43);
     assert.ok(artifacts(i43).some((a) => a.startsWith('Research: linked · 2026-11-17')), JSON.stringify(artifacts(i43)));

@@ -40,6 +40,32 @@ export async function expectCommandError(command: string, fn: () => Thenable<unk
   return mine[0].message;
 }
 
+/** A question Ralph asked before acting, as the person saw it (src/services/confirm.ts). */
+export interface AskedQuestion {
+  readonly message: string;
+  readonly detail?: string;
+  readonly choices: readonly string[];
+}
+
+/**
+ * Runs `fn` with every question Ralph asks answered by `answer` (a button, or undefined for
+ * Cancel), through the test API's confirmation seam; returns what `fn` returned and the questions
+ * asked. The dialog is restored afterwards, whatever happens.
+ */
+export async function answering<T>(answer: string | undefined, fn: () => Thenable<T>): Promise<{ result: T; questions: AskedQuestion[] }> {
+  const a = await api();
+  const questions: AskedQuestion[] = [];
+  a.answerConfirmations((q) => {
+    questions.push(q);
+    return answer;
+  });
+  try {
+    return { result: await fn(), questions };
+  } finally {
+    a.answerConfirmations(undefined);
+  }
+}
+
 /**
  * Undoes in `doc`'s editor until its text is `text` (at most `maxUndos` times), waiting after each
  * undo for the document change it causes (deadline `timeoutMs`), never a fixed sleep.

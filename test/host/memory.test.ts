@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../../src/api';
 import { agentsMdSkeleton } from '../../src/core/agentsMd';
-import { api, closeAllEditors, extension, findStory, snapshot, takeCommandErrors, undoUntil, waitFor, workspaceFolder } from './helpers';
+import { answering, api, closeAllEditors, extension, findStory, snapshot, takeCommandErrors, undoUntil, waitFor, workspaceFolder } from './helpers';
 import { log } from './log';
 
 // ---------------------------------------------------------------------------------------------
@@ -655,8 +655,14 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
     fs.rmSync(ws('AGENTS.md'));
     await waitForMemory('2 AGENTS.md files after deleting the root one', (n) => section(n, 'AGENTS.md').description === '2 files');
     const note = 'Never edit a migration that has run; add a new one';
-    const r = await exec<vscode.Uri>('ralph.agents.addNote', uriOf('db/migrations/004_add_task_priority.sql'), 'Gotchas', note);
     const rel = 'db/migrations/AGENTS.md';
+    // Answered "no" (Cancel), the question creates nothing.
+    const declined = await answering(undefined, () => exec<vscode.Uri>('ralph.agents.addNote', uriOf('db/migrations/004_add_task_priority.sql'), 'Gotchas', note));
+    assert.equal(declined.result, undefined);
+    assert.equal(declined.questions.length, 1);
+    assert.equal(fs.existsSync(ws(rel)), false, 'no AGENTS.md after Cancel');
+    const { result: r, questions } = await answering('Create', () => exec<vscode.Uri>('ralph.agents.addNote', uriOf('db/migrations/004_add_task_priority.sql'), 'Gotchas', note));
+    assert.deepEqual(questions.map((q) => [q.message, q.choices]), [[`There is no AGENTS.md in migrations or above. Create ${rel}?`, ['Create']]]);
     assert.equal(r?.toString(), uriOf(rel).toString());
     const skeleton = agentsMdSkeleton('migrations');
     assert.deepEqual(
@@ -726,7 +732,9 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
     const tabs = watchDiffTabs(uriOf('progress.txt'));
     let r: CompactResult | undefined;
     try {
-      r = await exec<CompactResult>('ralph.memory.compact', { answer: 'cancel' });
+      const asked = await answering(undefined, () => exec<CompactResult>('ralph.memory.compact'));
+      r = asked.result;
+      assert.match(asked.questions.map((q) => `${q.message} [${q.choices.join(', ')}]`).join('\n'), /^Compact progress\.txt\? \d+ → \d+ lines; .*The original is saved to \.ralph\/archive\/ first\. \[Apply\]$/);
     } finally {
       tabs.dispose();
     }
@@ -748,7 +756,7 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
     const tabs = watchDiffTabs(uriOf('progress.txt'));
     let r: CompactResult | undefined;
     try {
-      r = await exec<CompactResult>('ralph.memory.compact', { answer: 'apply' });
+      r = (await answering('Apply', () => exec<CompactResult>('ralph.memory.compact'))).result;
     } finally {
       tabs.dispose();
     }
@@ -843,7 +851,7 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
 
   test('Undo last compaction refuses, with a clear error, when progress.txt changed since', async () => {
     await writeLongProgress();
-    const r = await exec<CompactResult>('ralph.memory.compact', { answer: 'apply' });
+    const r = (await answering('Apply', () => exec<CompactResult>('ralph.memory.compact'))).result;
     assert.ok(r?.changed);
     fs.appendFileSync(ws('progress.txt'), '\n## 2026-11-21 10:00 - US-006\n- An agent wrote this after the compaction\n---\n');
     const changed = readBytes('progress.txt');
@@ -863,7 +871,8 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
   });
 
   test('Compact does nothing under the threshold (the demo, 78 lines)', async () => {
-    const r = await exec<CompactResult & { reason?: string }>('ralph.memory.compact', { answer: 'apply' });
+    const { result: r, questions } = await answering('Apply', () => exec<CompactResult & { reason?: string }>('ralph.memory.compact'));
+    assert.deepEqual(questions, [], 'nothing to ask');
     assert.equal(r?.changed, false);
     assert.match(r?.reason ?? '', /not over the threshold of 400/);
     assert.equal(read('progress.txt'), demoProgress);
@@ -881,7 +890,7 @@ suite('agent memory: Memory view, progress.txt, AGENTS.md, compaction, the Pin',
   async function generatePin(): Promise<{ r: { changed: boolean; modules?: number; cancelled?: boolean } | undefined; diffs: SeenDiff[] }> {
     const tabs = watchDiffTabs(uriOf('specs/INDEX.md'));
     try {
-      const r = await exec<{ changed: boolean; modules?: number }>('ralph.pin.generate', { answer: 'apply' });
+      const { result: r } = await answering('Apply', () => exec<{ changed: boolean; modules?: number }>('ralph.pin.generate'));
       return { r, diffs: tabs.seen };
     } finally {
       tabs.dispose();

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { TreeSnapshotNode } from '../../src/api';
-import { api, closeAllEditors, expectCommandError, snapshot, waitFor, workspaceFolder } from './helpers';
+import { answering, api, closeAllEditors, expectCommandError, snapshot, waitFor, workspaceFolder } from './helpers';
 
 const OUTSIDE_STORY = 'OUT-PRD-7731';
 const OUTSIDE_LEARNING = 'OUTSIDE-LEARNING-5521 must never reach the Memory view';
@@ -162,7 +162,7 @@ suite('paths from settings and the Pin stay inside the workspace (views)', () =>
     assert.match(message, /outside the workspace folder/);
     assert.equal(fs.readFileSync(path.join(outside, 'progress.txt'), 'utf8'), before, 'Add Pattern wrote to the progress.txt outside the workspace');
     // Compacting it is refused the same way.
-    const compact = await expectCommandError('ralph.memory.compact', () => vscode.commands.executeCommand('ralph.memory.compact', { folder: workspaceFolder().uri, answer: 'apply' }));
+    const compact = await expectCommandError('ralph.memory.compact', () => answering('Apply', () => vscode.commands.executeCommand('ralph.memory.compact', { folder: workspaceFolder().uri })));
     assert.match(compact, /outside the workspace folder/);
     assert.equal(fs.readFileSync(path.join(outside, 'progress.txt'), 'utf8'), before, 'Compact wrote to the progress.txt outside the workspace');
   }
@@ -206,7 +206,7 @@ suite('paths from settings and the Pin stay inside the workspace (views)', () =>
     );
     assert.ok(!JSON.stringify(seen).includes(OUTSIDE_MODULE), `the Memory view shows a module of the Pin outside: ${JSON.stringify(seen)}`);
     // Generating the Pin there is refused, and the Pin outside is unchanged.
-    const message = await expectCommandError('ralph.pin.generate', () => vscode.commands.executeCommand('ralph.pin.generate', { folder: workspaceFolder().uri, answer: 'apply' }));
+    const message = await expectCommandError('ralph.pin.generate', () => answering('Apply', () => vscode.commands.executeCommand('ralph.pin.generate', { folder: workspaceFolder().uri })));
     assert.match(message, /outside the workspace folder/);
     assert.equal(fs.readFileSync(path.join(outside, 'INDEX.md'), 'utf8'), outsidePin, 'Generate the Pin wrote to the Pin outside the workspace');
   });

@@ -19,6 +19,7 @@ const SEAMS = [
   'commandErrors',
   'clearCommandErrors',
   'simulateRestrictedMode',
+  'answerConfirmations',
   'taskGraphSnapshot',
   'taskGraphLayoutRuns',
   'taskGraphReceive',

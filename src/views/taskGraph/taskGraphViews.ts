@@ -4,7 +4,7 @@
  * serializer). Both pages talk to one TaskGraphController.
  */
 import * as vscode from 'vscode';
-import { Commands, Views } from '../../constants';
+import { Views } from '../../constants';
 import { Disposable } from '../../util/disposable';
 import { graphHtml, graphWebviewOptions } from './graphHtml';
 import type { GraphPage, TaskGraphController } from './taskGraphController';
@@ -57,8 +57,11 @@ function connectPage(
   });
 }
 
-/** Registers the view, the editor panel command and its serializer. */
-export function registerTaskGraph(context: vscode.ExtensionContext, controller: TaskGraphController): void {
+/**
+ * Registers the view and the editor panel's serializer; returns what "Open Task Graph" does (the
+ * composition root registers that command through the registrar, as every command).
+ */
+export function registerTaskGraph(context: vscode.ExtensionContext, controller: TaskGraphController): () => void {
   const provider = new TaskGraphViewProvider(context.extensionUri, controller);
   context.subscriptions.push(provider, vscode.window.registerWebviewViewProvider(Views.taskGraph, provider));
   let panel: vscode.WebviewPanel | undefined;
@@ -75,15 +78,15 @@ export function registerTaskGraph(context: vscode.ExtensionContext, controller: 
   };
 
   context.subscriptions.push(
-    vscode.commands.registerCommand(Commands.openTaskGraph, () => {
-      if (panel) {
-        panel.reveal();
-        return;
-      }
-      adopt(vscode.window.createWebviewPanel(TASK_GRAPH_PANEL, 'Task Graph', vscode.ViewColumn.Active, { ...graphWebviewOptions(context.extensionUri), retainContextWhenHidden: false }));
-    }),
     vscode.window.registerWebviewPanelSerializer(TASK_GRAPH_PANEL, {
       deserializeWebviewPanel: async (p: vscode.WebviewPanel) => adopt(p),
     }),
   );
+  return () => {
+    if (panel) {
+      panel.reveal();
+      return;
+    }
+    adopt(vscode.window.createWebviewPanel(TASK_GRAPH_PANEL, 'Task Graph', vscode.ViewColumn.Active, { ...graphWebviewOptions(context.extensionUri), retainContextWhenHidden: false }));
+  };
 }

@@ -1,0 +1,87 @@
+/**
+ * What every command of the extension does that Restricted Mode forbids, declared once. The
+ * registrar (registrar.ts) reads it before the handler runs: in an untrusted workspace a command
+ * that writes, runs or posts is refused with the message below and its handler never runs, so no
+ * handler checks trust itself. package.json greys the same commands out (`enablement` with
+ * `isWorkspaceTrusted`), but a command can still be run by a keybinding, another extension or a
+ * test; test/unit/commandNeeds.test.ts holds this table, package.json and the list in the test equal.
+ * Pure (no vscode): the unit tests read it.
+ */
+import { Commands } from '../constants';
+
+export type CommandId = (typeof Commands)[keyof typeof Commands];
+
+export interface CommandNeeds {
+  /** Writes workspace files: prd.json, progress.txt, AGENTS.md, specs/INDEX.md, .ralph/. */
+  readonly writes?: true;
+  /** Starts a process: an agent, git. */
+  readonly runs?: true;
+  /** Posts to GitHub. */
+  readonly posts?: true;
+  /** What a refusal names, for a command that writes or runs: "<action> needs a trusted workspace: …". */
+  readonly action?: string;
+}
+
+const write = (action: string): CommandNeeds => ({ writes: true, action });
+const run = (action: string): CommandNeeds => ({ writes: true, runs: true, action });
+const post: CommandNeeds = { posts: true };
+const none: CommandNeeds = {};
+
+export const COMMAND_NEEDS: { readonly [id in CommandId]: CommandNeeds } = {
+  [Commands.refresh]: none,
+  [Commands.createPrd]: write('Creating prd.json'),
+  [Commands.openPrd]: none,
+  [Commands.showNextStory]: none,
+  [Commands.storyOpen]: none,
+  [Commands.storyReveal]: none,
+  [Commands.markPassing]: write('Mark as Passing'),
+  [Commands.markNotPassing]: write('Mark as Not Passing'),
+  [Commands.removeBlockedBy]: write('Removing a blockedBy entry'),
+  [Commands.breakCycle]: write('Breaking a dependency cycle'),
+  [Commands.openProblem]: none,
+  // An iteration checks out the branch, writes the prompt and runs.jsonl, and starts the agent.
+  [Commands.runNext]: run('Running an agent'),
+  [Commands.runStory]: run('Running an agent'),
+  [Commands.startLoop]: run('Running an agent loop'),
+  // Stopping only ends what a trusted workspace started.
+  [Commands.stopAfterIteration]: none,
+  [Commands.stopNow]: none,
+  [Commands.previewPrompt]: none,
+  [Commands.showRunTerminal]: none,
+  [Commands.openRunPrompt]: none,
+  [Commands.refreshRuns]: none,
+  [Commands.openAt]: none,
+  [Commands.addPattern]: write('Adding a codebase pattern'),
+  [Commands.addLearning]: write('Adding a learning'),
+  [Commands.newProgressEntry]: write('Adding a progress entry'),
+  [Commands.compact]: write('Compacting progress.txt'),
+  [Commands.undoCompaction]: write('Undoing a compaction'),
+  [Commands.refreshMemory]: none,
+  [Commands.addAgentsNote]: write('Adding a note to AGENTS.md'),
+  // Lists the repository's files with git in a worker thread, then writes specs/INDEX.md.
+  [Commands.generatePin]: run('Generating the Pin'),
+  [Commands.searchPin]: none,
+  [Commands.openTaskGraph]: none,
+  [Commands.githubRefresh]: none,
+  [Commands.githubShowIssue]: none,
+  [Commands.githubSignIn]: none,
+  [Commands.githubSelfHeal]: post,
+  [Commands.githubSelfHealAll]: post,
+  [Commands.githubLinkToIssue]: post,
+  [Commands.githubOpenArtifact]: none,
+  [Commands.githubOpenIssue]: none,
+};
+
+/**
+ * What a person is told when Restricted Mode refuses a command (the wording each command showed
+ * before the registrar took the check over): an error for what writes or runs, a warning for posting.
+ */
+export function refusal(needs: CommandNeeds): { readonly severity: 'error' | 'warning'; readonly message: string } | undefined {
+  if (needs.writes || needs.runs) {
+    return {
+      severity: 'error',
+      message: `${needs.action ?? 'This command'} needs a trusted workspace: this folder is open in Restricted Mode. Use "Manage Workspace Trust" to trust it.`,
+    };
+  }
+  return needs.posts ? { severity: 'warning', message: 'Ralph posts to GitHub only in a trusted workspace.' } : undefined;
+}

@@ -1,0 +1,65 @@
+/**
+ * Every question Ralph asks before it acts (post a comment to GitHub, run an agent on a story that
+ * is not ready, create an AGENTS.md, run on a working tree with uncommitted changes, apply a
+ * previewed compaction or Pin) goes through here: one way to ask, and one seam through which the extension-host and UI tests answer it
+ * (RalphApi.answerConfirmations, test build only) instead of clicking a dialog they cannot reach.
+ * No command takes an argument that answers its question: it is answered here or by the person.
+ */
+import * as vscode from 'vscode';
+
+/** A question as the person sees it: the message, its detail, and the buttons besides Cancel. */
+export interface Question {
+  readonly message: string;
+  readonly detail?: string;
+  readonly choices: readonly string[];
+}
+
+/** Answers a question with the button pressed, or undefined for Cancel (Escape, closing the dialog). */
+export type ConfirmationHandler = (question: Question) => string | undefined;
+
+export interface AskOptions {
+  /** Smaller text under the message (what exactly will happen). */
+  readonly detail?: string;
+  /** An information dialog rather than a warning (nothing is lost or published by answering yes). */
+  readonly severity?: 'warning' | 'info';
+  /**
+   * False: a notification with the choices and a Cancel button instead of a dialog, for a question
+   * asked beside something the person should look at first (the diff of a compaction or the Pin).
+   */
+  readonly modal?: boolean;
+}
+
+const CANCEL = 'Cancel';
+
+let testHandler: ConfirmationHandler | undefined;
+
+/** Test seam (RalphApi.answerConfirmations, test build only): answer every question with `handler`; undefined restores the dialog. */
+export function answerConfirmations(handler: ConfirmationHandler | undefined): void {
+  testHandler = handler;
+}
+
+/** Asks `message` in a modal dialog offering `choices` and Cancel; resolves to the button pressed, undefined for Cancel. */
+export async function ask(message: string, choices: readonly string[], options: AskOptions = {}): Promise<string | undefined> {
+  if (__RALPH_TEST__ && testHandler) {
+    const answer = testHandler({ message, detail: options.detail, choices });
+    if (answer !== undefined && !choices.includes(answer)) {
+      // A test that answers with a button the dialog does not have would otherwise read as Cancel.
+      throw new Error(`The test answered "${answer}" to "${message}", which offers ${choices.map((c) => `"${c}"`).join(', ')} and Cancel.`);
+    }
+    return answer;
+  }
+  if (options.modal === false) {
+    const buttons = [...choices, CANCEL];
+    const pick = options.severity === 'info' ? await vscode.window.showInformationMessage(message, ...buttons) : await vscode.window.showWarningMessage(message, ...buttons);
+    return pick === CANCEL ? undefined : pick;
+  }
+  const dialog = { modal: true, detail: options.detail };
+  return options.severity === 'info'
+    ? vscode.window.showInformationMessage(message, dialog, ...choices)
+    : vscode.window.showWarningMessage(message, dialog, ...choices);
+}
+
+/** Asks a yes-or-Cancel question whose yes is the button `action` (e.g. "Post Comment"); true when it was pressed. */
+export async function confirm(message: string, action: string, options: AskOptions = {}): Promise<boolean> {
+  return (await ask(message, [action], options)) === action;
+}
