@@ -13,7 +13,7 @@ import type { GitHubWorkspace } from './services/githubWorkspace';
 import type { MemoryWorkspace } from './services/memoryWorkspace';
 import type { PrdWorkspace } from './services/prdWorkspace';
 import { askDirtyTree } from './services/runMessages';
-import type { Runner } from './services/runner';
+import type { Runner } from './services/run/runner';
 import type { RunsWorkspace } from './services/runsWorkspace';
 import type { HostMessage } from './core/webview/graphProtocol';
 import type { IssuesTreeProvider } from './views/issuesTree';

@@ -17,7 +17,7 @@ import { Commands } from '../constants';
 import { editTextFile } from '../services/fileEdits';
 import { type FolderMemory, type MemoryWorkspace, usableProgressUri } from '../services/memoryWorkspace';
 import type { PrdWorkspace } from '../services/prdWorkspace';
-import { RUNS_FILE } from '../services/runner';
+import { RUNS_FILE } from '../core/runs/runs';
 import { checkInsideWorkspace, exists, joinRelative, readText, resolveSettingPath, writeText } from '../services/workspaceFiles';
 import { StoryNode } from '../views/storyNodes';
 import { pickFolder } from '../util/folders';
