@@ -16,7 +16,7 @@ import { GitHubAuth } from './services/githubAuth';
 import { GitHubWorkspace } from './services/githubWorkspace';
 import { MemoryWorkspace } from './services/memoryWorkspace';
 import { PrdWorkspace } from './services/prdWorkspace';
-import { Runner } from './services/runner';
+import { Runner } from './services/run/runner';
 import { RunsWorkspace } from './services/runsWorkspace';
 import { AgentsMdSuggest } from './views/agentsMdSuggest';
 import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
@@ -79,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
     memory,
     proposed,
     log,
-    iterationRunning: (f) => runner.state.running && runner.state.folder?.uri.toString() === f.uri.toString(),
+    iterationRunning: (f) => runner.isRunning(f),
   });
 
   const graph = new TaskGraphController({

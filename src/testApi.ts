@@ -15,7 +15,7 @@ import type { MemoryWorkspace } from './services/memoryWorkspace';
 import { prdParses } from './services/prdParses';
 import type { PrdWorkspace } from './services/prdWorkspace';
 import { askDirtyTree } from './services/runMessages';
-import type { Runner } from './services/runner';
+import type { Runner } from './services/run/runner';
 import type { RunsWorkspace } from './services/runsWorkspace';
 import type { HostMessage } from './core/webview/graphProtocol';
 import type { IssuesTreeProvider } from './views/issuesTree';

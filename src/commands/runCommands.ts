@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { Commands } from '../constants';
 import type { PrdWorkspace } from '../services/prdWorkspace';
-import { type LoopOutcome, type Runner } from '../services/runner';
+import { type LoopOutcome, type Runner } from '../services/run/runner';
 import { readSettings } from '../services/settings';
 import { joinRelative } from '../services/workspaceFiles';
 import { folderOf, pickFolder } from '../util/folders';

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { ask } from './confirm';
+import { fewPaths } from '../core/runs/runs';
 
 export type DirtyTreeChoice = 'commit' | 'stash' | 'run' | 'cancel';
 
@@ -15,10 +16,6 @@ const COMMIT = 'Commit First…';
 const STASH = 'Stash and Run';
 const RUN = 'Run Anyway';
 
-/** A list of paths for a message: the first few, then how many more. */
-export function fewPaths(files: readonly string[], max = 5): string {
-  return files.slice(0, max).join(', ') + (files.length > max ? `, and ${files.length - max} more` : '');
-}
 
 /** The modal question before a run on a working tree with uncommitted changes. */
 export const askDirtyTree: DirtyTreeAnswer = async (folder, files) => {

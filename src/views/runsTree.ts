@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { formatDuration, RUNS_FILE, type RunOutcome, type RunRecord, summarizeRuns, summaryLine } from '../core/runs/runs';
 import { Commands } from '../constants';
-import type { Runner } from '../services/runner';
+import type { Runner } from '../services/run/runner';
 import type { RunsWorkspace } from '../services/runsWorkspace';
 import { joinRelative, readText } from '../services/workspaceFiles';
 import { Disposable } from '../util/disposable';

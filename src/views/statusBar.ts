@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { formatDuration } from '../core/runs/runs';
 import { Commands } from '../constants';
 import type { PrdWorkspace } from '../services/prdWorkspace';
-import type { Runner } from '../services/runner';
+import type { Runner } from '../services/run/runner';
 import { isTrusted } from '../services/trust';
 import { Disposable } from '../util/disposable';
 

@@ -11,9 +11,9 @@ import type { PrdEntry, PrdWorkspace } from '../services/prdWorkspace';
 import { Disposable } from '../util/disposable';
 import { FolderNode, InfoNode, ProblemNode, ProblemsNode, RefusedNode, type RunningIteration, type StoryLearningRef, StoryNode, type StoryTreeNode } from './storyNodes';
 
-/** What the tree needs of the runner: which story runs now, and when that changes. */
+/** What the tree needs of the runner: which stories run now (one per folder at most), and when that changes. */
 export interface RunningSource {
-  readonly state: { readonly running: boolean; readonly folder?: vscode.WorkspaceFolder; readonly storyId?: string; readonly iteration?: number; readonly maxIterations?: number };
+  readonly runs: readonly { readonly folder?: vscode.WorkspaceFolder; readonly storyId?: string; readonly iteration?: number; readonly maxIterations?: number }[];
   readonly onDidChange: vscode.Event<unknown>;
 }
 
@@ -85,16 +85,16 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
   }
 
   private runningKey(): string {
-    const r = this.running();
-    return r ? `${r.folder}|${r.storyId}|${r.iteration}/${r.maxIterations}` : '';
+    return (this.runner?.runs ?? []).map((r) => `${r.folder?.uri.toString()}|${r.storyId}|${r.iteration}/${r.maxIterations}`).join('\n');
   }
 
-  private running(): (RunningIteration & { folder: string }) | undefined {
-    const s = this.runner?.state;
-    if (!s?.running || !s.storyId || !s.folder) {
+  /** The iteration running in this folder, once its story is known. */
+  private running(folderKey: string): RunningIteration | undefined {
+    const s = this.runner?.runs.find((r) => r.folder?.uri.toString() === folderKey);
+    if (!s?.storyId) {
       return undefined;
     }
-    return { folder: s.folder.uri.toString(), storyId: s.storyId, iteration: s.iteration ?? 1, maxIterations: s.maxIterations ?? 1 };
+    return { storyId: s.storyId, iteration: s.iteration ?? 1, maxIterations: s.maxIterations ?? 1 };
   }
 
   getTreeItem(node: StoryTreeNode): vscode.TreeItem {
@@ -214,10 +214,7 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
       }
       const titleOf = (id: string): string | undefined => titles.get(id);
       const stories = entry.analysis.readiness.order.map(
-        (state) => new StoryNode(entry, state, problemsByStory.get(state.story.index) ?? [], folderParent, titleOf, () => {
-          const r = this.running();
-          return r && r.folder === key ? r : undefined;
-        }),
+        (state) => new StoryNode(entry, state, problemsByStory.get(state.story.index) ?? [], folderParent, titleOf, () => this.running(key)),
       );
       const byId = new Map<string, StoryNode>();
       for (const n of [...stories].sort((x, y) => x.state.story.index - y.state.story.index)) {

@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import type { RalphApi } from '../../src/api';
 import { analyzePrd } from '../../src/core/prd/index';
 import type { PrdEntry, PrdWorkspace } from '../../src/services/prdWorkspace';
-import type { Runner } from '../../src/services/runner';
+import type { Runner } from '../../src/services/run/runner';
 import { RunsWorkspace } from '../../src/services/runsWorkspace';
 import { receiveAsPage } from '../../src/testApi';
 import { TaskGraphController } from '../../src/views/taskGraph/taskGraphController';

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { analyzePrd } from '../../src/core/prd/index';
 import type { GraphMessage } from '../../src/core/webview/graphProtocol';
 import type { PrdEntry, PrdWorkspace } from '../../src/services/prdWorkspace';
-import type { Runner } from '../../src/services/runner';
+import type { Runner } from '../../src/services/run/runner';
 import { receiveAsPage } from '../../src/testApi';
 import { TaskGraphController } from '../../src/views/taskGraph/taskGraphController';
 

@@ -2,7 +2,7 @@
  * One iteration, without VS Code: the command the settings select (resolved by the tested
  * `resolveAgentCommand`, expanded so that no workspace value is on the line, the program looked up
  * on PATH), and what an iteration observed turned into the loop's verdict and the runs.jsonl line.
- * The runner (src/services/runner.ts) and the fake-agent tests both run iterations through here.
+ * The runner (src/services/run/engine.ts) and the fake-agent tests both run iterations through here.
  */
 import { missingExecutableMessage, type PathLookup, resolveAgentCommand, resolveExecutable } from '../agents/presets';
 import { agentEnvironment, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';

@@ -3,6 +3,7 @@
  * prd.json, asks `nextStep`, runs the agent, reads prd.json again and reports with
  * `recordIteration`; the controller decides whether to go on and says why it stops.
  *
+ * The first iteration runs the story the user picked, if any (`firstStory`), else the next ready one.
  * Stop rules (issue 3): every story passes; nothing is ready (saying which stories block the
  * rest); the maximum number of iterations; a stop request; K consecutive iterations in which no
  * story turned to passing; K consecutive non-zero exits; prd.json missing or unreadable.
@@ -22,6 +23,11 @@ export interface LoopConfig {
   readonly failureLimit: number;
   /** How prd.json is named in messages (default "prd.json"). */
   readonly prdLabel?: string;
+  /**
+   * The story the user picked ("Run this story"): the first iteration runs it whatever its state
+   * (the command asked before running a blocked or done one); the loop then chooses as usual.
+   */
+  readonly firstStory?: string;
 }
 
 export const DEFAULT_LOOP_CONFIG: LoopConfig = { maxIterations: 10, noProgressLimit: 2, failureLimit: 2 };
@@ -133,6 +139,7 @@ export class LoopController {
       noProgressLimit: pick(config.noProgressLimit, DEFAULT_LOOP_CONFIG.noProgressLimit),
       failureLimit: pick(config.failureLimit, DEFAULT_LOOP_CONFIG.failureLimit),
       prdLabel: config.prdLabel ?? 'prd.json',
+      ...(config.firstStory !== undefined ? { firstStory: config.firstStory } : {}),
     };
   }
 
@@ -185,6 +192,10 @@ export class LoopController {
         `Stopped: ${label} cannot be read as a list of stories${where}. Fix it and start again; no agent was run.`,
         problems.slice(0, 10).map((p) => problemLine(label, p)),
       );
+    }
+    const picked = n === 0 && this.config.firstStory !== undefined ? prd.doc.stories.find((s) => s.id === this.config.firstStory) : undefined;
+    if (picked) {
+      return { kind: 'run', storyId: picked.id, storyTitle: picked.title, iteration: 1, maxIterations: this.config.maxIterations };
     }
     const r = prd.readiness;
     if (r.state === 'empty') {

@@ -254,3 +254,8 @@ export function detectFeatCommit(commits: readonly (FeatCommit | string)[], stor
 export function featCommitSubject(storyId: string, title: string): string {
   return `feat: ${storyId} - ${title}`.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }
+
+/** A list of paths for a message (uncommitted files): the first few, then how many more. */
+export function fewPaths(files: readonly string[], max = 5): string {
+  return files.slice(0, max).join(', ') + (files.length > max ? `, and ${files.length - max} more` : '');
+}

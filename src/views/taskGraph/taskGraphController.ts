@@ -20,7 +20,7 @@ import { type ArtifactBadgeDto, type HostMessage, parsePageMessage, type PageMes
 import { Commands } from '../../constants';
 import { editTextFile } from '../../services/fileEdits';
 import type { PrdEntry, PrdWorkspace } from '../../services/prdWorkspace';
-import type { Runner } from '../../services/runner';
+import type { Runner } from '../../services/run/runner';
 import type { RunsWorkspace } from '../../services/runsWorkspace';
 import { isTrusted } from '../../services/trust';
 import { Disposable } from '../../util/disposable';

@@ -1,44 +1,38 @@
 /**
- * Runs one agent command in a visible VS Code terminal and reports how it ended.
+ * The terminal executor: runs one agent command in a visible VS Code terminal and reports how it
+ * ended, behind the executor interface (src/core/loop/executor.ts).
  * With shell integration: `executeCommand`, the exit code from `onDidEndTerminalShellExecution`,
  * and the output read for the COMPLETE signal. Without it: the command is sent followed by an
  * `exit` of its status, and the end is the terminal closing (its exit status is the agent's).
  */
 import * as vscode from 'vscode';
+import type { AgentExecutor, AgentExit, AgentHandle, AgentLaunch } from '../../core/loop/executor';
 
-export interface TerminalRunRequest {
-  readonly name: string;
-  readonly cwd: vscode.Uri;
-  readonly commandLine: string;
-  readonly env?: Record<string, string>;
+/** Runs each agent in a terminal of its own (the user watches it; a finished one may be kept open). */
+export const terminalExecutor: AgentExecutor<TerminalRun> = {
+  start: (launch) => new TerminalRun(launch),
+};
+
+export interface TerminalRunRequest extends AgentLaunch {
   /** How long to wait for shell integration before falling back (ms). */
   readonly shellIntegrationTimeoutMs?: number;
-  /** Called with each chunk of output (shell integration only). */
-  readonly onOutput?: (chunk: string) => void;
 }
 
-export interface TerminalRunResult {
-  /** The agent's exit code; undefined when it could not be known (stopped, or the shell did not say). */
-  readonly exitCode: number | undefined;
-  readonly stopped: boolean;
-  readonly via: 'shell-integration' | 'terminal-exit';
-}
-
-export class TerminalRun implements vscode.Disposable {
+export class TerminalRun implements AgentHandle, vscode.Disposable {
   readonly terminal: vscode.Terminal;
-  readonly done: Promise<TerminalRunResult>;
+  readonly exit: Promise<AgentExit>;
   private stopRequested = false;
   private readonly disposables: vscode.Disposable[] = [];
-  private resolveDone!: (r: TerminalRunResult) => void;
+  private resolveDone!: (r: AgentExit) => void;
   private finished = false;
-  private via: TerminalRunResult['via'] = 'shell-integration';
+  private via: AgentExit['via'] = 'shell-integration';
 
   constructor(private readonly request: TerminalRunRequest) {
-    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.exit = new Promise((resolve) => (this.resolveDone = resolve));
     this.terminal = vscode.window.createTerminal({
       name: request.name,
-      cwd: request.cwd,
-      env: request.env,
+      cwd: vscode.Uri.file(request.cwd),
+      env: { ...request.env },
       iconPath: new vscode.ThemeIcon('hubot'),
     });
     this.terminal.show(true);
@@ -54,17 +48,17 @@ export class TerminalRun implements vscode.Disposable {
   }
 
   /** Ends the agent: Ctrl-C first, then the terminal (and its process tree) after a grace period. */
-  async stopNow(graceMs = 2000): Promise<void> {
+  async stop(graceMs = 2000): Promise<void> {
     if (this.finished) {
       return;
     }
     this.stopRequested = true;
     this.terminal.sendText('\u0003', false);
-    const ended = await Promise.race([this.done.then(() => true), delay(graceMs).then(() => false)]);
+    const ended = await Promise.race([this.exit.then(() => true), delay(graceMs).then(() => false)]);
     if (!ended) {
       this.terminal.dispose();
       // onDidCloseTerminal finishes the run; make sure it does even if the event is lost.
-      await Promise.race([this.done, delay(1000)]);
+      await Promise.race([this.exit, delay(1000)]);
       this.finish({ exitCode: undefined, stopped: true, via: this.via });
     }
   }
@@ -124,7 +118,7 @@ export class TerminalRun implements vscode.Disposable {
     });
   }
 
-  private finish(result: TerminalRunResult): void {
+  private finish(result: AgentExit): void {
     if (this.finished) {
       return;
     }

@@ -1,0 +1,191 @@
+/**
+ * The run engine: starts runs (Run objects in a RunSet, one per folder at a time), drives each
+ * with the scheduler (src/core/loop/scheduler.ts: the LoopController's choice is the one that
+ * runs), and carries one iteration through its parts: the workspace preparer (branch, archive,
+ * prompt), the executor (the agent's process) and the recorder (runs.jsonl). Every part is a port,
+ * and nothing here imports vscode, so the same engine can run several stories at once or run
+ * headless; the extension's Runner (runner.ts) supplies the VS Code parts.
+ */
+import type { AgentExecutor, AgentHandle, AgentLaunch } from '../../core/loop/executor';
+import { completeIteration } from '../../core/loop/iteration';
+import { type IterationRecord, LoopController, type RunStep, type StopMode, type StopStep } from '../../core/loop/loop';
+import { type Run, RunSet } from '../../core/loop/runSet';
+import { type LoopOutcome, runLoop } from '../../core/loop/scheduler';
+import { CompleteSignalDetector } from '../../core/output';
+import type { PrdAnalysis } from '../../core/prd/index';
+import { type FeatCommit, fewPaths, type RunRecord } from '../../core/runs/runs';
+
+/** An iteration made ready by the preparer: the prompt is written, the agent command planned. */
+export interface PreparedIteration {
+  /** Workspace-relative prompt file (it also names the run in the Runs view). */
+  readonly promptFile: string;
+  /** The agent preset id (or "custom"), for runs.jsonl. */
+  readonly agent: string;
+  readonly launch: Omit<AgentLaunch, 'onOutput'>;
+  /** What git says after the agent ended (undefined fields: git was not checked). */
+  observe(): Promise<{ readonly commits?: readonly FeatCommit[]; readonly uncommitted?: readonly string[] }>;
+}
+
+export interface RunPorts<F, H extends AgentHandle> {
+  /** The folder's identity: at most one run per key. */
+  readonly keyOf: (folder: F) => string;
+  /** prd.json now, from the workspace model (undefined: none). */
+  read(folder: F): Promise<PrdAnalysis | undefined>;
+  /** Asked once, before the first iteration: a stop step runs nothing; runAnyway allows a dirty checkout. */
+  checkTree(folder: F): Promise<{ readonly stop?: StopStep; readonly runAnyway: boolean }>;
+  prepare(folder: F, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean): Promise<PreparedIteration>;
+  readonly executor: AgentExecutor<H>;
+  /** The one writer of runs.jsonl (and of the prd.json snapshot archiving reads later). */
+  record(folder: F, line: RunRecord, after: PrdAnalysis | undefined): Promise<void>;
+  readonly log: { info(line: string): void; warn(line: string): void };
+  /** A run started, changed or ended (phase 'finished'). */
+  changed?(run: Run<F>): void;
+  /** An iteration's agent started / ended (the extension keeps its terminal). */
+  agentStarted?(run: Run<F>, handle: H, promptFile: string): void;
+  agentEnded?(run: Run<F>, handle: H, promptFile: string): void;
+  /** An iteration was recorded. */
+  recorded?(folder: F, record: IterationRecord): void;
+}
+
+export interface RunRequest {
+  readonly maxIterations: number;
+  /** Run this story first (the user picked it), whatever its state: a rule of the LoopController. */
+  readonly storyId?: string;
+  readonly noProgressLimit?: number;
+  readonly failureLimit?: number;
+  readonly prdLabel?: string;
+}
+
+export class RunEngine<F, H extends AgentHandle> {
+  private readonly runs: RunSet<F>;
+  private readonly loops = new Map<string, LoopController>();
+  private readonly handles = new Map<string, H>();
+
+  constructor(private readonly ports: RunPorts<F, H>) {
+    this.runs = new RunSet(ports.keyOf, (run) => ports.changed?.(run));
+  }
+
+  /** The runs that have not ended, oldest first. */
+  all(): Run<F>[] {
+    return this.runs.all();
+  }
+
+  inFolder(folder: F): Run<F> | undefined {
+    return this.runs.inFolder(folder);
+  }
+
+  /** The agent of a run's current iteration, while it runs. */
+  handleOf(runId: string): H | undefined {
+    return this.handles.get(runId);
+  }
+
+  /** Runs a loop in a folder until a stop rule applies (RunBusyError while another runs there). */
+  async run(folder: F, request: RunRequest): Promise<LoopOutcome> {
+    const loop = new LoopController({
+      maxIterations: request.maxIterations,
+      noProgressLimit: request.noProgressLimit,
+      failureLimit: request.failureLimit,
+      prdLabel: request.prdLabel,
+      firstStory: request.storyId,
+    });
+    const run = this.runs.start(folder, loop.config.maxIterations, new Date());
+    this.loops.set(run.id, loop);
+    let allowDirtyCheckout = false;
+    try {
+      return await runLoop(loop, {
+        read: () => this.ports.read(folder),
+        beforeFirstIteration: async () => {
+          const answer = await this.ports.checkTree(folder);
+          allowDirtyCheckout = answer.runAnyway;
+          return answer.stop;
+        },
+        iterate: (step, before) => this.iteration(run.id, folder, loop, step, before, allowDirtyCheckout),
+        log: (line) => this.ports.log.info(line),
+      });
+    } finally {
+      this.handles.get(run.id)?.dispose();
+      this.handles.delete(run.id);
+      this.loops.delete(run.id);
+      this.runs.end(run.id);
+    }
+  }
+
+  /** Asks the matching runs to stop after their running iteration; false when none runs. */
+  stopAfterIteration(which: (run: Run<F>) => boolean = () => true): boolean {
+    return this.requestStop('after-iteration', which).length > 0;
+  }
+
+  /** Ends the matching runs' agents now (each iteration is recorded as stopped); false when none runs. */
+  async stopNow(which: (run: Run<F>) => boolean = () => true): Promise<boolean> {
+    const runs = this.requestStop('now', which);
+    await Promise.all(runs.map((r) => this.handles.get(r.id)?.stop()));
+    return runs.length > 0;
+  }
+
+  private requestStop(mode: StopMode, which: (run: Run<F>) => boolean): Run<F>[] {
+    const runs = this.runs.all().filter(which);
+    for (const r of runs) {
+      this.loops.get(r.id)?.requestStop(mode);
+      this.runs.update(r.id, { stopRequested: this.loops.get(r.id)?.status.stopRequested ?? mode });
+    }
+    return runs;
+  }
+
+  private async iteration(runId: string, folder: F, loop: LoopController, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean): Promise<IterationRecord> {
+    const { log } = this.ports;
+    const prepared = await this.ports.prepare(folder, step, before, allowDirtyCheckout);
+    const detector = new CompleteSignalDetector();
+    const started = Date.now();
+    log.info(`[runner] iteration ${step.iteration}/${step.maxIterations}: ${step.storyId} (${prepared.agent}) in terminal "${prepared.launch.name}"`);
+    const handle = this.ports.executor.start({ ...prepared.launch, onOutput: (chunk) => detector.push(chunk) });
+    this.handles.set(runId, handle);
+    const run = this.runs.get(runId);
+    if (run) {
+      // before the change is told, so that listeners see the new agent with it
+      this.ports.agentStarted?.(run, handle, prepared.promptFile);
+    }
+    this.runs.update(runId, { phase: 'running', storyId: step.storyId, storyTitle: step.storyTitle, iteration: step.iteration, iterationStartedAt: started });
+    let exit;
+    try {
+      exit = await handle.exit;
+    } finally {
+      handle.dispose();
+      this.handles.delete(runId);
+    }
+    const ended = Date.now();
+    const now = this.runs.get(runId);
+    if (now) {
+      this.ports.agentEnded?.(now, handle, prepared.promptFile);
+    }
+
+    const after = await this.ports.read(folder);
+    const { commits, uncommitted } = await prepared.observe();
+    const { record, line } = completeIteration(loop, {
+      storyId: step.storyId,
+      storyTitle: step.storyTitle,
+      agent: prepared.agent,
+      started,
+      ended,
+      exitCode: exit.exitCode ?? null,
+      stopped: exit.stopped,
+      completeSignal: detector.seen,
+      before,
+      after,
+      commits,
+      uncommitted,
+      promptFile: prepared.promptFile,
+      iteration: step.iteration,
+      loopId: runId,
+    });
+    await this.ports.record(folder, line, after);
+    if (line.uncommitted) {
+      log.warn(`[runner] ${step.storyId}: the agent left uncommitted changes: ${fewPaths(line.uncommitted)}`);
+    }
+    log.info(`[runner] ${step.storyId}: ${record.outcome}, exit ${exit.exitCode ?? '?'} (${exit.via}), ${ended - started} ms`);
+    for (const note of record.notes) {
+      log.info(`[runner] ${note}`);
+    }
+    this.ports.recorded?.(folder, record);
+    return record;
+  }
+}

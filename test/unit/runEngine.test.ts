@@ -1,0 +1,147 @@
+/**
+ * The run engine with a fake executor: runs are objects with ids, several exist at once (one per
+ * folder), each is recorded in its own folder's runs.jsonl under its own id, a stop reaches only
+ * the run it names, and the one-run-per-folder rule keeps its message.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { AgentExecutor, AgentExit, AgentHandle } from '../../src/core/loop/executor';
+import { RunBusyError } from '../../src/core/loop/runSet';
+import { analyzePrd, type PrdAnalysis } from '../../src/core/prd/index';
+import { parseRuns } from '../../src/core/runs/runs';
+import { RunEngine, type RunPorts } from '../../src/services/run/engine';
+import { recordIteration } from '../../src/services/run/recorder';
+import { makePrd } from './helpers';
+
+interface Folder {
+  readonly name: string;
+  readonly root: string;
+}
+
+/** An agent that runs until the test ends it (exit) or the engine stops it. */
+class FakeAgent implements AgentHandle {
+  readonly exit: Promise<AgentExit>;
+  end!: (code: number) => void;
+  private settle!: (e: AgentExit) => void;
+  constructor(readonly cwd: string) {
+    this.exit = new Promise((resolve) => (this.settle = resolve));
+    this.end = (code) => this.settle({ exitCode: code, stopped: false, via: 'process' });
+  }
+  async stop(): Promise<void> {
+    this.settle({ exitCode: undefined, stopped: true, via: 'process' });
+  }
+  dispose(): void {}
+}
+
+/** Resolves when `check` holds, polled on the event loop, or fails after the deadline. */
+async function until(what: string, check: () => boolean, deadlineMs = 5000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!check()) {
+    if (Date.now() > end) {
+      assert.fail(`timed out waiting for ${what}`);
+    }
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+describe('run engine: runs are objects, several at once', () => {
+  const roots: string[] = [];
+  after(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
+
+  function folder(name: string): Folder {
+    const root = mkdtempSync(path.join(tmpdir(), `ralph-engine-${name}-`));
+    roots.push(root);
+    return { name, root };
+  }
+
+  function engine(prds: Map<string, PrdAnalysis>): { engine: RunEngine<Folder, FakeAgent>; agents: FakeAgent[] } {
+    const agents: FakeAgent[] = [];
+    const executor: AgentExecutor<FakeAgent> = {
+      start: (launch) => {
+        const a = new FakeAgent(launch.cwd);
+        agents.push(a);
+        return a;
+      },
+    };
+    const ports: RunPorts<Folder, FakeAgent> = {
+      keyOf: (f) => f.root,
+      read: async (f) => prds.get(f.root),
+      checkTree: async () => ({ runAnyway: false }),
+      prepare: async (f, step) => ({
+        promptFile: `.ralph/prompts/${step.storyId}.md`,
+        agent: 'custom',
+        launch: { name: `Ralph: ${step.storyId}`, cwd: f.root, commandLine: 'agent', env: {} },
+        observe: async () => ({}),
+      }),
+      executor,
+      record: (f, line, after) => recordIteration(f.root, line, after),
+      log: { info: () => undefined, warn: () => undefined },
+    };
+    return { engine: new RunEngine(ports), agents };
+  }
+
+  it('two folders run at once, each a Run with its own id, recorded in its own runs.jsonl under that id', async () => {
+    const a = folder('a');
+    const b = folder('b');
+    const prds = new Map([
+      [a.root, analyzePrd(makePrd([{ id: 'A-1', title: 'In a' }]))],
+      [b.root, analyzePrd(makePrd([{ id: 'B-1', title: 'In b' }]))],
+    ]);
+    const { engine: e, agents } = engine(prds);
+    const runA = e.run(a, { maxIterations: 1 });
+    const runB = e.run(b, { maxIterations: 1 });
+    await until('both agents to start', () => agents.length === 2);
+
+    const live = e.all();
+    assert.deepEqual(
+      live.map((r) => [r.folder.name, r.phase, r.storyId, r.iteration]),
+      [
+        ['a', 'running', 'A-1', 1],
+        ['b', 'running', 'B-1', 1],
+      ],
+    );
+    assert.notEqual(live[0].id, live[1].id);
+    // the user rule: one run per folder, with its message
+    await assert.rejects(e.run(a, { maxIterations: 1 }), (err: Error) => err instanceof RunBusyError && err.message === 'An agent is already running (A-1). Stop it first, or wait for it to finish.');
+
+    agents.forEach((agent) => agent.end(0));
+    const [outA, outB] = await Promise.all([runA, runB]);
+    assert.equal(outA.stop.reason, 'max-iterations');
+    assert.equal(outB.stop.reason, 'max-iterations');
+    assert.deepEqual(e.all(), []);
+    const linesA = parseRuns(readFileSync(path.join(a.root, '.ralph', 'runs.jsonl'), 'utf8')).runs;
+    const linesB = parseRuns(readFileSync(path.join(b.root, '.ralph', 'runs.jsonl'), 'utf8')).runs;
+    assert.deepEqual(
+      [linesA.map((l) => [l.storyId, l.loopId]), linesB.map((l) => [l.storyId, l.loopId])],
+      [[['A-1', live[0].id]], [['B-1', live[1].id]]],
+    );
+  });
+
+  it('a stop names its run: "Stop now" in one folder ends that agent only', async () => {
+    const a = folder('a');
+    const b = folder('b');
+    const prds = new Map([
+      [a.root, analyzePrd(makePrd([{ id: 'A-1' }]))],
+      [b.root, analyzePrd(makePrd([{ id: 'B-1' }]))],
+    ]);
+    const { engine: e, agents } = engine(prds);
+    const runA = e.run(a, { maxIterations: 3 });
+    const runB = e.run(b, { maxIterations: 1 });
+    await until('both agents to start', () => agents.length === 2);
+    assert.equal(await e.stopNow((r) => r.folder === a), true);
+    const outA = await runA;
+    assert.equal(outA.stop.reason, 'stop-requested');
+    assert.deepEqual(
+      outA.iterations.map((i) => i.outcome),
+      ['stopped'],
+    );
+    assert.deepEqual(
+      e.all().map((r) => [r.folder.name, r.phase, r.stopRequested]),
+      [['b', 'running', undefined]],
+    );
+    agents[1].end(0);
+    assert.equal((await runB).iterations.length, 1);
+  });
+});
