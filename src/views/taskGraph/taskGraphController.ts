@@ -25,6 +25,7 @@ import type { Runner } from '../../services/runner';
 import { isTrusted } from '../../services/trust';
 import { readText } from '../../services/workspaceFiles';
 import { Disposable } from '../../util/disposable';
+import { lateAnswersFromEnv } from '../lateAnswerSeam';
 
 /** One page: a webview view or a panel. */
 export interface GraphPage {
@@ -67,6 +68,7 @@ export class TaskGraphController extends Disposable {
   private readonly onDidSelectEmitter = this.register(new vscode.EventEmitter<string>());
   /** A page selected a story (the Stories view follows). */
   readonly onDidSelect = this.onDidSelectEmitter.event;
+  private late?: import('../lateAnswerSeam').LateAnswers | null;
   /** Messages rejected by validation (host tests read it). */
   rejected = 0;
 
@@ -308,7 +310,12 @@ export class TaskGraphController extends Disposable {
       case 'details': {
         const story = entry?.analysis.doc.stories.find((s) => s.id === m.id);
         if (story) {
-          void page.webview.postMessage(detailsMessage(story));
+          const late = (this.late ??= lateAnswersFromEnv() ?? null);
+          if (late) {
+            late.route(detailsMessage(story), (x) => void page.webview.postMessage(x));
+          } else {
+            void page.webview.postMessage(detailsMessage(story));
+          }
         }
         return;
       }
