@@ -27,6 +27,7 @@ const SEAMS = [
   'storyArtifacts',
   'runnerState',
   'logFolder',
+  'RALPH_TEST_LATE_ANSWER',
 ] as const;
 
 interface BuildScript {
