@@ -25,6 +25,7 @@ import type { RunsTreeProvider } from './views/runsTree';
 import type { StoriesTreeProvider } from './views/storiesTree';
 import type { TaskGraphController } from './views/taskGraph/taskGraphController';
 import { snapshotTree } from './views/treeSnapshot';
+import { HostedPage } from './views/webviewHost';
 
 /** What the composition root built: the test API reads it, never changes how it works. */
 export interface TestApiParts {
@@ -42,15 +43,19 @@ export interface TestApiParts {
   readonly logFolder: string;
 }
 
+let testRequestId = 0;
+
 /**
  * Hands the Task Graph a message as if a visible editor page had posted it, and returns what the
- * host answered (tests cannot post into a real webview).
+ * host answered (tests cannot post into a real webview). Like the page, it numbers a request that
+ * has no id yet (a message that is not an object is passed as it is).
  */
 export async function receiveAsPage(graph: TaskGraphController, data: unknown): Promise<{ rejected: boolean; replies: HostMessage[] }> {
   const replies: HostMessage[] = [];
-  const webview = { postMessage: async (m: HostMessage) => replies.push(m) } as unknown as vscode.Webview;
+  const page = new HostedPage<HostMessage, 'sidebar' | 'editor'>({ visible: true, webview: { postMessage: async (m: HostMessage) => replies.push(m) > 0 } }, 'editor');
   const before = graph.rejected;
-  await graph.receive({ webview, visible: true, kind: 'editor' }, data);
+  const numbered = typeof data === 'object' && data !== null && !Array.isArray(data) && !('requestId' in data) ? { ...data, requestId: ++testRequestId } : data;
+  await graph.receive(page, numbered);
   return { rejected: graph.rejected > before, replies };
 }
 

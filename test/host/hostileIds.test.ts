@@ -57,8 +57,8 @@ suite('story ids named like Object.prototype members (issue 16 item 14)', () => 
     await writePrd(TEXT);
     await waitForGraph('the five stories in the task graph', (x) => x.nodes.length === 5);
     const a = await api();
-    const details = await a.taskGraphReceive({ type: 'details', id: '__proto__' });
-    assert.deepEqual(details.replies, [{ type: 'details', id: '__proto__', description: 'About __proto__.', acceptanceCriteria: ['__proto__ works'] }]);
+    const details = await a.taskGraphReceive({ type: 'details', requestId: 3, id: '__proto__' });
+    assert.deepEqual(details.replies, [{ type: 'details', answers: 3, id: '__proto__', description: 'About __proto__.', acceptanceCriteria: ['__proto__ works'] }]);
     const r = await a.taskGraphReceive({ type: 'addDependency', story: 'valueOf', blocker: 'constructor' });
     assert.equal(r.rejected, false);
     const g = await waitForGraph('valueOf to wait on constructor', (x) => x.nodes.find((n) => n.id === 'valueOf')?.blockedBy.includes('constructor') === true);

@@ -52,10 +52,10 @@ suite('task graph (host)', () => {
   test('graph messages carry what the picture shows; a story\'s description and criteria come on request (details)', async () => {
     const g = await graph();
     assert.ok(g.nodes.every((n) => !('description' in n) && !('acceptanceCriteria' in n)), 'no long text in the graph message');
-    const r = await send({ type: 'details', id: 'US-008' });
+    const r = await send({ type: 'details', requestId: 41, id: 'US-008' });
     assert.equal(r.rejected, false);
     const story = JSON.parse(await readPrd()).userStories.find((x: { id: string }) => x.id === 'US-008');
-    assert.deepEqual(r.replies, [{ type: 'details', id: 'US-008', description: story.description, acceptanceCriteria: story.acceptanceCriteria }]);
+    assert.deepEqual(r.replies, [{ type: 'details', answers: 41, id: 'US-008', description: story.description, acceptanceCriteria: story.acceptanceCriteria }], 'the answer names the request');
     assert.deepEqual((await send({ type: 'details', id: 'US-999' })).replies, [], 'an unknown story gets no answer');
   });
 

@@ -31,6 +31,7 @@ const SEAMS = [
   'prdParses',
   'countPrdParse',
   'statusBarSnapshot',
+  'RALPH_TEST_LATE_ANSWER',
 ] as const;
 
 interface BuildScript {

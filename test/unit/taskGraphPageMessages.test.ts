@@ -110,7 +110,7 @@ describe('task graph: every message the host builds passes the page’s schema',
         const keys = new PageKeys(stories.map((s) => s.id));
         const seen = new Map<string, string>();
         for (const s of stories) {
-          assertAccepted(detailsMessage(s), `the details of ${s.id.slice(0, 40)}`);
+          assertAccepted(detailsMessage(1, s), `the details of ${s.id.slice(0, 40)}`);
           assertAccepted(selectMessage(s.id), 'a select message');
           const key = pageKey(s.id);
           assert.equal(keys.idOf(key), s.id, 'the key leads back to the id');
@@ -123,7 +123,7 @@ describe('task graph: every message the host builds passes the page’s schema',
           // the refusal of the edge that would close a cycle of hundreds of stories
           const r = addDependencyEdits(text, chainIds[0], chainIds[chainIds.length - 1]);
           assert.equal(r.ok, false);
-          assertAccepted(noticeMessage('error', r.ok ? '' : r.message, r.ok ? undefined : r.cycle), 'the cycle notice');
+          assertAccepted(noticeMessage(2, 'error', r.ok ? '' : r.message, r.ok ? undefined : r.cycle), 'the cycle notice');
         }
       }),
       { numRuns: 40 },
@@ -137,7 +137,7 @@ describe('task graph: every message the host builds passes the page’s schema',
     assert.match(node.title, /^t+… \(150,000 characters\)$/);
     assert.equal(node.titleTruncated, true);
     assert.match(node.id, /^L-9+… \(702 characters, #[0-9a-f]{8}\)$/);
-    const details = detailsMessage(analysis.doc.stories[0]);
+    const details = detailsMessage(1, analysis.doc.stories[0]);
     assert.ok(details.type === 'details');
     assert.equal(details.acceptanceCriteria.length, 1_000);
     assert.equal(details.acceptanceCriteria.at(-1), '… 3,801 more');

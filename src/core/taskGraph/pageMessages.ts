@@ -129,8 +129,11 @@ export function pageSource(source: string): string {
   return clampText(source, PAGE_LIMITS.source);
 }
 
-/** A story's long text for the detail pane; what had to be shortened is named in `truncated` (the pane does not edit it). */
-export function detailsMessage(story: { readonly id: string; readonly description: string; readonly acceptanceCriteria: readonly string[] }): HostMessage {
+/**
+ * A story's long text for the detail pane, answering the page's request `answers`; what had to be
+ * shortened is named in `truncated` (the pane does not edit it).
+ */
+export function detailsMessage(answers: number, story: { readonly id: string; readonly description: string; readonly acceptanceCriteria: readonly string[] }): HostMessage {
   const description = clampText(story.description, PAGE_LIMITS.text);
   // criteria are clamped to what the page may post back, so an untruncated list round-trips
   const acceptanceCriteria = elide(story.acceptanceCriteria, PAGE_LIMITS.criteria, moreText).map((c) => clampText(c, PAGE_LIMITS.criterion));
@@ -141,7 +144,7 @@ export function detailsMessage(story: { readonly id: string; readonly descriptio
   if (acceptanceCriteria.length !== story.acceptanceCriteria.length || acceptanceCriteria.some((c, i) => c !== story.acceptanceCriteria[i])) {
     truncated.push('acceptanceCriteria');
   }
-  const message: HostMessage = { type: 'details', id: pageKey(story.id), description, acceptanceCriteria };
+  const message: HostMessage = { type: 'details', answers, id: pageKey(story.id), description, acceptanceCriteria };
   return truncated.length > 0 ? { ...message, truncated } : message;
 }
 
@@ -149,8 +152,9 @@ export function selectMessage(id: string): HostMessage {
   return { type: 'select', id: pageKey(id) };
 }
 
-export function noticeMessage(level: 'info' | 'error', message: string, cycle?: readonly string[]): HostMessage {
-  return { type: 'notice', level, message: clampText(message, PAGE_LIMITS.message), cycle: cycle?.map(pageKey) };
+/** The result of the page's request `answers`, for its status line. */
+export function noticeMessage(answers: number, level: 'info' | 'error', message: string, cycle?: readonly string[]): HostMessage {
+  return { type: 'notice', answers, level, message: clampText(message, PAGE_LIMITS.message), cycle: cycle?.map(pageKey) };
 }
 
 export function emptyMessage(message: string): HostMessage {

@@ -6,6 +6,14 @@
  * Handshake: the page posts `ready` once its script runs; the host answers with the latest `graph`
  * and `run` messages (and replays them whenever the view becomes visible again, because VS Code
  * drops messages posted to a hidden webview).
+ *
+ * Requests and answers: every page message but `ready` is a request with a `requestId` (1, 2, 3, …
+ * from each load of the page), and every answer of the host (`details`, `notice`) names the request
+ * it answers in `answers`. The other host messages (`graph`, `run`, `select`, `empty`) are state:
+ * the latest is the truth. An answer can come late (the host was busy writing prd.json, the user
+ * selected another story meanwhile): the page keeps the latest id of each kind of request
+ * (`RequestIds`) and drops an answer to any other, and the host drops an answer for a page that was
+ * disposed or reloaded since it asked (src/views/webviewHost.ts).
  */
 import { z } from 'zod';
 
@@ -35,6 +43,13 @@ export const PAGE_LIMITS = {
 
 const id = z.string().max(PAGE_LIMITS.id);
 const text = z.string().max(PAGE_LIMITS.text);
+
+/** The id the page gives a request, and the id an answer names. */
+export const requestIdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/** Every page message but `ready` carries one. */
+const request = { requestId: requestIdSchema };
+/** Every answer names the request it answers. */
+const answer = { answers: requestIdSchema };
 
 export const nodeStateSchema = z.enum(['done', 'ready', 'next', 'blocked', 'invalid']);
 
@@ -150,6 +165,7 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
    */
   z.object({
     type: z.literal('details'),
+    ...answer,
     id,
     description: text,
     acceptanceCriteria: z.array(text).max(PAGE_LIMITS.criteria),
@@ -157,7 +173,7 @@ export const hostMessageSchema = z.discriminatedUnion('type', [
     truncated: z.array(z.enum(['description', 'acceptanceCriteria'])).optional(),
   }),
   /** A result the page shows in its status line; `cycle` names the stories of a refused edge's cycle. */
-  z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), message: z.string().max(PAGE_LIMITS.message), cycle: z.array(id).optional() }),
+  z.object({ type: z.literal('notice'), ...answer, level: z.enum(['info', 'error']), message: z.string().max(PAGE_LIMITS.message), cycle: z.array(id).optional() }),
 ]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;
 
@@ -167,30 +183,61 @@ export type EditableField = z.infer<typeof editableFieldSchema>;
 export const pageMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   /** The user selected a story in the graph: reveal it in the Stories view. */
-  z.object({ type: z.literal('select'), id }),
+  z.object({ type: z.literal('select'), ...request, id }),
   /** Open prd.json at the story. */
-  z.object({ type: z.literal('open'), id }),
+  z.object({ type: z.literal('open'), ...request, id }),
   /** Asks the host to let the user choose which folder's prd.json the graph shows (multi-root). */
-  z.object({ type: z.literal('pickFolder') }),
+  z.object({ type: z.literal('pickFolder'), ...request }),
   /** Asks for a story's description and acceptance criteria (the host answers with `details`). */
-  z.object({ type: z.literal('details'), id }),
-  z.object({ type: z.literal('showTerminal') }),
-  z.object({ type: z.literal('copy'), format: z.enum(['text', 'mermaid']) }),
-  z.object({ type: z.literal('openInEditor') }),
-  z.object({ type: z.literal('setDirection'), direction: z.enum(['LR', 'TB']) }),
-  z.object({ type: z.literal('addDependency'), story: id, blocker: id }),
+  z.object({ type: z.literal('details'), ...request, id }),
+  z.object({ type: z.literal('showTerminal'), ...request }),
+  z.object({ type: z.literal('copy'), ...request, format: z.enum(['text', 'mermaid']) }),
+  z.object({ type: z.literal('openInEditor'), ...request }),
+  z.object({ type: z.literal('setDirection'), ...request, direction: z.enum(['LR', 'TB']) }),
+  z.object({ type: z.literal('addDependency'), ...request, story: id, blocker: id }),
   /** Asks the host for a quick pick of blockers to add to the story. */
-  z.object({ type: z.literal('pickBlocker'), story: id }),
-  z.object({ type: z.literal('removeDependency'), story: id, blocker: id }),
+  z.object({ type: z.literal('pickBlocker'), ...request, story: id }),
+  z.object({ type: z.literal('removeDependency'), ...request, story: id, blocker: id }),
   z.object({
     type: z.literal('editStory'),
+    ...request,
     story: id,
     field: editableFieldSchema,
     value: z.union([z.string().max(PAGE_LIMITS.text), z.number(), z.array(z.string().max(PAGE_LIMITS.criterion)).max(PAGE_LIMITS.criteria)]),
   }),
-  z.object({ type: z.literal('addStory'), title: z.string().min(1).max(1_000), blockedBy: z.array(id).max(1_000).optional() }),
+  z.object({ type: z.literal('addStory'), ...request, title: z.string().min(1).max(1_000), blockedBy: z.array(id).max(1_000).optional() }),
 ]);
 export type PageMessage = z.infer<typeof pageMessageSchema>;
+/** A request as the page's code writes it: the id is added when it is posted. */
+export type PageRequest = PageMessage extends infer M ? (M extends { requestId: number } ? Omit<M, 'requestId'> : never) : never;
+
+/**
+ * The page's side of the request-id rule. Ids grow with every request; the kind of a request is its
+ * type (`details`, `editStory`, `copy`, …): a newer request of a kind makes every earlier one of
+ * that kind stale, and an answer to a stale request (or to no request of this load) is dropped.
+ */
+export class RequestIds {
+  private last = 0;
+  /** The latest id of each kind (a handful of kinds: one entry each). */
+  private readonly latest = new Map<string, number>();
+
+  /** The id of a new request of `kind`. */
+  next(kind: string): number {
+    this.last += 1;
+    this.latest.set(kind, this.last);
+    return this.last;
+  }
+
+  /** True when an answer naming `answers` answers the latest request of its kind. */
+  isCurrent(answers: number): boolean {
+    for (const id of this.latest.values()) {
+      if (id === answers) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
 
 export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };
 

@@ -24,13 +24,15 @@ import type { Runner } from '../../services/run/runner';
 import type { RunsWorkspace } from '../../services/runsWorkspace';
 import { isTrusted } from '../../services/trust';
 import { Disposable } from '../../util/disposable';
+import type { HostedPage } from '../webviewHost';
 
-/** One page: a webview view or a panel. */
-export interface GraphPage {
-  readonly webview: vscode.Webview;
-  readonly visible: boolean;
-  readonly kind: 'sidebar' | 'editor';
-}
+/** One page: a webview view or a panel (its webview is reached through the shared host). */
+export type GraphPage = HostedPage<HostMessage, 'sidebar' | 'editor'>;
+
+/** Posts the answer to the request being handled (to the load of the page that asked, or nowhere). */
+type Reply = (answer: HostMessage) => void;
+/** Every page message but `ready` is a request (it carries a request id). */
+type Request = Exclude<PageMessage, { type: 'ready' }>;
 
 export interface TaskGraphDeps {
   readonly prds: PrdWorkspace;
@@ -106,14 +108,10 @@ export class TaskGraphController extends Disposable {
     return true;
   }
 
-  /** Adds a page; returns what to dispose when it goes away. */
+  /** Adds a page (its messages come through `receive`); returns what to dispose when it goes away. */
   attach(page: GraphPage): vscode.Disposable {
     this.pages.add(page);
-    const sub = page.webview.onDidReceiveMessage((data: unknown) => void this.receive(page, data));
-    return new vscode.Disposable(() => {
-      sub.dispose();
-      this.pages.delete(page);
-    });
+    return new vscode.Disposable(() => this.pages.delete(page));
   }
 
   /** A page became visible again: replay the latest state (messages sent while hidden were dropped). */
@@ -213,24 +211,20 @@ export class TaskGraphController extends Disposable {
     if (this.graph) {
       // A (re)loaded page has no layout: send the current one with the graph.
       const g = this.graph.type === 'graph' && !this.graph.layout ? { ...this.graph, layout: this.builder().currentLayout() } : this.graph;
-      void page.webview.postMessage(g);
+      page.post(g);
     }
-    void page.webview.postMessage(this.run);
+    page.post(this.run);
     if (this.selected) {
-      void page.webview.postMessage(selectMessage(this.selected));
+      page.post(selectMessage(this.selected));
     }
   }
 
   private broadcast(message: HostMessage): void {
     for (const page of this.pages) {
       if (this.ready.has(page) && page.visible) {
-        void page.webview.postMessage(message);
+        page.post(message);
       }
     }
-  }
-
-  private notice(page: GraphPage, level: 'info' | 'error', message: string, cycle?: readonly string[]): void {
-    void page.webview.postMessage(noticeMessage(level, message, cycle));
   }
 
   /** Validates and handles one message from a page. */
@@ -241,16 +235,26 @@ export class TaskGraphController extends Disposable {
       this.deps.log.warn(`[graph] rejected a message from the page: ${parsed.error}`);
       return;
     }
+    const m = parsed.message;
+    if (m.type === 'ready') {
+      // a (re)loaded page: what its earlier load asked is answered nowhere
+      page.loaded();
+      this.ready.add(page);
+      this.sendAll(page);
+      return;
+    }
+    // taken now, before anything is awaited: the answer goes to the load of the page that asked
+    const reply = page.replier();
     try {
-      await this.handle(page, this.withIds(parsed.message));
+      await this.handle(page, this.withIds(m), reply);
     } catch (e) {
-      this.deps.log.error(`[graph] ${parsed.message.type}: ${(e as Error).message}`);
-      this.notice(page, 'error', (e as Error).message);
+      this.deps.log.error(`[graph] ${m.type}: ${(e as Error).message}`);
+      reply(noticeMessage(m.requestId, 'error', (e as Error).message));
     }
   }
 
-  /** The message with the story keys the page knows turned back into ids. */
-  private withIds(m: PageMessage): PageMessage {
+  /** The request with the story keys the page knows turned back into ids. */
+  private withIds(m: Request): Request {
     const id = (key: string): string => this.keys.idOf(key);
     switch (m.type) {
       case 'select':
@@ -270,19 +274,16 @@ export class TaskGraphController extends Disposable {
     }
   }
 
-  private async handle(page: GraphPage, m: PageMessage): Promise<void> {
+  private async handle(page: GraphPage, m: Request, reply: Reply): Promise<void> {
     const entry = this.entry();
+    const notice = (level: 'info' | 'error', message: string, cycle?: readonly string[]): void => reply(noticeMessage(m.requestId, level, message, cycle));
     switch (m.type) {
-      case 'ready':
-        this.ready.add(page);
-        this.sendAll(page);
-        return;
       case 'select':
         this.selected = m.id;
         this.onDidSelectEmitter.fire(m.id);
         for (const other of this.pages) {
           if (other !== page && this.ready.has(other) && other.visible) {
-            void other.webview.postMessage(selectMessage(m.id));
+            other.post(selectMessage(m.id));
           }
         }
         await this.deps.reveal(m.id, entry?.folder.uri);
@@ -305,7 +306,7 @@ export class TaskGraphController extends Disposable {
       case 'details': {
         const story = entry?.analysis.doc.stories.find((s) => s.id === m.id);
         if (story) {
-          void page.webview.postMessage(detailsMessage(story));
+          reply(detailsMessage(m.requestId, story));
         }
         return;
       }
@@ -321,7 +322,7 @@ export class TaskGraphController extends Disposable {
         }
         const g = taskGraphOf(entry.analysis);
         await vscode.env.clipboard.writeText(m.format === 'mermaid' ? graphMermaid(g) : graphText(g));
-        this.notice(page, 'info', m.format === 'mermaid' ? 'Copied the graph as Mermaid.' : 'Copied the graph as text.');
+        notice('info', m.format === 'mermaid' ? 'Copied the graph as Mermaid.' : 'Copied the graph as text.');
         return;
       }
       case 'setDirection':
@@ -337,24 +338,24 @@ export class TaskGraphController extends Disposable {
         }
         return;
       case 'pickBlocker':
-        await this.pickBlocker(page, m.story);
+        await this.pickBlocker(page, m.story, m.requestId, reply);
         return;
       case 'addDependency':
-        await this.edit(page, (text) => addDependencyEdits(text, m.story, m.blocker), `${m.story} now waits on ${m.blocker}.`);
+        await this.edit(notice, (text) => addDependencyEdits(text, m.story, m.blocker), `${m.story} now waits on ${m.blocker}.`);
         return;
       case 'removeDependency':
-        await this.edit(page, (text) => removeDependencyEdits(text, m.story, m.blocker), `${m.story} no longer waits on ${m.blocker}.`);
+        await this.edit(notice, (text) => removeDependencyEdits(text, m.story, m.blocker), `${m.story} no longer waits on ${m.blocker}.`);
         return;
       case 'editStory':
-        await this.edit(page, (text) => setStoryFieldEdits(text, m.story, m.field, m.value), `Saved the ${m.field === 'acceptanceCriteria' ? 'acceptance criteria' : m.field} of ${m.story}.`);
+        await this.edit(notice, (text) => setStoryFieldEdits(text, m.story, m.field, m.value), `Saved the ${m.field === 'acceptanceCriteria' ? 'acceptance criteria' : m.field} of ${m.story}.`);
         return;
       case 'addStory':
-        await this.edit(page, (text) => addStoryEdits(text, m.title, m.blockedBy), `Added "${m.title}".`);
+        await this.edit(notice, (text) => addStoryEdits(text, m.title, m.blockedBy), `Added "${m.title}".`);
         return;
     }
   }
 
-  private async pickBlocker(page: GraphPage, storyId: string): Promise<void> {
+  private async pickBlocker(page: GraphPage, storyId: string, requestId: number, reply: Reply): Promise<void> {
     const entry = this.entry();
     if (!entry?.analysis.readable) {
       throw new Error('prd.json cannot be read right now; fix it first.');
@@ -366,12 +367,12 @@ export class TaskGraphController extends Disposable {
       .map((s) => ({ label: s.id, description: s.title, detail: s.passes ? 'passes' : undefined }));
     const pick = await vscode.window.showQuickPick(items, { title: `Add a blocker to ${storyId}`, placeHolder: `${storyId} will wait until the story you pick passes`, matchOnDescription: true });
     if (pick) {
-      await this.handle(page, { type: 'addDependency', story: storyId, blocker: pick.label });
+      await this.handle(page, { type: 'addDependency', requestId, story: storyId, blocker: pick.label }, reply);
     }
   }
 
   /** Applies a graph edit as an undoable WorkspaceEdit of prd.json, or shows why it was refused. */
-  private async edit(page: GraphPage, compute: (text: string) => GraphEditResult, done: string): Promise<void> {
+  private async edit(notice: (level: 'info' | 'error', message: string, cycle?: readonly string[]) => void, compute: (text: string) => GraphEditResult, done: string): Promise<void> {
     if (!isTrusted()) {
       throw new Error('Editing prd.json from the graph needs a trusted workspace.');
     }
@@ -389,11 +390,11 @@ export class TaskGraphController extends Disposable {
       return r.edits;
     });
     if (refusal && !refusal.ok) {
-      this.notice(page, 'error', refusal.message, refusal.cycle);
+      notice('error', refusal.message, refusal.cycle);
       return;
     }
     this.deps.log.info(`[graph] ${done}`);
-    this.notice(page, 'info', result === 'unchanged' ? 'Nothing to change.' : done);
+    notice('info', result === 'unchanged' ? 'Nothing to change.' : done);
     this.deps.prds.refreshAll();
   }
 }

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { Views } from '../../constants';
 import { Disposable } from '../../util/disposable';
-import { graphHtml, graphWebviewOptions } from './graphHtml';
+import { hostPage, type PageSpec, webviewOptions } from '../webviewHost';
 import type { GraphPage, TaskGraphController } from './taskGraphController';
 
 export const TASK_GRAPH_PANEL = 'ralph.taskGraphPanel';
@@ -20,41 +20,13 @@ export class TaskGraphViewProvider extends Disposable implements vscode.WebviewV
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
-    connectPage(this.controller, this.extensionUri, 'sidebar', view, view.onDidChangeVisibility);
+    hostPage(this.controller, this.extensionUri, graphPage('sidebar'), view, view.onDidChangeVisibility);
   }
 }
 
-/**
- * Gives a webview (the side-bar view or the editor panel) the page's options and HTML, attaches it
- * to the controller, replays the latest state whenever it shows again (VS Code drops messages to a
- * hidden webview), and detaches it when it goes away.
- */
-function connectPage(
-  controller: TaskGraphController,
-  extensionUri: vscode.Uri,
-  kind: GraphPage['kind'],
-  host: { readonly webview: vscode.Webview; readonly visible: boolean; onDidDispose: vscode.Event<void> },
-  onDidChangeVisibility: vscode.Event<unknown>,
-): void {
-  host.webview.options = graphWebviewOptions(extensionUri);
-  host.webview.html = graphHtml(host.webview, extensionUri, kind);
-  const page: GraphPage = {
-    webview: host.webview,
-    kind,
-    get visible() {
-      return host.visible;
-    },
-  };
-  const attached = controller.attach(page);
-  const vis = onDidChangeVisibility(() => {
-    if (host.visible) {
-      controller.replay(page);
-    }
-  });
-  host.onDidDispose(() => {
-    attached.dispose();
-    vis.dispose();
-  });
+/** The task-graph page, in the side bar or in the editor (body data-mode). */
+function graphPage(mode: GraphPage['kind']): PageSpec & { mode: GraphPage['kind'] } {
+  return { title: 'Task Graph', loading: 'Loading the task graph…', mode };
 }
 
 /**
@@ -69,7 +41,7 @@ export function registerTaskGraph(context: vscode.ExtensionContext, controller: 
   const adopt = (p: vscode.WebviewPanel): void => {
     panel = p;
     p.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'ralph.svg');
-    connectPage(controller, context.extensionUri, 'editor', p, p.onDidChangeViewState);
+    hostPage(controller, context.extensionUri, graphPage('editor'), p, p.onDidChangeViewState);
     p.onDidDispose(() => {
       if (panel === p) {
         panel = undefined;
@@ -87,6 +59,6 @@ export function registerTaskGraph(context: vscode.ExtensionContext, controller: 
       panel.reveal();
       return;
     }
-    adopt(vscode.window.createWebviewPanel(TASK_GRAPH_PANEL, 'Task Graph', vscode.ViewColumn.Active, { ...graphWebviewOptions(context.extensionUri), retainContextWhenHidden: false }));
+    adopt(vscode.window.createWebviewPanel(TASK_GRAPH_PANEL, 'Task Graph', vscode.ViewColumn.Active, { ...webviewOptions(context.extensionUri), retainContextWhenHidden: false }));
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The full drawing (editor panel): layered layout from the host, SVG for what is visible (nodes and
  * edges outside the viewport are not in the DOM, so 5,000 stories stay responsive), a canvas
- * overview when the zoom shows more than a few hundred stories at once.
+ * overview when the zoom shows more than a few hundred stories at once. Rendering only: the pointer,
+ * the wheel and dragging reach it through input.ts (`zoomBy`, `panTo`, `hoverLater`).
  */
 import { edgeElement, type EdgeEntry, type EdgeGeometry, edgeGeometryOf, nodeElement, setIfChanged } from './elements';
 import { type Derived, elapsed, type GraphMessage, type LayoutDto, lineage, type RunMessage, svg, type ViewState } from './model';
@@ -34,20 +35,19 @@ export interface DrawingHost {
   flagged(i: number): boolean;
   /** Nodes the filters hide (done, out of focus). */
   hidden(i: number): boolean;
-  onNodeClick(i: number): void;
-  onNodeOpen(i: number): void;
-  onEdgeClick(k: number): void;
-  onRunClick(): void;
+  /** The zoom or pan changed (kept with setState). */
   onViewChange(): void;
 }
 
 export class Drawing {
   readonly root: HTMLDivElement;
   private readonly svgEl: SVGSVGElement;
-  private readonly scene: SVGGElement;
+  /** The zoomed and panned group (input.ts listens on it for clicks). */
+  readonly scene: SVGGElement;
   private readonly canvas: HTMLCanvasElement;
   private readonly edgeLayer: SVGGElement;
-  private readonly nodeLayer: SVGGElement;
+  /** The nodes' group (input.ts listens on it for hover). */
+  readonly nodeLayer: SVGGElement;
   /** The drawn elements by node or edge index, with a signature of what they show. */
   private readonly nodeEls = new Map<number, NodeEntry>();
   private readonly edgeEls = new Map<number, EdgeEntry>();
@@ -58,7 +58,6 @@ export class Drawing {
   /** The drawing's size, kept by a ResizeObserver. */
   private size?: { w: number; h: number };
   private frame = 0;
-  private drag?: { x: number; y: number; panX: number; panY: number; moved: boolean };
   /** How the last frame was drawn (the UI tests read data-render). */
   mode: 'svg' | 'canvas' = 'svg';
 
@@ -82,8 +81,6 @@ export class Drawing {
     this.canvas.className = 'overview';
     this.canvas.setAttribute('aria-hidden', 'true');
     this.root.append(this.svgEl, this.canvas);
-    this.bindPanZoom();
-    this.bindPointer();
     // The size comes from the observer: reading clientWidth while rendering would force a layout of
     // the whole page (tens of ms with hundreds of SVG nodes).
     new ResizeObserver((entries) => {
@@ -150,6 +147,18 @@ export class Drawing {
     v.zoom = z;
     this.applyTransform();
     this.host.onViewChange();
+    this.schedule();
+  }
+
+  /** Moves the picture to a pan (wheel, drag); `save` keeps it with setState (a drag saves at its end). */
+  panTo(panX: number, panY: number, save: boolean): void {
+    const v = this.host.view();
+    v.panX = panX;
+    v.panY = panY;
+    this.applyTransform();
+    if (save) {
+      this.host.onViewChange();
+    }
     this.schedule();
   }
 
@@ -375,7 +384,7 @@ export class Drawing {
    * The pointer rests on a node (or left it): the highlight follows after HOVER_MS, so a pointer
    * on its way to a click or across the drawing does not repaint the whole picture at every node.
    */
-  private hoverLater(i: number | undefined): void {
+  hoverLater(i: number | undefined): void {
     window.clearTimeout(this.hoverTimer);
     this.hoverTimer = window.setTimeout(() => {
       if (i !== this.hover) {
@@ -383,95 +392,5 @@ export class Drawing {
         this.decorate();
       }
     }, HOVER_MS);
-  }
-
-  /** One listener each for the whole drawing: clicks, double-clicks and hover find their node or edge. */
-  private bindPointer(): void {
-    const nodeOf = (e: Event): number | undefined => {
-      const g = (e.target as Element).closest<SVGGElement>('g.node');
-      return g && this.nodeLayer.contains(g) ? Number(g.dataset.index) : undefined;
-    };
-    this.scene.addEventListener('click', (e) => {
-      if ((e.target as Element).closest('.run-mark')) {
-        e.stopPropagation();
-        this.host.onRunClick();
-        return;
-      }
-      const hit = (e.target as Element).closest<SVGPathElement>('.edge-hit');
-      if (hit) {
-        e.stopPropagation();
-        this.host.onEdgeClick(Number(hit.dataset.edge));
-        return;
-      }
-      const i = nodeOf(e);
-      if (i !== undefined) {
-        this.host.onNodeClick(i);
-      }
-    });
-    this.scene.addEventListener('dblclick', (e) => {
-      const i = nodeOf(e);
-      if (i !== undefined) {
-        this.host.onNodeOpen(i);
-      }
-    });
-    this.nodeLayer.addEventListener('pointerover', (e) => {
-      const i = nodeOf(e);
-      if (i !== undefined) {
-        this.hoverLater(i);
-      }
-    });
-    this.nodeLayer.addEventListener('pointerout', (e) => {
-      const to = (e as PointerEvent).relatedTarget as Element | null;
-      const from = nodeOf(e);
-      if (from !== undefined && !to?.closest(`g.node[data-index="${from}"]`)) {
-        this.hoverLater(undefined);
-      }
-    });
-  }
-
-  private bindPanZoom(): void {
-    this.root.addEventListener(
-      'wheel',
-      (e) => {
-        e.preventDefault();
-        const r = this.root.getBoundingClientRect();
-        if (e.ctrlKey || e.metaKey) {
-          this.zoomBy(Math.exp(-e.deltaY / 300), e.clientX - r.left, e.clientY - r.top);
-        } else {
-          const v = this.host.view();
-          v.panX -= e.deltaX;
-          v.panY -= e.deltaY;
-          this.applyTransform();
-          this.host.onViewChange();
-          this.schedule();
-        }
-      },
-      { passive: false },
-    );
-    this.root.addEventListener('pointerdown', (e) => {
-      if (e.button !== 0 || (e.target as Element).closest('g.node, .edge-hit')) {
-        return;
-      }
-      const v = this.host.view();
-      this.drag = { x: e.clientX, y: e.clientY, panX: v.panX, panY: v.panY, moved: false };
-      this.root.setPointerCapture(e.pointerId);
-    });
-    this.root.addEventListener('pointermove', (e) => {
-      if (!this.drag) {
-        return;
-      }
-      const v = this.host.view();
-      v.panX = this.drag.panX + e.clientX - this.drag.x;
-      v.panY = this.drag.panY + e.clientY - this.drag.y;
-      this.drag.moved = true;
-      this.applyTransform();
-      this.schedule();
-    });
-    this.root.addEventListener('pointerup', () => {
-      if (this.drag?.moved) {
-        this.host.onViewChange();
-      }
-      this.drag = undefined;
-    });
   }
 }

@@ -1,6 +1,10 @@
-/** The VS Code webview API, typed with the protocol: what the page may post and keep. */
-import type { PageMessage, ViewState } from '../../../src/core/webview/graphProtocol';
-import { viewStateSchema } from '../../../src/core/webview/graphProtocol';
+/**
+ * The VS Code webview API, typed with the protocol: what the page may post and keep. Every request
+ * is numbered here (graphProtocol.ts, `RequestIds`), and an answer is taken only when it answers
+ * the latest request of its kind.
+ */
+import type { PageRequest, ViewState } from '../../../src/core/webview/graphProtocol';
+import { RequestIds, viewStateSchema } from '../../../src/core/webview/graphProtocol';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -12,8 +16,16 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const api: VsCodeApi = acquireVsCodeApi();
 
-export function post(message: PageMessage): void {
-  api.postMessage(message);
+const requests = new RequestIds();
+
+/** Posts a request (numbered now: its kind is its type), or `ready`. */
+export function post(message: PageRequest | { type: 'ready' }): void {
+  api.postMessage(message.type === 'ready' ? message : { ...message, requestId: requests.next(message.type) });
+}
+
+/** True when an answer (`details`, `notice`) answers the latest request of its kind: else it is late, and dropped. */
+export function isCurrentAnswer(answers: number): boolean {
+  return requests.isCurrent(answers);
 }
 
 export const DEFAULT_VIEW: ViewState = { zoom: 1, panX: 24, panY: 24, hideDone: false, focus: false, search: '', direction: 'LR' };
