@@ -55,10 +55,5 @@ export interface RalphApi {
   /** The extension's log folder (its output channel's file is there). */
   readonly logFolder: string;
   /** What the runner is doing now. */
-  /**
-   * For tests: answer the question asked before a run on a working tree with uncommitted changes
-   * (the handler gets the paths; undefined restores the modal).
-   */
-  answerDirtyTree(handler: ((files: readonly string[]) => 'commit' | 'stash' | 'run' | 'cancel') | undefined): void;
   runnerState(): { running: boolean; storyId?: string; iteration?: number; maxIterations?: number; terminalName?: string };
 }

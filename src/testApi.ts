@@ -14,7 +14,6 @@ import type { GitHubWorkspace } from './services/githubWorkspace';
 import type { MemoryWorkspace } from './services/memoryWorkspace';
 import { prdParses } from './services/prdParses';
 import type { PrdWorkspace } from './services/prdWorkspace';
-import { askDirtyTree } from './services/runMessages';
 import type { Runner } from './services/run/runner';
 import type { RunsWorkspace } from './services/runsWorkspace';
 import type { HostMessage } from './core/webview/graphProtocol';
@@ -88,9 +87,6 @@ export function createTestApi(p: TestApiParts): RalphApi {
     clearCommandErrors,
     simulateRestrictedMode,
     answerConfirmations,
-    answerDirtyTree: (handler) => {
-      p.runner.answerDirtyTree = handler ? (_folder, files) => handler(files) : askDirtyTree;
-    },
     taskGraphSnapshot: () => p.graph.snapshot(),
     taskGraphLayoutRuns: () => p.graph.layoutRuns(),
     taskGraphReceive: (data) => receiveAsPage(p.graph, data),

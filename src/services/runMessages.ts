@@ -1,7 +1,8 @@
 /**
  * What the runner says to the user: the dirty-working-tree question before a run, and the
- * notifications of an iteration. Kept apart from the loop so that tests can answer the question
- * (`Runner.answerDirtyTree`) and the runner's logic reads without UI calls in between.
+ * notifications of an iteration. Kept apart from the loop so that the runner's logic reads without
+ * UI calls in between; the question is asked through the one confirmation seam (confirm.ts), which
+ * the tests answer (RalphApi.answerConfirmations).
  */
 import * as vscode from 'vscode';
 import { ask } from './confirm';
@@ -9,7 +10,7 @@ import { fewPaths } from '../core/runs/runs';
 
 export type DirtyTreeChoice = 'commit' | 'stash' | 'run' | 'cancel';
 
-/** Answers the dirty-tree question; tests install one instead of the modal. */
+/** Answers the dirty-tree question (askDirtyTree; the run engine takes it as a port). */
 export type DirtyTreeAnswer = (folder: vscode.WorkspaceFolder, files: readonly string[]) => DirtyTreeChoice | Promise<DirtyTreeChoice>;
 
 const COMMIT = 'Commit First…';

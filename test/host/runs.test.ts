@@ -70,16 +70,28 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
   let dirtyQuestions: string[][] = [];
   setup(async () => {
     dirtyQuestions = [];
-    (await api()).answerDirtyTree((files) => {
-      dirtyQuestions.push([...files]);
-      return 'cancel';
-    });
+    await answerDirtyTree(undefined);
   });
+
+  /**
+   * Answers the question asked before a run on a dirty working tree (through the confirmation seam)
+   * with `choice` (undefined: the user closed it), and records the paths it named.
+   */
+  async function answerDirtyTree(choice: 'Commit First…' | 'Stash and Run' | 'Run Anyway' | undefined): Promise<void> {
+    (await api()).answerConfirmations((q) => {
+      const named = /has uncommitted changes \((.*)\)\. The agent commits/.exec(q.message);
+      if (!named) {
+        return undefined;
+      }
+      dirtyQuestions.push(named[1].split(', '));
+      return choice;
+    });
+  }
 
   teardown(async function () {
     this.timeout(60_000);
     const unexpected = this.currentTest?.title.includes('dirty') ? [] : dirtyQuestions;
-    (await api()).answerDirtyTree(undefined);
+    (await api()).answerConfirmations(undefined);
     await stopAndCloseTerminals();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     if (movedGit) {
@@ -410,10 +422,7 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
   test('a dirty working tree: Run anyway proceeds, and what the agent left uncommitted is recorded and shown', async () => {
     await useFakeAgent({ mode: 'pass' });
     fs.appendFileSync(ws('README.md'), '\nlocal edit\n');
-    (await api()).answerDirtyTree((files) => {
-      dirtyQuestions.push([...files]);
-      return 'run';
-    });
+    await answerDirtyTree('Run Anyway');
     const r = await runCommand('ralph.runNext');
     assert.deepEqual(dirtyQuestions, [['README.md']]);
     assert.deepEqual(r.iterations.map((i) => i.outcome), ['passed'], r.stop.message);
@@ -431,10 +440,7 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
   test('a dirty working tree: Stash and run stashes the edits (not .ralph/) and the agent\'s commit holds only its own changes', async () => {
     await useFakeAgent({ mode: 'pass' });
     fs.appendFileSync(ws('README.md'), '\nlocal edit\n');
-    (await api()).answerDirtyTree((files) => {
-      dirtyQuestions.push([...files]);
-      return 'stash';
-    });
+    await answerDirtyTree('Stash and Run');
     const r = await runCommand('ralph.runNext');
     assert.deepEqual(r.iterations.map((i) => i.outcome), ['passed'], r.stop.message);
     assert.deepEqual(git('show', '--name-only', '--format=', 'HEAD').split('\n').sort(), ['prd.json', 'progress.txt']);

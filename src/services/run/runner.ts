@@ -15,7 +15,7 @@ import type { PrdAnalysis } from '../../core/prd/index';
 import { Disposable } from '../../util/disposable';
 import type { PrdWorkspace } from '../prdWorkspace';
 import { RunFileError } from '../runFiles';
-import { askDirtyTree, type DirtyTreeAnswer, showFalseCompletion } from '../runMessages';
+import { askDirtyTree, showFalseCompletion } from '../runMessages';
 import { readSettings, type RalphSettings } from '../settings';
 import { isTrusted } from '../trust';
 import { RunEngine } from './engine';
@@ -67,8 +67,6 @@ export class Runner extends Disposable {
   private readonly contexts = new Map<string, PrepareContext>();
   /** Agent terminals of finished iterations that are still open, oldest first, by prompt file. */
   private readonly finished: { key: string; terminal: vscode.Terminal }[] = [];
-  /** The question asked before a run on a dirty working tree (tests replace it). */
-  answerDirtyTree: DirtyTreeAnswer = askDirtyTree;
 
   constructor(
     private readonly prds: PrdWorkspace,
@@ -80,7 +78,7 @@ export class Runner extends Disposable {
     this.engine = new RunEngine({
       keyOf: (folder) => folder.uri.toString(),
       read: (folder) => this.read(folder),
-      checkTree: (folder) => checkWorkingTree(folder, this.answerDirtyTree, log),
+      checkTree: (folder) => checkWorkingTree(folder, askDirtyTree, log),
       prepare: (folder, step, before, allowDirty) => prepareIteration(this.contextOf(folder), step, before, allowDirty),
       executor: terminalExecutor,
       record: async (folder, line, after) => {
