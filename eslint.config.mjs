@@ -48,8 +48,11 @@ function layerOf(rel) {
   return m[2] === '/' ? `src/${m[1]}` : `src/${m[1].replace(/\.(ts|js)$/, '')}`;
 }
 
-/** The tier of a module of src/core (a repository path) and its folder (src/core/prd, src/core/graph.ts), or undefined outside src/core. */
-function coreTierOf(rel) {
+/**
+ * The tier of a module of src/core (a repository path) and its folder (src/core/prd, src/core/graph),
+ * or undefined outside src/core. scripts/module-graph.mjs marks an upward arrow with it.
+ */
+export function coreTierOf(rel) {
   if (!rel.startsWith('src/core/')) return undefined;
   const inCore = rel.slice('src/core/'.length);
   const tier = CORE_TIERS.find((t) => t.match.test(inCore) || t.match.test(`${inCore}.ts`));

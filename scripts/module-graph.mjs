@@ -6,12 +6,14 @@
 //
 // prints the folder-level graph: one line per pair of folders (a core sub-folder such as
 // src/core/prd, a layer such as src/views, a webview page such as webview-ui/src/graph) with the
-// number of file-to-file imports between them, then the import cycles between files, if any.
+// number of file-to-file imports between them, an arrow that goes up inside src/core marked (the
+// tiers of the ralph/layers lint in eslint.config.mjs), then the import cycles between files, if any.
 // test/unit/imports.test.ts uses the same functions to fail on a cycle.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { coreTierOf } from '../eslint.config.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -117,7 +119,8 @@ export function folderOf(file) {
     return `src/core/${core[1]}`;
   }
   if (/^src\/core\/[^/]+$/.test(file)) {
-    return 'src/core/*';
+    // AGENTS.md's model is a per-file model among the shared base's loose files (the lint's tiers).
+    return file === 'src/core/agentsMd.ts' ? 'src/core/agentsMd.ts' : 'src/core/*';
   }
   const layer = /^src\/([^/]+)\//.exec(file);
   if (layer) {
@@ -131,7 +134,10 @@ export function folderOf(file) {
   return page ? `webview-ui/src/${page[1]}` : path.posix.dirname(file);
 }
 
-/** Edges between folders with the number of module imports behind each, sorted by folder names. */
+/**
+ * Edges between folders with the number of module imports behind each, sorted by folder names;
+ * `upward` when a module of src/core imports a tier above its own (the `ralph/layers` lint's tiers).
+ */
 export function folderEdges(graph) {
   const counts = new Map();
   for (const [from, targets] of graph) {
@@ -140,14 +146,16 @@ export function folderEdges(graph) {
       const b = folderOf(to);
       if (a !== b) {
         const key = `${a}\u0000${b}`;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
+        const upward = (coreTierOf(to)?.rank ?? -1) > (coreTierOf(from)?.rank ?? Infinity);
+        const edge = counts.get(key) ?? { count: 0, upward: false };
+        counts.set(key, { count: edge.count + 1, upward: edge.upward || upward });
       }
     }
   }
   return [...counts]
-    .map(([key, count]) => {
+    .map(([key, { count, upward }]) => {
       const [from, to] = key.split('\u0000');
-      return { from, to, count };
+      return upward ? { from, to, count, upward } : { from, to, count };
     })
     .sort((x, y) => (x.from === y.from ? (x.to < y.to ? -1 : 1) : x.from < y.from ? -1 : 1));
 }
@@ -159,8 +167,10 @@ function main() {
   const width = Math.max(...edges.map((e) => e.from.length));
   console.log(`Module graph of ${SOURCE_ROOTS.join(' and ')} (${graph.size} modules): folder → folder, module imports`);
   for (const e of edges) {
-    console.log(`  ${e.from.padEnd(width)} → ${e.to} (${e.count})`);
+    console.log(`  ${e.from.padEnd(width)} → ${e.to} (${e.count})${e.upward ? '  ↑ UPWARD inside src/core' : ''}`);
   }
+  const upward = edges.filter((e) => e.upward).length;
+  console.log(upward === 0 ? 'No upward arrow inside src/core.' : `${upward} upward arrow(s) inside src/core.`);
   const cycles = importCycles(graph);
   console.log(cycles.length === 0 ? 'No import cycles.' : `${cycles.length} import cycle(s):`);
   for (const c of cycles) {

@@ -12,7 +12,7 @@ import path from 'node:path';
 interface ModuleGraphScript {
   moduleGraph(root?: string): Map<string, string[]>;
   importCycles(graph: Map<string, string[]>): string[][];
-  folderEdges(graph: Map<string, string[]>): { from: string; to: string; count: number }[];
+  folderEdges(graph: Map<string, string[]>): { from: string; to: string; count: number; upward?: true }[];
 }
 
 const script = (): Promise<ModuleGraphScript> => import('../../scripts/module-graph.mjs') as Promise<ModuleGraphScript>;
@@ -25,7 +25,7 @@ describe('module structure', () => {
     assert.deepEqual(importCycles(graph).map((c) => c.join(' → ')), []);
   });
 
-  it('finds a cycle however its imports are written, and names it; the folder graph counts the imports', async () => {
+  it('finds a cycle however its imports are written, and names it; the folder graph counts the imports and marks an upward one', async () => {
     const { moduleGraph, importCycles, folderEdges } = await script();
     const dir = mkdtempSync(path.join(tmpdir(), 'ralph-imports-'));
     try {
@@ -45,7 +45,7 @@ describe('module structure', () => {
         'webview-ui/src/graph/d.ts → webview-ui/src/graph/e.ts → webview-ui/src/graph/d.ts',
       ]);
       assert.deepEqual(folderEdges(graph), [
-        { from: 'src/core/prd', to: 'src/core/taskGraph', count: 1 },
+        { from: 'src/core/prd', to: 'src/core/taskGraph', count: 1, upward: true },
         { from: 'src/core/taskGraph', to: 'src/core/prd', count: 1 },
       ]);
     } finally {
