@@ -20,16 +20,45 @@ const LAYERS = {
   'src/services': { why: 'services hold state; views and commands sit on top of them', allow: ['src/core', 'src/node', 'src/services', 'src/util', 'src/constants'], vscode: true, node: true },
   'src/views': { why: 'views show what services hold', allow: ['src/services', 'src/core', 'src/util', 'src/views', 'src/constants', 'src/api'], vscode: true, node: true },
   'src/commands': { why: 'commands are thin handlers over services and views', allow: ['src/services', 'src/views', 'src/core', 'src/node', 'src/util', 'src/commands', 'src/constants'], vscode: true, node: true },
-  'webview-ui': { why: 'a webview page runs in the browser and talks to the host only through its typed protocol', allow: ['webview-ui', 'protocol'], vscode: false, node: false },
+  'webview-ui': { why: 'a webview page runs in the browser and talks to the host only through its typed protocol (and names states with the one vocabulary)', allow: ['webview-ui', 'protocol', 'vocabulary'], vscode: false, node: false },
 };
+
+/**
+ * Inside src/core (ARCHITECTURE.md, "Layers"): what is built on what. A module may import its own
+ * tier and the tiers below it, never one above: the per-file models (one file format each) know
+ * nothing of the features built on them, and the shared base knows nothing of either. The first
+ * tier whose pattern matches a path relative to src/core decides (the loose files of src/core are
+ * the base, but AGENTS.md's model is a per-file model).
+ */
+const CORE_TIERS = [
+  { name: 'a per-file model', match: /^(agentsMd\.ts|(prd|progress|pin|agents|runs|artifacts)\/)/ },
+  { name: 'built on the per-file models', match: /^(taskGraph|loop|context)\// },
+  { name: 'the shared base of src/core', match: /^([^/]+$|webview\/)/ },
+];
+/** Lowest first. */
+const CORE_ORDER = ['the shared base of src/core', 'a per-file model', 'built on the per-file models'];
 
 /** The layer a repository path (posix, relative to the root) belongs to: "src/core", "src/api", "webview-ui", … */
 function layerOf(rel) {
   if (rel.startsWith('webview-ui/')) return 'webview-ui';
   if (/^src\/core\/webview\/[A-Za-z]+Protocol(\.ts|\.js)?$/.test(rel)) return 'protocol';
+  if (/^src\/core\/vocabulary(\.ts|\.js)?$/.test(rel)) return 'vocabulary';
   const m = /^src\/([^/]+)(\/|$)/.exec(rel);
   if (!m) return undefined;
   return m[2] === '/' ? `src/${m[1]}` : `src/${m[1].replace(/\.(ts|js)$/, '')}`;
+}
+
+/**
+ * The tier of a module of src/core (a repository path) and its folder (src/core/prd, src/core/graph),
+ * or undefined outside src/core. scripts/module-graph.mjs marks an upward arrow with it.
+ */
+export function coreTierOf(rel) {
+  if (!rel.startsWith('src/core/')) return undefined;
+  const inCore = rel.slice('src/core/'.length);
+  const tier = CORE_TIERS.find((t) => t.match.test(inCore) || t.match.test(`${inCore}.ts`));
+  if (!tier) return undefined;
+  const folder = inCore.includes('/') ? `src/core/${inCore.split('/')[0]}` : `src/core/${inCore.replace(/\.(ts|js)$/, '')}`;
+  return { rank: CORE_ORDER.indexOf(tier.name), name: tier.name, folder };
 }
 
 /** Files whose regular expressions can still backtrack polynomially (see the rule below). */
@@ -47,7 +76,8 @@ const layersRule = {
     const layers = context.options[0];
     const file = path.relative(root, context.filename).split(path.sep).join('/');
     const own = layerOf(file);
-    const rule = own === 'protocol' ? layers['src/core'] : layers[own];
+    const coreLike = (layer) => layer === 'protocol' || layer === 'vocabulary';
+    const rule = coreLike(own) ? layers['src/core'] : layers[own];
     if (!rule) return {};
     const check = (node, source) => {
       if (typeof source !== 'string') return;
@@ -63,8 +93,17 @@ const layersRule = {
       if (!source.startsWith('.')) return; // npm packages
       const target = path.relative(root, path.resolve(path.dirname(context.filename), source)).split(path.sep).join('/');
       const to = layerOf(target) ?? target;
-      const allowed = rule.allow.includes(to) || (to === 'protocol' && rule.allow.includes('src/core'));
-      if (!allowed) report(`${rule.why}: ${own} may import ${rule.allow.map((a) => (a === 'protocol' ? 'src/core/webview/<name>Protocol' : a)).join(', ')}, not ${to}`);
+      const allowed = rule.allow.includes(to) || (coreLike(to) && rule.allow.includes('src/core'));
+      const named = (a) => (a === 'protocol' ? 'src/core/webview/<name>Protocol' : a === 'vocabulary' ? 'src/core/vocabulary' : a);
+      if (!allowed) {
+        report(`${rule.why}: ${own} may import ${rule.allow.map(named).join(', ')}, not ${named(to)}`);
+        return;
+      }
+      const from = coreTierOf(file);
+      const into = coreTierOf(target);
+      if (from && into && into.rank > from.rank) {
+        report(`inside src/core nothing imports upwards: ${from.folder} is ${from.name} and must not import ${into.folder} (${into.name})`);
+      }
     };
     return {
       ImportDeclaration: (n) => check(n, n.source.value),

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { formatDuration } from '../core/runs/runs';
+import { STORY_STATES, type StoryStateKey } from '../core/vocabulary';
 import { Commands } from '../constants';
 import type { PrdWorkspace } from '../services/prdWorkspace';
 import type { Runner } from '../services/run/runner';
@@ -40,7 +41,7 @@ export class RalphStatusBar extends Disposable {
       }
       const elapsed = s.iterationStartedAt ? formatDuration(Date.now() - s.iterationStartedAt) : '';
       const stopping = s.stopRequested ? ' · stopping' : '';
-      this.item.text = `$(sync~spin) Ralph: ${s.storyId ?? '…'} · ${s.iteration ?? 0}/${s.maxIterations ?? 1}${elapsed ? ` · ${elapsed}` : ''}${stopping}`;
+      this.item.text = `${icon('running')} Ralph: ${s.storyId ?? '…'} · ${s.iteration ?? 0}/${s.maxIterations ?? 1}${elapsed ? ` · ${elapsed}` : ''}${stopping}`;
       this.item.tooltip = `${s.storyId ?? ''} ${s.storyTitle ?? ''}\nIteration ${s.iteration}/${s.maxIterations}. Click to show the agent's terminal.`;
       this.item.command = Commands.showRunTerminal;
       this.item.backgroundColor = undefined;
@@ -56,13 +57,13 @@ export class RalphStatusBar extends Disposable {
     const withNext = entries.find((e) => e.analysis.readable && e.analysis.readiness.next);
     if (withNext) {
       const next = withNext.analysis.readiness.next!.story;
-      this.item.text = `$(play) Ralph: ${next.id}`;
+      this.item.text = `${icon('next')} Ralph: ${next.id}`;
       this.item.tooltip = `Run the next ready story: ${next.id} — ${next.title}`;
       this.item.command = Commands.runNext;
     } else {
       const a = entries[0].analysis;
       const c = a.readiness.counts;
-      this.item.text = !a.readable ? '$(error) Ralph: prd.json' : a.readiness.state === 'complete' ? `$(pass-filled) Ralph: ${c.done}/${c.total}` : '$(circle-slash) Ralph: blocked';
+      this.item.text = !a.readable ? `${icon('invalid')} Ralph: prd.json` : a.readiness.state === 'complete' ? `${icon('done')} Ralph: ${c.done}/${c.total}` : `${icon('blocked')} Ralph: ${STORY_STATES.blocked.word}`;
       this.item.tooltip = !a.readable ? 'prd.json has problems: see the Problems panel.' : a.readiness.state === 'complete' ? 'Every story passes.' : `Nothing is ready. ${a.readiness.explanation.join(' ')}`;
       this.item.command = Commands.showNextStory;
     }
@@ -75,4 +76,9 @@ export class RalphStatusBar extends Disposable {
       this.timer = undefined;
     }
   }
+}
+
+/** A state's codicon from the one vocabulary, as status bar text (a running story's spins). */
+function icon(key: StoryStateKey): string {
+  return `$(${STORY_STATES[key].codicon}${key === 'running' ? '~spin' : ''})`;
 }

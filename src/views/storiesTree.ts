@@ -7,6 +7,7 @@
  */
 import * as vscode from 'vscode';
 import type { Problem } from '../core/prd/problems';
+import { STORY_STATES } from '../core/vocabulary';
 import type { PrdEntry, PrdWorkspace } from '../services/prdWorkspace';
 import { Disposable } from '../util/disposable';
 import { FolderNode, InfoNode, ProblemNode, ProblemsNode, RefusedNode, type RunningIteration, type StoryLearningRef, StoryNode, type StoryTreeNode } from './storyNodes';
@@ -165,7 +166,7 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
       const remaining = r.counts.total - r.counts.done;
       out.push(new InfoNode(entry, `Nothing is ready: ${remaining} ${remaining === 1 ? 'story waits' : 'stories wait'}`, r.explanation, parent, 'warning'));
     } else if (r.state === 'complete') {
-      out.push(new InfoNode(entry, `All ${r.counts.total} stories pass`, [], parent, 'pass-filled'));
+      out.push(new InfoNode(entry, `All ${r.counts.total} stories pass`, [], parent, STORY_STATES.done.codicon));
     } else if (a.doc.hasStories && r.state === 'empty') {
       out.push(new InfoNode(entry, 'No stories yet: add one to "userStories"', [], parent, 'info'));
     }

@@ -1,8 +1,9 @@
 /** The nodes of the Stories tree. Each builds its own TreeItem; the provider only wires them. */
 import * as vscode from 'vscode';
 import type { Problem } from '../core/prd/problems';
-import { type DisplayStatus, presentStory } from '../core/prd/present';
+import { presentStory } from '../core/prd/present';
 import type { StoryState } from '../core/prd/readiness';
+import { STORY_STATES, type StoryStateKey } from '../core/vocabulary';
 import { Commands } from '../constants';
 import type { LearningRef } from '../services/memoryWorkspace';
 import type { PrdEntry, RefusedPrd } from '../services/prdWorkspace';
@@ -21,13 +22,11 @@ export interface ExtraStoryChild {
 /** A learning recorded for a story in progress.txt. */
 export type StoryLearningRef = LearningRef;
 
-const statusIcons: Record<DisplayStatus, [string, string]> = {
-  next: ['play-circle', 'testing.iconQueued'],
-  ready: ['circle-large-outline', 'testing.iconQueued'],
-  blocked: ['circle-slash', 'list.warningForeground'],
-  done: ['pass-filled', 'testing.iconPassed'],
-  invalid: ['error', 'list.errorForeground'],
-};
+/** A state's icon and colour from the one vocabulary; a running story's spins. */
+function stateIcon(key: StoryStateKey): vscode.ThemeIcon {
+  const s = STORY_STATES[key];
+  return icon(key === 'running' ? `${s.codicon}~spin` : s.codicon, s.color);
+}
 
 function icon(id: string, color?: string): vscode.ThemeIcon {
   return new vscode.ThemeIcon(id, color ? new vscode.ThemeColor(color) : undefined);
@@ -195,7 +194,8 @@ export class StoryNode {
     const s = this.state.story;
     const run = this.stale ? undefined : this.running();
     const runningHere = run !== undefined && run.storyId === s.id && s.id !== '';
-    const word = this.stale ? 'stale' : runningHere ? 'running' : p.status;
+    const key: StoryStateKey = this.stale ? 'stale' : runningHere ? 'running' : p.status;
+    const word = STORY_STATES[key].word;
     const id = s.id || `Story #${s.index + 1}`;
     const label = `${id} · ${word}${s.title ? ` · ${s.title}` : ''}`;
     const hasChildren = !this.stale && s.acceptanceCriteria.length + s.blockedBy.length + this.state.blocks.length > 0;
@@ -203,15 +203,14 @@ export class StoryNode {
     item.id = `${this.stale ? 'stale-story' : 'story'}:${this.entry.uri.toString()}:${s.index}`;
     if (this.stale) {
       item.description = `(stale — last good read) ${p.description}`;
-      item.iconPath = icon('history', 'disabledForeground');
+      item.iconPath = stateIcon('stale');
       // Not "story": no action (run, mark) is offered on what may no longer be in the file.
       item.contextValue = 'staleStory';
       item.tooltip = `prd.json cannot be read right now; this is ${p.label} as it was at the last good read. Fix the problems above to see the stories again.`;
       item.command = { command: Commands.openPrd, title: 'Open prd.json', arguments: [this.entry.uri] };
     } else {
-      item.description = runningHere ? `running · ${run.iteration}/${run.maxIterations} · ${p.description}` : p.description;
-      const [codicon, color] = runningHere ? ['sync~spin', 'testing.iconQueued'] : statusIcons[p.status];
-      item.iconPath = icon(codicon, color);
+      item.description = runningHere ? `${word} · ${run.iteration}/${run.maxIterations} · ${p.description}` : p.description;
+      item.iconPath = stateIcon(key);
       item.contextValue = runningHere ? `${p.contextValue} running` : p.contextValue;
       const tooltip = new vscode.MarkdownString(p.tooltip, true);
       tooltip.supportHtml = false;
@@ -283,7 +282,7 @@ export class LinkNode {
       item.description = 'not a story in prd.json';
       item.iconPath = icon('error', 'list.errorForeground');
     } else {
-      const status = target.passes ? 'done' : this.relation === 'blockedBy' ? 'not passing yet' : this.target?.state.status ?? '';
+      const status = target.passes ? STORY_STATES.done.word : this.relation === 'blockedBy' ? 'not passing yet' : this.target ? STORY_STATES[this.target.state.status].word : '';
       item.description = `${target.title}${status ? ` · ${status}` : ''}`;
       const blockedIcon: [string, string | undefined] = this.waiting ? ['arrow-up', 'list.warningForeground'] : ['pass', 'testing.iconPassed'];
       const [codicon, color] = this.relation === 'blockedBy' ? blockedIcon : ['arrow-down', undefined];

@@ -233,9 +233,9 @@ export function storyId(node: TreeSnapshotNode): string | undefined {
   return /^(.+?) · /.exec(node.label)?.[1];
 }
 
-/** The state word of a story row ("next", "ready", "blocked", "done", "invalid", "running", "stale"). */
+/** The state word of a story row ("next", "ready", "blocked", "done", "invalid", "in a cycle", "running", "stale"). */
 export function storyState(node: TreeSnapshotNode): string | undefined {
-  return /^.+? · (\w+)/.exec(node.label)?.[1];
+  return /^.+? · (in a cycle|\w+)/.exec(node.label)?.[1];
 }
 
 export function tokens(contextValue: string | undefined): string[] {

@@ -43,11 +43,11 @@ suite('Stories view: the running story', function () {
     }, 1, 20_000);
     const us006 = findStory(running, 'US-006');
     assert.equal(us006.label, 'US-006 · running · Sort tasks by priority');
-    assert.equal(us006.icon, 'sync~spin');
+    assert.equal(us006.icon, 'loading~spin');
     assert.match(us006.description ?? '', /^running · 1\/1\b/);
     assert.equal(running.filter((n) => storyState(n) === 'running').length, 1, 'only the story being worked on is marked');
     assert.ok(await run, 'the run ended with a result');
     const after = await waitForTree('US-006 to be done once the iteration ended', (n) => storyState(findStory(n, 'US-006')) === 'done', 1, 20_000);
-    assert.notEqual(findStory(after, 'US-006').icon, 'sync~spin');
+    assert.notEqual(findStory(after, 'US-006').icon, 'loading~spin');
   });
 });

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { graphJson, graphMermaid, graphText } from '../../src/core/taskGraph/format';
 import { GraphMessageBuilder } from '../../src/core/taskGraph/message';
-import { buildTaskGraph, cycleClosedBy, lineage, taskGraphOf, type TaskGraph } from '../../src/core/taskGraph/model';
+import { cycleClosedBy, lineage } from '../../src/core/prd/schedule';
+import { buildTaskGraph, taskGraphOf, type TaskGraph } from '../../src/core/taskGraph/model';
 import { analyze, cli, makePrd, type StoryInput } from './helpers';
 
 const RUNS = { numRuns: 200 };
@@ -209,6 +210,29 @@ describe('task graph model', () => {
     assert.equal(g.nodes[n].inCycle, false);
     assert.equal(g.edges.filter((e) => e.inCycle).length, n);
     assert.equal(g.nodes[0].unblocks.total, n); // the other 499 and AFTER
+  });
+
+  it('one schedule: the graph shows the ready, next and never-runnable stories the tree and the CLI list, duplicate ids included', () => {
+    // Ids drawn from a small pool, so duplicates (one copy passing, another not) are common.
+    const dupArb = fc
+      .array(fc.record({ id: fc.nat({ max: 6 }), passes: fc.boolean(), priority: fc.integer({ min: 0, max: 3 }), deps: fc.array(fc.nat({ max: 7 }), { maxLength: 3 }) }), { maxLength: 14 })
+      .map((specs): StoryInput[] => specs.map((s) => ({ id: `D${s.id}`, passes: s.passes, priority: s.priority, blockedBy: s.deps.map((d) => `D${d}`) })));
+    fc.assert(
+      fc.property(dupArb, (stories) => {
+        const analysis = analyze(makePrd(stories));
+        const r = analysis.readiness;
+        const g = taskGraphOf(analysis);
+        const indexOf = (st: { story: unknown }): number => analysis.doc.stories.indexOf(st.story as never);
+        assert.deepEqual(g.waves[0] ?? [], r.ready.map(indexOf), 'wave 1 is the ready stories, in run order');
+        assert.deepEqual(g.nodes.filter((n) => n.state === 'next').map((n) => n.index), r.next ? [indexOf(r.next)] : []);
+        const stuck = r.order.filter((st) => !st.story.passes && st.runIndex === undefined).map(indexOf);
+        assert.deepEqual(g.unschedulable, stuck, 'the unschedulable stories are the ones the run order never reaches');
+        for (const st of r.states) {
+          assert.equal(g.nodes[indexOf(st)].state === 'blocked', st.status === 'blocked' && st.runIndex !== undefined, st.story.id);
+        }
+      }),
+      RUNS,
+    );
   });
 
   it('names a story without an id by its position and keeps duplicates as nodes', () => {

@@ -9,9 +9,11 @@ import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import './graph/graph.css';
 import { GraphApp } from './graph/app';
+import { applyStateColours } from './graph/legend';
 
 const mode = document.body.dataset.mode;
 const root = document.getElementById('app');
 if (root && (mode === 'sidebar' || mode === 'editor')) {
+  applyStateColours(document.documentElement);
   new GraphApp(root, mode);
 }

@@ -1,5 +1,6 @@
 /** `next`: the story a loop runs next. Exit 0 ready or complete, 2 blocked or empty, 1 unreadable. */
 import { oneLine } from '../../core/output';
+import { STORY_STATES } from '../../core/vocabulary';
 import type { CliCommand } from '../io';
 import { finite, loadPrd, prdOptionsUsage, printProblems, problemJson } from './prdArgs';
 
@@ -45,7 +46,7 @@ export const nextCommand: CliCommand = {
     } else if (state === 'empty') {
       io.stdout(`${args.prd} has no stories yet: add stories to its "userStories" list.\n`);
     } else {
-      io.stdout(`Nothing is ready: ${r.counts.total - r.counts.done} stories remain, all blocked.\n`);
+      io.stdout(`Nothing is ready: ${r.counts.total - r.counts.done} stories remain, all ${STORY_STATES.blocked.word}.\n`);
       for (const line of r.explanation) {
         io.stdout(`  ${oneLine(line)}\n`);
       }

@@ -10,7 +10,6 @@
  * a dependency goes under the key the story already uses (blockedBy or an alias). A dependency that
  * would close a cycle is refused with the cycle.
  */
-import { cycleClosedBy, taskGraphOf } from '../taskGraph/model';
 import { type DependencyKey, DEPENDENCY_KEYS } from './dependencyKeys';
 import { applyEdits, removeBlockedByEdits, setPassesEdits, type TextEdit } from './edits';
 import { appendElementEdits, jsonTree as tree, nodeAt, setValueEdits } from './jsonEdits';
@@ -18,6 +17,7 @@ import { parsePrd } from './document';
 import { analyzePrd } from './index';
 import type { JsonPath, PrdDocument, Story } from './model';
 import { formatCycle, shortId } from './problems';
+import { cycleClosedBy } from './schedule';
 
 export type GraphEditResult = { readonly ok: true; readonly edits: TextEdit[] } | { readonly ok: false; readonly message: string; readonly cycle?: readonly string[] };
 
@@ -73,12 +73,11 @@ export function addDependencyEdits(text: string, storyId: string, blockerId: str
   if (story.blockedBy.some((r) => r.id === blockerId)) {
     return fail(`${storyId} already waits on ${blockerId}.`);
   }
-  const graph = taskGraphOf(analysis);
-  const s = graph.byId.get(storyId);
-  const b = graph.byId.get(blockerId);
-  const cycle = s === undefined || b === undefined ? undefined : cycleClosedBy(graph, s, b);
+  const stories = analysis.doc.stories;
+  const cycle = cycleClosedBy(analysis.readiness.schedule.graph, stories.indexOf(story), stories.indexOf(blocker));
   if (cycle) {
-    const ids = cycle.map((i) => graph.nodes[i].id);
+    // A story without an id is named by its position, as the graph shows it.
+    const ids = cycle.map((i) => stories[i].id || `#${i + 1}`);
     return fail(`${shortId(storyId)} cannot wait on ${shortId(blockerId)}: that would close the cycle ${formatCycle(ids)}.`, ids);
   }
   const key = dependencyKeyFor(analysis.doc.stories, story);

@@ -2,10 +2,12 @@
  * How a story is described to a person: its display status, one-line description and markdown
  * tooltip. Pure, so the tree, the CLI and tests agree on the words.
  */
+import { STORY_STATES, type StoryStateKey } from '../vocabulary';
 import type { Problem } from './problems';
 import type { StoryState } from './readiness';
 
-export type DisplayStatus = 'next' | 'ready' | 'blocked' | 'done' | 'invalid';
+/** A story's state as the tree shows it (running and stale are decided by the view). */
+export type DisplayStatus = Extract<StoryStateKey, 'next' | 'ready' | 'blocked' | 'done' | 'invalid' | 'cycle'>;
 
 export interface StoryPresentation {
   readonly status: DisplayStatus;
@@ -16,7 +18,11 @@ export interface StoryPresentation {
   readonly contextValue: string;
 }
 
+/** A story on a cycle is named so first, as the task graph names it; then its own errors. */
 export function displayStatus(state: StoryState, problems: readonly Problem[]): DisplayStatus {
+  if (state.inCycle) {
+    return 'cycle';
+  }
   if (problems.some((p) => p.severity === 'error')) {
     return 'invalid';
   }
@@ -40,15 +46,19 @@ export function presentStory(state: StoryState, problems: readonly Problem[], ti
   const s = state.story;
   const priority = Number.isFinite(s.priority) ? `P${s.priority}` : 'P?';
   let detail: string;
+  const words = STORY_STATES[status];
   switch (status) {
     case 'blocked':
-      detail = `blocked by ${state.waitingOn.join(', ')}`;
+      detail = `${words.word} by ${state.waitingOn.join(', ')}`;
       break;
     case 'invalid':
-      detail = `invalid: ${shortProblem(problems[0])}`;
+      detail = `${words.word}: ${shortProblem(problems[0])}`;
+      break;
+    case 'cycle':
+      detail = words.spoken;
       break;
     default:
-      detail = status;
+      detail = words.word;
   }
   const md: string[] = [`**${escapeMd(storyLabel(state))}**`, '', `${statusSentence(status, state)} · priority ${Number.isFinite(s.priority) ? s.priority : 'not set'}`];
   for (const p of problems) {
@@ -80,18 +90,21 @@ export function presentStory(state: StoryState, problems: readonly Problem[], ti
 }
 
 function statusSentence(status: DisplayStatus, state: StoryState): string {
+  const icon = `$(${STORY_STATES[status].codicon})`;
   switch (status) {
     case 'next':
-      return '$(play-circle) Next to run';
-    case 'ready':
-      return '$(circle-large-outline) Ready';
+      return `${icon} Next to run`;
     case 'blocked':
-      return `$(circle-slash) Waiting on ${state.waitingOn.join(', ')}`;
-    case 'done':
-      return '$(pass-filled) Done';
+      return `${icon} Waiting on ${state.waitingOn.join(', ')}`;
+    case 'cycle':
+      return `${icon} ${capitalized(STORY_STATES.cycle.spoken)}`;
     default:
-      return '$(error) Invalid';
+      return `${icon} ${capitalized(STORY_STATES[status].word)}`;
   }
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function formatRef(id: string, titleOf: (id: string) => string | undefined, waiting: boolean): string {

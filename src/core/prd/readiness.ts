@@ -1,13 +1,12 @@
 /**
  * Which stories are done, ready or blocked, which one runs next, and why nothing can run when
- * that happens. Rules (SPEC): a story is ready when it does not pass and every id in blockedBy
- * names a passing story; the next story is the ready one with the lowest priority, ties in file order.
+ * that happens: the schedule (schedule.ts, where the rules are) as the tree, the CLI, the status
+ * bar and the loop read it, one state per story, with the sentences that explain a stuck backlog.
  */
-import { MinHeap } from '../heap';
 import type { Story } from './model';
 import { formatCycle, shortId } from './problems';
-import type { StoryGraph } from './graph';
-import { buildStoryGraph } from './graph';
+import { buildStoryGraph, type StoryGraph } from './graph';
+import { computeSchedule, type Schedule } from './schedule';
 
 export type StoryStatus = 'done' | 'ready' | 'blocked';
 
@@ -19,6 +18,8 @@ export interface StoryState {
   /** Ids of the stories whose blockedBy names this one. */
   readonly blocks: readonly string[];
   readonly isNext: boolean;
+  /** True when the story lies on a dependency cycle (or is blocked by itself). */
+  readonly inCycle: boolean;
   /** Position in the projected run order (0 = next), or undefined when it can never run. */
   readonly runIndex?: number;
 }
@@ -43,88 +44,13 @@ export interface Readiness {
   /** When stories can never run: one sentence per root cause (cycle, unknown id, self-dependency). */
   readonly explanation: readonly string[];
   readonly counts: { readonly total: number; readonly done: number; readonly ready: number; readonly blocked: number };
+  /** The schedule these states were read from (waves, unschedulable stories, cycles: the task graph's too). */
+  readonly schedule: Schedule;
 }
 
 export function computeReadiness(stories: readonly Story[], graph: StoryGraph = buildStoryGraph(stories), cycles: readonly (readonly string[])[] = [], fileName = 'prd.json'): Readiness {
-  const n = stories.length;
-  const passingIds = new Set<string>();
-  for (const s of stories) {
-    if (s.passes) {
-      passingIds.add(s.id);
-    }
-  }
-  const waiting: string[][] = stories.map((s) => {
-    const out: string[] = [];
-    for (const ref of s.blockedBy) {
-      if (!passingIds.has(ref.id) && !out.includes(ref.id)) {
-        out.push(ref.id);
-      }
-    }
-    return out;
-  });
-
-  // Priorities side by side: the heap compares them often, and the story objects are far apart in memory.
-  const priority = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    priority[i] = stories[i].priority;
-  }
-  const cmp = (a: number, b: number): number => priority[a] - priority[b] || a - b;
-  const ready: number[] = [];
-  for (let i = 0; i < n; i++) {
-    if (!stories[i].passes && waiting[i].length === 0) {
-      ready.push(i);
-    }
-  }
-  ready.sort(cmp);
-
-  // Projected run order: Kahn's algorithm over pending stories with a priority queue.
-  // A pending story becomes runnable when every id it waits on is a story that ran before it.
-  const remaining = new Int32Array(n);
-  const unresolvable = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    if (stories[i].passes) {
-      continue;
-    }
-    for (const id of waiting[i]) {
-      const j = graph.byId.get(id);
-      if (j === undefined || j === i) {
-        unresolvable[i] = 1;
-      } else {
-        remaining[i]++;
-      }
-    }
-  }
-  const runIndex = new Int32Array(n).fill(-1);
-  const heap = new MinHeap<number>(cmp);
-  for (const i of ready) {
-    heap.push(i);
-  }
-  const runOrder: number[] = [];
-  const ranWaits = new Set<string>();
-  while (heap.size > 0) {
-    const i = heap.pop() as number;
-    runIndex[i] = runOrder.length;
-    runOrder.push(i);
-    // Stories that name this id (possibly several times through duplicates) get one step closer.
-    const id = stories[i].id;
-    if (ranWaits.has(id) || passingIds.has(id)) {
-      continue;
-    }
-    ranWaits.add(id);
-    const first = graph.byId.get(id);
-    if (first === undefined) {
-      continue;
-    }
-    for (const d of graph.dependents[first]) {
-      if (stories[d].passes || runIndex[d] !== -1) {
-        continue;
-      }
-      if (--remaining[d] === 0 && !unresolvable[d]) {
-        heap.push(d);
-      }
-    }
-  }
-
+  const schedule = computeSchedule(stories, graph);
+  const { waitingOn, runIndex } = schedule;
   const blocksOf: string[][] = stories.map(() => []);
   stories.forEach((s, i) => {
     for (const j of graph.adj[i]) {
@@ -132,41 +58,36 @@ export function computeReadiness(stories: readonly Story[], graph: StoryGraph = 
     }
   });
 
-  const nextIndex = ready.length > 0 ? ready[0] : -1;
   const states: StoryState[] = stories.map((story, i) => ({
     story,
-    status: story.passes ? 'done' : waiting[i].length === 0 ? 'ready' : 'blocked',
-    waitingOn: story.passes ? [] : waiting[i],
+    status: story.passes ? 'done' : waitingOn[i].length === 0 ? 'ready' : 'blocked',
+    waitingOn: waitingOn[i],
     blocks: blocksOf[i],
-    isNext: i === nextIndex,
+    isNext: i === schedule.next,
+    inCycle: schedule.inCycle[i],
     runIndex: runIndex[i] === -1 ? undefined : runIndex[i],
   }));
 
   // Positions in `stories`, not story.index: that is the place in userStories, which differs
   // when the array holds something other than objects.
-  const stuckAt: number[] = [];
-  for (let i = 0; i < n; i++) {
-    if (!stories[i].passes && runIndex[i] === -1) {
-      stuckAt.push(i);
-    }
-  }
-  stuckAt.sort(cmp);
-  const stuck = stuckAt.map((i) => states[i]);
-  const order = [...runOrder.map((i) => states[i]), ...stuck, ...states.filter((s) => s.story.passes)];
+  const stuck = schedule.unschedulable.map((i) => states[i]);
+  const order = [...schedule.runOrder.map((i) => states[i]), ...stuck, ...states.filter((s) => s.story.passes)];
 
+  const n = stories.length;
   const done = states.filter((s) => s.status === 'done').length;
   const blocked = states.filter((s) => s.status === 'blocked');
-  const state: PlanState = n === 0 ? 'empty' : done === n ? 'complete' : ready.length > 0 ? 'ready' : 'blocked';
+  const state: PlanState = n === 0 ? 'empty' : done === n ? 'complete' : schedule.ready.length > 0 ? 'ready' : 'blocked';
 
   return {
     states,
-    next: nextIndex >= 0 ? states[nextIndex] : undefined,
-    ready: ready.map((i) => states[i]),
+    next: schedule.next >= 0 ? states[schedule.next] : undefined,
+    ready: schedule.ready.map((i) => states[i]),
     state,
     order,
     blocked: blocked.map((s) => ({ id: s.story.id, waitingOn: s.waitingOn })),
     explanation: explainStuck(stuck, graph, cycles, fileName),
-    counts: { total: n, done, ready: ready.length, blocked: blocked.length },
+    counts: { total: n, done, ready: schedule.ready.length, blocked: blocked.length },
+    schedule,
   };
 }
 

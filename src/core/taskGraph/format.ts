@@ -3,6 +3,7 @@
  * JSON for scripts. The same functions serve the CLI and the webview's "Copy as …" buttons.
  */
 import { oneLine } from '../output';
+import { STORY_STATES } from '../vocabulary';
 import type { TaskGraph, TaskNode } from './model';
 
 /** The JSON form of the CLI: waves, unschedulable, critical path (ids) and unblocks per story. */
@@ -73,13 +74,13 @@ export function graphText(graph: TaskGraph): string {
 
 export function whyStuck(graph: TaskGraph, node: TaskNode): string {
   if (node.inCycle) {
-    return 'in a dependency cycle';
+    return STORY_STATES.cycle.spoken;
   }
   if (node.unknownDependencies.length > 0) {
     return `waits on ${node.unknownDependencies.map((u) => `"${oneLine(u)}"`).join(', ')}, not ${node.unknownDependencies.length === 1 ? 'a story' : 'stories'} in prd.json`;
   }
   const stuck = graph.blockers[node.index].filter((j) => graph.nodes[j].state === 'invalid').map((j) => oneLine(graph.nodes[j].id));
-  return `waits on ${stuck.join(', ')}, which can never run`;
+  return `waits on ${stuck.join(', ')}, which ${STORY_STATES.invalid.spoken}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 /** What the page knows: the latest graph, layout, run status and view state, plus derived lookups. */
 import { artifactBadgeView } from './artifactBadge';
 import type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, ViewState } from '../../../src/core/webview/graphProtocol';
+import { STORY_STATES, type StoryStateKey } from '../../../src/core/vocabulary';
 
 export type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, ViewState };
 
@@ -51,19 +52,13 @@ export function lineage(d: Derived, start: number): Set<number> {
   return out;
 }
 
-const STATE_WORDS: Record<GraphNodeDto['state'], string> = {
-  done: 'done',
-  ready: 'ready',
-  next: 'ready, runs next',
-  blocked: 'blocked',
-  invalid: 'can never run',
-};
+/** The vocabulary's key for a node as drawn: running, then on a cycle, then its state. */
+export function stateKey(n: GraphNodeDto, running: boolean): StoryStateKey {
+  return running ? 'running' : n.inCycle ? 'cycle' : n.state;
+}
 
 export function stateWords(n: GraphNodeDto, running: boolean): string {
-  if (running) {
-    return 'running now';
-  }
-  return n.inCycle ? 'in a dependency cycle' : STATE_WORDS[n.state];
+  return STORY_STATES[stateKey(n, running)].spoken;
 }
 
 /** "US-004 Priority selector, blocked by US-002 and US-003, wave 3" plus state, unblocks and the issue's artifacts. */
@@ -92,18 +87,21 @@ export function joinAnd(xs: readonly string[]): string {
   return xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
 }
 
-export const ICONS: Record<GraphNodeDto['state'] | 'running' | 'cycle', { codicon: string; glyph: string }> = {
-  done: { codicon: 'pass-filled', glyph: '\uebb3' },
-  ready: { codicon: 'circle-large-outline', glyph: '\uebb5' },
-  next: { codicon: 'play-circle', glyph: '\ueba6' },
-  blocked: { codicon: 'lock', glyph: '\uea75' },
-  invalid: { codicon: 'error', glyph: '\uea87' },
-  cycle: { codicon: 'sync', glyph: '\uea77' },
-  running: { codicon: 'loading', glyph: '\ueb19' },
+/** The codicon font's glyph of each state's icon (SVG text cannot use the codicon CSS classes). */
+export const GLYPHS: Readonly<Record<string, string>> = {
+  'pass-filled': '\uebb3',
+  'circle-large-outline': '\uebb5',
+  'play-circle': '\ueba6',
+  'circle-slash': '\ueabd',
+  sync: '\uea77',
+  error: '\uea87',
+  loading: '\ueb19',
+  history: '\uea82',
 };
 
 export function iconOf(n: GraphNodeDto, running: boolean): { codicon: string; glyph: string } {
-  return running ? ICONS.running : n.inCycle ? ICONS.cycle : ICONS[n.state];
+  const codicon = STORY_STATES[stateKey(n, running)].codicon;
+  return { codicon, glyph: GLYPHS[codicon] ?? '' };
 }
 
 export function elapsed(startedAt: number | undefined, now: number): string {

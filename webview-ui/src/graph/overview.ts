@@ -1,4 +1,5 @@
 /** The task graph's canvas overview (more stories on screen than the SVG drawing can keep responsive). */
+import { STORY_STATE_KEYS } from '../../../src/core/vocabulary';
 import type { GraphMessage, LayoutDto, ViewState } from './model';
 
 /**
@@ -39,13 +40,8 @@ show: { readonly hidden: (i: number) => boolean; readonly selected: number | und
     ctx.lineTo(lr ? l.x[to] : l.x[to] + l.nodeWidth / 2, lr ? l.y[to] + l.nodeHeight / 2 : l.y[to]);
   });
   ctx.stroke();
-  const fill: Record<string, string> = {
-    done: css.getPropertyValue('--done').trim(),
-    ready: css.getPropertyValue('--ready').trim(),
-    next: css.getPropertyValue('--ready').trim(),
-    blocked: css.getPropertyValue('--blocked').trim(),
-    invalid: css.getPropertyValue('--invalid').trim(),
-  };
+  // Each state's colour, as graph.css has it from the vocabulary.
+  const fill: Record<string, string> = Object.fromEntries(STORY_STATE_KEYS.map((k) => [k, css.getPropertyValue(`--${k}`).trim()]));
   const selected = show.selected;
   g.nodes.forEach((n, i) => {
     if (show.hidden(i)) {
