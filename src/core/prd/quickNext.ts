@@ -98,8 +98,8 @@ function optionalText(v: unknown): boolean {
  */
 function dependencyList(story: Record<string, unknown>): readonly string[] | undefined | false {
   let list: unknown;
-  for (const key of DEPENDENCY_KEYS) {
-    const v = story[key];
+  for (let k = 0; k < DEPENDENCY_KEYS.length; k++) {
+    const v = story[DEPENDENCY_KEYS[k]];
     if (v !== undefined && v !== null) {
       if (list !== undefined) {
         return false; // two keys: a warning
@@ -113,7 +113,8 @@ function dependencyList(story: Record<string, unknown>): readonly string[] | und
   if (!Array.isArray(list)) {
     return false;
   }
-  for (const ref of list) {
+  for (let k = 0; k < list.length; k++) {
+    const ref: unknown = list[k];
     if (typeof ref !== 'string' || ref === '' || ref.trim() !== ref) {
       return false;
     }
@@ -137,8 +138,8 @@ function cleanStory(s: Record<string, unknown>): boolean {
   if (!Array.isArray(criteria)) {
     return false;
   }
-  for (const c of criteria) {
-    if (typeof c !== 'string') {
+  for (let k = 0; k < criteria.length; k++) {
+    if (typeof criteria[k] !== 'string') {
       return false;
     }
   }
@@ -146,7 +147,9 @@ function cleanStory(s: Record<string, unknown>): boolean {
 }
 
 /**
- * The answer from the parsed file, or undefined at the first sign of a problem. Per story it keeps
+ * The answer from the parsed file, or undefined at the first sign of a problem. Indexed loops,
+ * not for…of: this code runs once per process, mostly before the JIT has optimised it, and an
+ * array iterator there costs an object per step. Per story it keeps
  * only typed arrays and the parsed dependency lists; a blocked story's entry is the one
  * allocation the output itself needs.
  */
@@ -186,8 +189,9 @@ function answerOf(data: unknown): NextAnswer | undefined {
   let e = 0;
   for (let i = 0; i < n; i++) {
     first[i] = e;
-    for (const ref of deps[i] ?? []) {
-      const j = byId.get(ref);
+    const refs = deps[i] ?? [];
+    for (let k = 0; k < refs.length; k++) {
+      const j = byId.get(refs[k]);
       if (j === undefined || j === i) {
         return undefined;
       }
