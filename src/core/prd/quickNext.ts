@@ -146,12 +146,13 @@ function cleanStory(s: Record<string, unknown>): boolean {
   return true;
 }
 
+const NO_DEPENDENCIES: readonly string[] = [];
+
 /**
- * The answer from the parsed file, or undefined at the first sign of a problem. Indexed loops,
- * not for…of: this code runs once per process, mostly before the JIT has optimised it, and an
- * array iterator there costs an object per step. Per story it keeps
- * only typed arrays and the parsed dependency lists; a blocked story's entry is the one
- * allocation the output itself needs.
+ * The answer from the parsed file, or undefined at the first sign of a problem. Per story it keeps
+ * only typed arrays and the parsed dependency lists; a blocked story's entry is the one allocation
+ * the output itself needs. Indexed loops, not for…of: this code runs once per process, mostly
+ * before the JIT has optimised it, where an array iterator costs an object per step.
  */
 function answerOf(data: unknown): NextAnswer | undefined {
   // The standard shape only ({"userStories": [...]}), with the metadata the full path reads as it is.
@@ -189,7 +190,7 @@ function answerOf(data: unknown): NextAnswer | undefined {
   let e = 0;
   for (let i = 0; i < n; i++) {
     first[i] = e;
-    const refs = deps[i] ?? [];
+    const refs = deps[i] ?? NO_DEPENDENCIES;
     for (let k = 0; k < refs.length; k++) {
       const j = byId.get(refs[k]);
       if (j === undefined || j === i) {
