@@ -14,10 +14,11 @@ import { readFileSync } from 'node:fs';
 import { parseArgs as nodeParseArgs } from 'node:util';
 import { oneLine, visibleControls } from '../core/output';
 import type * as ArtifactsModule from './commands/artifacts';
+import type * as CompactModule from './commands/compact';
 import type * as ContextModule from './commands/context';
 import type * as GraphModule from './commands/graph';
-import type * as MemoryModule from './commands/memory';
 import type * as NextModule from './commands/next';
+import type * as PinModule from './commands/pin';
 import type * as ReadyModule from './commands/ready';
 import type * as ValidateModule from './commands/validate';
 import type { CliCommand, CliIo, StdoutKind } from './io';
@@ -39,8 +40,8 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { name: 'next', load: () => (require('./commands/next') as typeof NextModule).nextCommand },
   { name: 'ready', load: () => (require('./commands/ready') as typeof ReadyModule).readyCommand },
   { name: 'context', load: () => (require('./commands/context') as typeof ContextModule).contextCommand },
-  { name: 'compact', load: () => (require('./commands/memory') as typeof MemoryModule).compactCommand },
-  { name: 'pin', load: () => (require('./commands/memory') as typeof MemoryModule).pinCommand },
+  { name: 'compact', load: () => (require('./commands/compact') as typeof CompactModule).compactCommand },
+  { name: 'pin', load: () => (require('./commands/pin') as typeof PinModule).pinCommand },
   { name: 'graph', load: () => require('./commands/graph') as typeof GraphModule },
   { name: 'artifacts', load: () => (require('./commands/artifacts') as typeof ArtifactsModule).artifactsCommand },
 ];

@@ -53,10 +53,13 @@ describe('the CLI loads what its command needs (issue 17 §8)', function () {
     return { status: r.status, stdout: r.stdout, stderr: r.stderr.slice(0, m.index), loaded };
   }
 
-  /** The heavy parts found in the files a run loaded. */
-  function heavyIn(loaded: Map<string, string>): string[] {
+  /** The heavy parts found in the files a run loaded, but those the command itself uses. */
+  function heavyIn(loaded: Map<string, string>, uses: readonly (keyof typeof HEAVY)[] = []): string[] {
     const found: string[] = [];
     for (const [name, re] of Object.entries(HEAVY)) {
+      if ((uses as readonly string[]).includes(name)) {
+        continue;
+      }
       for (const [file, text] of loaded) {
         if (re.test(text)) {
           found.push(`${name} (in ${file})`);
@@ -83,6 +86,24 @@ describe('the CLI loads what its command needs (issue 17 §8)', function () {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^12 stories: .* waves/);
     assert.deepEqual(heavyIn(r.loaded), []);
+  });
+
+  it('compact loads neither the Pin scanner, the GitHub client, git nor the layout; pin loads no compaction', () => {
+    const work = mkdtempSync(path.join(tmpdir(), 'ralph-cli-memory-'));
+    try {
+      const progress = path.join(work, 'progress.txt');
+      writeFileSync(progress, '# Ralph Progress Log\n\n## Codebase Patterns\n- one\n\n---\n');
+      const compact = run(['compact', '--file', progress, '--dry-run']);
+      assert.equal(compact.status, 0, compact.stderr);
+      assert.match(compact.stdout, /progress\.txt: /);
+      assert.deepEqual(heavyIn(compact.loaded, ['the compaction']), []);
+      const pin = run(['pin', '--root', work]);
+      assert.equal(pin.status, 0, pin.stderr);
+      assert.match(pin.stdout, /^# /m);
+      assert.deepEqual(heavyIn(pin.loaded, ['the Pin scanner', 'simple-git']), []);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   it('the overall usage still lists every command, and an unknown command still gets it', () => {

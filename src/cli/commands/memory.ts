@@ -1,8 +1,10 @@
 /**
- * `compact` and `pin`: progress.txt compaction and the Pin (src/cli/memory.ts does the work). Each
- * prints only its own part of memory.ts's usage for `--help`.
+ * What the memory commands `compact` and `pin` share: their usage (each prints only its own part
+ * of memory.ts's usage for `--help`) and the command object around their work. Their work is in
+ * commands/compact.ts and commands/pin.ts, bundles of their own, so that each loads only what it
+ * uses (issue 17 §8).
  */
-import { memoryUsage, runMemory } from '../memory';
+import { type MemoryArgs, type MemoryIo, memoryUsage, runMemory } from '../memory';
 import type { CliCommand, CliIo } from '../io';
 
 /** The part of memoryUsage about one command: from its "ralph-workbench <name>" line to the next command's. */
@@ -19,7 +21,7 @@ export function usageOf(name: string): string {
   return `Usage:\n${lines.slice(start, end).join('\n').replace(/\n*$/, '\n')}`;
 }
 
-function memoryCommand(name: string, summary: string, stdoutKind?: CliCommand['stdoutKind']): CliCommand {
+export function memoryCommand(name: string, summary: string, work: (args: MemoryArgs, io: MemoryIo) => Promise<number>, stdoutKind?: CliCommand['stdoutKind']): CliCommand {
   const usage = usageOf(name);
   return {
     name,
@@ -31,15 +33,7 @@ function memoryCommand(name: string, summary: string, stdoutKind?: CliCommand['s
         io.stdout(usage);
         return 0;
       }
-      return runMemory(argv, io);
+      return runMemory(argv, io, work);
     },
   };
 }
-
-export const compactCommand = memoryCommand('compact', 'Compact progress.txt: keep header, Codebase Patterns and recent entries, summarise\nthe rest per story (compact --help).');
-export const pinCommand = memoryCommand(
-  'pin',
-  'Generate the Pin (specs/INDEX.md) for the repository, merged with the existing one\n(pin --help).',
-  // Without --write it prints the Pin itself: a document (redirected into specs/INDEX.md as it is).
-  (argv) => (argv.includes('--json') ? 'json' : argv.includes('--write') ? 'text' : 'document'),
-);

@@ -1,8 +1,9 @@
 /** `next`: the story a loop runs next. Exit 0 ready or complete, 2 blocked or empty, 1 unreadable. */
 import { oneLine } from '../../core/output';
+import { type NextAnswer, nextAnswerOf, quickNext } from '../../core/prd/quickNext';
 import { STORY_STATES } from '../../core/vocabulary';
-import type { CliCommand } from '../io';
-import { finite, loadPrd, prdOptionsUsage, printProblems, problemJson } from './prdArgs';
+import type { CliCommand, CliIo } from '../io';
+import { analyzePrdBytes, type PrdArgs, prdOptionsUsage, printProblems, problemJson, readPrdFile } from './prdArgs';
 
 const usage = `Usage: ralph-workbench next [--prd FILE] [--json]
 
@@ -19,12 +20,18 @@ export const nextCommand: CliCommand = {
   summary: 'Print the story to run next. Exit 0 when one is ready or all pass, 2 when stories\nremain but none is ready (or there are none), 1 when prd.json cannot be read.',
   usage,
   run(argv, io) {
-    const loaded = loadPrd(argv, io, usage, true);
-    if ('exit' in loaded) {
-      return loaded.exit;
+    const read = readPrdFile(argv, io, usage);
+    if ('exit' in read) {
+      return read.exit;
     }
-    const { args, analysis: a } = loaded;
-    const r = a.readiness;
+    const { args, bytes } = read;
+    // A loop asks before every iteration: a clean file is answered from JSON.parse alone
+    // (quickNext); anything else gets the full analysis, which shows the problems where they are.
+    const quick = quickNext(bytes);
+    if (quick) {
+      return answer(quick, [], args, io);
+    }
+    const a = analyzePrdBytes(args, bytes, true);
     if (!a.readable) {
       if (args.json) {
         io.stdout(`${JSON.stringify({ state: 'invalid', next: null, blocked: [], problems: a.problems.map(problemJson) })}\n`);
@@ -35,22 +42,26 @@ export const nextCommand: CliCommand = {
     }
     // Graph problems (cycles, unknown ids) and warnings leave the file readable.
     printProblems(a.problems, args.prd, io.stderr);
-    const state = r.state;
-    if (args.json) {
-      const nextStory = r.next ? { id: r.next.story.id, title: r.next.story.title, priority: finite(r.next.story.priority) } : null;
-      io.stdout(`${JSON.stringify({ state, next: nextStory, blocked: r.blocked })}\n`);
-    } else if (r.next) {
-      io.stdout(`${oneLine(r.next.story.id)} - ${oneLine(r.next.story.title)} (priority ${finite(r.next.story.priority) ?? 'none'})\n`);
-    } else if (state === 'complete') {
-      io.stdout(`All ${r.counts.total} stories pass.\n`);
-    } else if (state === 'empty') {
-      io.stdout(`${args.prd} has no stories yet: add stories to its "userStories" list.\n`);
-    } else {
-      io.stdout(`Nothing is ready: ${r.counts.total - r.counts.done} stories remain, all ${STORY_STATES.blocked.word}.\n`);
-      for (const line of r.explanation) {
-        io.stdout(`  ${oneLine(line)}\n`);
-      }
-    }
-    return state === 'blocked' || state === 'empty' ? 2 : 0;
+    return answer(nextAnswerOf(a.readiness), a.readiness.explanation, args, io);
   },
 };
+
+/** Prints the answer (explanation: why nothing can run, when that is so); returns the exit code. */
+function answer(r: NextAnswer, explanation: readonly string[], args: PrdArgs, io: CliIo): number {
+  const state = r.state;
+  if (args.json) {
+    io.stdout(`${JSON.stringify({ state, next: r.next, blocked: r.blocked })}\n`);
+  } else if (r.next) {
+    io.stdout(`${oneLine(r.next.id)} - ${oneLine(r.next.title)} (priority ${r.next.priority ?? 'none'})\n`);
+  } else if (state === 'complete') {
+    io.stdout(`All ${r.total} stories pass.\n`);
+  } else if (state === 'empty') {
+    io.stdout(`${args.prd} has no stories yet: add stories to its "userStories" list.\n`);
+  } else {
+    io.stdout(`Nothing is ready: ${r.total - r.done} stories remain, all ${STORY_STATES.blocked.word}.\n`);
+    for (const line of explanation) {
+      io.stdout(`  ${oneLine(line)}\n`);
+    }
+  }
+  return state === 'blocked' || state === 'empty' ? 2 : 0;
+}

@@ -24,9 +24,9 @@ export function finite(n: number): number | null {
 
 /**
  * The shared start of validate / next / ready: parse the arguments, print help or an argument
- * error (with the command's usage), read and analyse the file. Undefined result: `exit` is the code.
+ * error (with the command's usage), read the file. Undefined result: `exit` is the code.
  */
-export function loadPrd(argv: readonly string[], io: CliIo, usage: string, forReadiness = false): { args: PrdArgs; analysis: PrdAnalysis } | { exit: number } {
+export function readPrdFile(argv: readonly string[], io: CliIo, usage: string): { args: PrdArgs; bytes: Uint8Array } | { exit: number } {
   const args = parsePrdArgs(argv);
   if (args.help) {
     io.stdout(usage);
@@ -36,9 +36,8 @@ export function loadPrd(argv: readonly string[], io: CliIo, usage: string, forRe
     io.stderr(`ralph-workbench: ${args.error}\n\n${usage}`);
     return { exit: 1 };
   }
-  let bytes: Uint8Array;
   try {
-    bytes = io.readFile(args.prd);
+    return { args, bytes: io.readFile(args.prd) };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message;
@@ -49,7 +48,16 @@ export function loadPrd(argv: readonly string[], io: CliIo, usage: string, forRe
     io.stderr(`ralph-workbench: ${message}\n`);
     return { exit: 1 };
   }
-  // next and ready need positions only for problems: analyzePrdForReadiness skips them on a clean file.
+}
+
+/** The file analysed (readPrdFile, then the analysis); `exit` when there is nothing to analyse. */
+export function loadPrd(argv: readonly string[], io: CliIo, usage: string, forReadiness = false): { args: PrdArgs; analysis: PrdAnalysis } | { exit: number } {
+  const read = readPrdFile(argv, io, usage);
+  return 'exit' in read ? read : { args: read.args, analysis: analyzePrdBytes(read.args, read.bytes, forReadiness) };
+}
+
+/** The analysis of the bytes of args.prd. next and ready need positions only for problems: analyzePrdForReadiness skips them on a clean file. */
+export function analyzePrdBytes(args: PrdArgs, bytes: Uint8Array, forReadiness: boolean): PrdAnalysis {
   const options = { fileName: path.basename(args.prd) };
-  return { args, analysis: forReadiness ? analyzePrdForReadiness(bytes, options) : analyzePrd(bytes, options) };
+  return forReadiness ? analyzePrdForReadiness(bytes, options) : analyzePrd(bytes, options);
 }

@@ -32,7 +32,7 @@ export const ELEMENT_KEYS: ReadonlySet<string> = new Set([...DEPENDENCY_KEYS, 'a
 const PASSING_STATUS = new Set(['done', 'complete', 'completed', 'passed', 'pass', 'closed', 'resolved']);
 const PRIORITY_WORDS: Readonly<Record<string, number>> = { critical: 0, high: 1, medium: 2, low: 3 };
 // C0 and C1 control characters, DEL included: a terminal acts on them (TAB completes, ESC starts a sequence).
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+export const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 function describeValue(v: unknown): string {
   if (v === null) {
