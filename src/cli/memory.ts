@@ -19,7 +19,6 @@ export interface MemoryIo {
   readonly cwd?: string;
 }
 
-const COMMANDS = ['compact', 'pin'] as const;
 const VALUE_OPTIONS = ['--file', '--threshold', '--keep', '--root', '--pin', '--prd'];
 
 export const memoryUsage = `Usage:
