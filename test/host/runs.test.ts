@@ -151,7 +151,7 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     const run = runs[0];
     assert.equal(run.storyId, 'US-006');
     assert.equal(run.storyTitle, 'Sort tasks by priority');
-    assert.equal(run.agent, 'custom');
+    assert.equal(run.agent, 'node', 'a command line of the user\'s own is recorded under its program');
     assert.equal(run.exitCode, 0);
     assert.equal(run.outcome, 'passed');
     assert.equal(run.passingBefore, 4);

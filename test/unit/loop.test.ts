@@ -366,6 +366,17 @@ describe('planAgentCommand (the iteration module the runner uses)', () => {
     assert.deepEqual(found.env, { RALPH_PROMPT_FILE: vars.promptFile, RALPH_STORY_ID: 'US-1', RALPH_WORKSPACE_FOLDER: '/ws' });
   });
 
+  it('names the agent runs.jsonl records: the preset, or the program of a command line of the user\'s own (issue 18 item 5)', () => {
+    const plan = (presetId: string, command: string) => planAgentCommand({ presetId, command, shell: 'posix', exists: () => false, vars });
+    const agentOf = (p: ReturnType<typeof plan>) => (p.ok ? p.agent : p.message);
+    assert.equal(agentOf(plan('claude', '')), 'claude');
+    assert.equal(agentOf(plan('codex', '')), 'codex');
+    // The preset stays "claude" while a custom command line is what runs: it is recorded by its program.
+    assert.equal(agentOf(plan('claude', 'my-agent --fast < ${promptFile}')), 'my-agent');
+    assert.equal(agentOf(plan('custom', 'FAKE_AGENT_MODE=pass node "/x/fake agent.js" ${promptFile}')), 'node');
+    assert.equal(agentOf(plan('custom', 'cat ${promptFile} | /opt/tools/agent-cli run')), 'agent-cli');
+  });
+
   it('keeps the template warnings', () => {
     const r = planAgentCommand({ presetId: 'custom', command: 'my-agent --story ${storyId}', shell: 'posix', exists: () => false, vars, lookup: onPath(['my-agent']) });
     assert.ok(r.ok);

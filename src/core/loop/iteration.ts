@@ -34,6 +34,11 @@ export type AgentCommandPlan =
       readonly warnings: readonly string[];
       /** The program found on PATH, when it could be known. */
       readonly executable?: string;
+      /**
+       * What runs.jsonl records as the agent: the preset's id, or, for a command line of the user's
+       * own (`ralph.agent.command`), the name of the program it starts (`my-agent`, `node`).
+       */
+      readonly agent: string;
     }
   | { readonly ok: false; readonly message: string };
 
@@ -59,7 +64,8 @@ export function planAgentCommand(req: AgentCommandRequest): AgentCommandPlan {
       return { ok: false, message: missingExecutableMessage(resolved.executable, req.command.trim() ? 'custom' : resolved.presetId) };
     }
   }
-  return { ok: true, commandLine, env: agentEnvironment(req.vars), warnings: resolved.warnings, executable };
+  const agent = req.command.trim() !== '' ? (programName(resolved.executable) ?? 'custom') : resolved.presetId;
+  return { ok: true, commandLine, env: agentEnvironment(req.vars), warnings: resolved.warnings, executable, agent };
 }
 
 /** What the caller saw of one iteration. */
@@ -129,4 +135,10 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
       : {}),
   };
   return { record, line };
+}
+
+/** The file name of a program (`/usr/bin/my-agent` → `my-agent`, `C:\\tools\\agent.exe` → `agent.exe`). */
+function programName(executable: string | undefined): string | undefined {
+  const name = executable?.split(/[\\/]/).pop()?.trim();
+  return name ? name : undefined;
 }

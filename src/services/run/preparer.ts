@@ -136,7 +136,7 @@ export async function prepareIteration(ctx: PrepareContext, step: RunStep, befor
   const headBefore = git ? await git.head() : undefined;
   return {
     promptFile,
-    agent: settings.agentPreset,
+    agent: plan.agent,
     launch: {
       name: `Ralph: ${step.storyId} — ${step.storyTitle}`.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 80),
       cwd: root,
