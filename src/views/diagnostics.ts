@@ -15,44 +15,47 @@ export { toRange };
 const MAX_RELATED = 20;
 
 /**
- * Whether VS Code's own JSON language service reports this file's syntax errors: it validates
- * the JSON documents that are open (json or jsonc), unless the user turned it off. Then our
- * `syntax` problems would show every error twice in Problems, so only the tree and the CLI show them.
+ * Whether VS Code's own JSON language service is showing errors for this file now: then our
+ * `syntax` problems would show every error twice in Problems, so only the tree and the CLI show
+ * them. Asked of what Problems holds, not of which documents are open: VS Code keeps a closed
+ * editor's document for a while, and the JSON service's errors go away before it does.
  */
-function jsonServiceValidates(uri: vscode.Uri): boolean {
-  if (!vscode.workspace.getConfiguration('json', uri).get<boolean>('validate.enable', true)) {
-    return false;
-  }
-  const key = uri.toString();
-  return vscode.workspace.textDocuments.some((d) => d.uri.toString() === key && (d.languageId === 'json' || d.languageId === 'jsonc'));
+function jsonServiceReports(uri: vscode.Uri): boolean {
+  return vscode.languages.getDiagnostics(uri).some((d) => d.source === 'json' && d.severity === vscode.DiagnosticSeverity.Error);
 }
 
 export class PrdDiagnostics extends Disposable {
   private readonly collection = this.register(vscode.languages.createDiagnosticCollection('ralph'));
   private published = new Set<string>();
+  /** The prd.json files whose errors the JSON service was reporting at the last update. */
+  private jsonReported = new Set<string>();
 
   constructor(private readonly prds: PrdWorkspace) {
     super();
     this.register(prds.onDidChange(() => this.update()));
-    // Opening, closing or re-languaging the file changes who reports its syntax errors.
-    this.register(vscode.workspace.onDidOpenTextDocument((d) => this.updateIfPrd(d.uri)));
-    this.register(vscode.workspace.onDidCloseTextDocument((d) => this.updateIfPrd(d.uri)));
-    this.register(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('json.validate.enable') && this.update()));
+    // The JSON service starting or stopping to report a prd.json's errors (an editor opened or
+    // closed, json.validate.enable changed) changes whether ours are shown. Our own publishing
+    // fires this event too: only a change in what the JSON service reports leads to an update.
+    this.register(
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        if (e.uris.some((u) => this.prds.byUri(u) && jsonServiceReports(u) !== this.jsonReported.has(u.toString()))) {
+          this.update();
+        }
+      }),
+    );
     this.update();
-  }
-
-  private updateIfPrd(uri: vscode.Uri): void {
-    if (this.prds.byUri(uri)) {
-      this.update();
-    }
   }
 
   private update(): void {
     const now = new Set<string>();
+    const jsonNow = new Set<string>();
     for (const entry of this.prds.list()) {
       const key = entry.uri.toString();
       now.add(key);
-      const skipSyntax = jsonServiceValidates(entry.uri);
+      const skipSyntax = jsonServiceReports(entry.uri);
+      if (skipSyntax) {
+        jsonNow.add(key);
+      }
       const diagnostics: vscode.Diagnostic[] = [];
       for (const p of entry.analysis.problems) {
         if (skipSyntax && p.code === 'syntax') {
@@ -68,6 +71,7 @@ export class PrdDiagnostics extends Disposable {
       }
     }
     this.published = now;
+    this.jsonReported = jsonNow;
   }
 }
 

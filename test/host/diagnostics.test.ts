@@ -115,6 +115,25 @@ suite('diagnostics and quick fixes for broken prd.json files', () => {
     assert.deepEqual(ralphDiagnosticsOf(prdUri()).filter((d) => diagnosticCode(d) === 'syntax'), []);
   });
 
+  test('malformed JSON: after its editor closes, the syntax error stays in Problems (issue 18 item 4)', async () => {
+    await vscode.window.showTextDocument(prdUri());
+    const broken = replaceInStory(demoText, 'US-006', '"title": "Sort tasks by priority",', '"title": "Sort tasks by priority",,');
+    await writePrd(broken);
+    const line = lineOf(broken, 'Sort tasks by priority",,');
+    const onLine = () => vscode.languages.getDiagnostics(prdUri()).filter((d) => d.range.start.line === line && d.severity === vscode.DiagnosticSeverity.Error);
+    await waitFor('the JSON language service to report the doubled comma', () => onLine().some((d) => d.source === 'json'), 20_000, () => describeDiagnostics());
+    await closePrdEditors();
+    // The JSON service stops reporting a file whose editor closed (VS Code may keep the document
+    // itself for minutes): our own "syntax" diagnostic takes its place, on the same line.
+    await waitFor('the JSON service to let go of the closed file', () => !onLine().some((d) => d.source === 'json'), 30_000, () => describeDiagnostics());
+    const ours = await waitFor('a "syntax" diagnostic of ours on the line', () => {
+      const d = ralphDiagnosticsOf(prdUri()).filter((x) => diagnosticCode(x) === 'syntax' && x.range.start.line === line);
+      return d.length > 0 ? d : undefined;
+    }, 10_000, () => describeDiagnostics());
+    assert.ok(ours.length > 0);
+    assert.ok(onLine().every((d) => d.source === 'ralph'), `only our errors on the line, none twice: ${JSON.stringify(describeDiagnostics(), null, 1)}`);
+  });
+
   test('unknown blockedBy id → "unknown-blocked-by" exactly at the "US-099" literal, problems node, quick fix', async () => {
     const broken = replaceInStory(demoText, 'US-006', '"US-002"', '"US-099"');
     await writePrd(broken);
