@@ -67,6 +67,8 @@ export class TaskGraphController extends Disposable {
   private folderKey?: string;
   /** The badges last sent, to skip an update that changes nothing. */
   private artifactsKey = '';
+  /** What the last graph message was built from: the same snapshot again sends nothing. */
+  private builtFrom?: { readonly analysis: PrdEntry['analysis']; readonly artifactsKey: string; readonly direction: Direction; readonly sources: number };
   private readonly onDidSelectEmitter = this.register(new vscode.EventEmitter<string>());
   /** A page selected a story (the Stories view follows). */
   readonly onDidSelect = this.onDidSelectEmitter.event;
@@ -158,6 +160,7 @@ export class TaskGraphController extends Disposable {
     }
     if (!entry) {
       this.graph = emptyMessage('No prd.json in this workspace yet. Create one with "Ralph: Create prd.json".');
+      this.builtFrom = undefined;
     } else {
       const stories = entry.analysis.doc.stories;
       this.keys = new PageKeys([...stories.map((s) => s.id), ...stories.flatMap((s) => s.blockedBy.map((r) => r.id))]);
@@ -166,11 +169,19 @@ export class TaskGraphController extends Disposable {
       const runs = this.builder().layoutRuns;
       const artifacts = this.deps.artifactsFor?.(entry.folder.uri);
       this.artifactsKey = keyOf(artifacts);
+      const sources = this.deps.prds.list().length;
+      const from = { analysis: entry.analysis, artifactsKey: this.artifactsKey, direction: this.direction, sources };
+      const b = this.builtFrom;
+      if (b && b.analysis === from.analysis && b.artifactsKey === from.artifactsKey && b.direction === from.direction && b.sources === from.sources && this.graph?.type === 'graph') {
+        // The model told us again about the snapshot we drew (a forced re-read of the same text):
+        // a second, layout-less message would only replace the one that carried the layout.
+        return;
+      }
+      this.builtFrom = from;
       const built = this.builder().build(entry.analysis, source, this.direction, (n) => {
         const a = artifacts?.get(n.id);
         return a ? { ...n, artifacts: a } : n;
       });
-      const sources = this.deps.prds.list().length;
       this.graph = built.type === 'graph' && sources > 1 ? { ...built, sources } : built;
       if (this.builder().layoutRuns !== runs) {
         this.deps.log.debug(`[graph] ${entry.analysis.doc.stories.length} stories laid out in ${Date.now() - started} ms`);
