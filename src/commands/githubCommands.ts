@@ -56,13 +56,21 @@ export function registerGitHubCommands(context: vscode.ExtensionContext, deps: G
       return 0;
     }
     const repo = github.forFolder(folder)?.repo;
-    const where = repo ? `${repo.owner}/${repo.repo}` : 'GitHub';
-    const detail = items.map(({ issue, a }) => `#${issue}: ${HEADERS[a.kind]}\n${a.path ?? ''}`).join('\n\n');
+    if (!repo) {
+      throw new Error(`${folder.name} has no GitHub repository (no GitHub "origin" remote, and ralph.github.repository is empty): there is no issue to post to.`);
+    }
+    // The exact text of every comment, as it will be posted.
+    const planned = await github.selfHealPreview(folder, issues.map(({ issue, only }) => ({ issue: issue.number, candidates: (only ?? issue.artifacts).filter((a) => a.status === 'on-disk') })));
+    if (planned.length === 0) {
+      void vscode.window.showInformationMessage('Nothing to self-heal: no document found on disk can be linked.');
+      return 0;
+    }
+    const where = `${repo.owner}/${repo.repo}`;
     const message =
-      items.length === 1
-        ? `Post the missing ${KIND_LABELS[items[0].a.kind].toLowerCase()} comment to ${where}#${items[0].issue}?`
-        : `Post ${items.length} missing artifact comments to ${where}?`;
-    const what = `${detail}\n\nEach comment links the document on the default branch and says it was self-healed. A link already posted is never posted again.`;
+      planned.length === 1
+        ? `Post this comment to ${where}#${planned[0].issue}?`
+        : `Post these ${planned.length} comments to ${where}?`;
+    const what = `${planned.map(({ issue, comment }) => `${planned.length > 1 ? `#${issue}:\n` : ''}${comment.body}`).join('\n\n———\n\n')}\n\nA link already posted is never posted again.`;
     if (!(await confirm(message, 'Post Comment', { detail: what }))) {
       return 0;
     }
@@ -129,10 +137,17 @@ export function registerGitHubCommands(context: vscode.ExtensionContext, deps: G
 
   reg(Commands.githubSelfHealAll, async () => {
     let total = 0;
+    const skipped: string[] = [];
     for (const f of github.list()) {
       if (!f.notice) {
         total += await heal(f.folder, f.issues.filter((i) => !i.error).map((issue) => ({ issue })));
+      } else if (f.issues.some((i) => i.artifacts.some((a) => a.status === 'on-disk'))) {
+        skipped.push(`${f.folder.name}: ${f.notice.message}`);
       }
+    }
+    if (skipped.length > 0) {
+      // Documents wait for a link but cannot get one here: say why rather than do nothing.
+      void vscode.window.showInformationMessage(`Self-heal posted nothing for ${skipped.join(' ')}`);
     }
     return total;
   });

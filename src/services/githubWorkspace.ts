@@ -12,7 +12,7 @@ import type { ArtifactEntry, IssueArtifacts } from '../core/artifacts/issueArtif
 import { artifactBadgeOf } from '../core/artifacts/badge';
 import { trustRulesFrom, type TrustRules } from '../core/artifacts/trust';
 import { artifactOfPath } from '../core/artifacts/discovery';
-import type { PlannedComment } from '../core/artifacts/selfHeal';
+import { type PlannedComment, planSelfHeal } from '../core/artifacts/selfHeal';
 import { issuesOfStory } from '../core/artifacts/storyIssues';
 import { parseRepoSlug, type RepoRef } from '../core/artifacts/url';
 import type { ArtifactBadgeDto } from '../core/webview/graphProtocol';
@@ -329,6 +329,17 @@ export class GitHubWorkspace extends Disposable {
       throw new Error(s?.result?.notice?.message ?? 'Not signed in to GitHub: sign in first.');
     }
     return { client: s.client, repo: s.repo };
+  }
+
+  /**
+   * The comments self-heal would post for these issues, word for word (the blob links name the
+   * repository's default branch): what the confirmation shows. Throws the folder's notice when
+   * there is nowhere to post (no GitHub repository, signed out).
+   */
+  async selfHealPreview(folder: vscode.WorkspaceFolder, issues: readonly { readonly issue: number; readonly candidates: readonly ArtifactEntry[] }[]): Promise<{ issue: number; comment: PlannedComment }[]> {
+    const { client, repo } = this.clientFor(folder);
+    const ref = await client.getDefaultBranch();
+    return issues.flatMap(({ issue, candidates }) => planSelfHeal(candidates, [], repo, ref).map((comment) => ({ issue, comment })));
   }
 
   /**

@@ -68,10 +68,14 @@ export function artifactItem(folder: FolderIssues, issue: IssueArtifacts, a: Art
     tip.appendText(`${s}\n`);
   }
   if (a.status === 'on-disk') {
-    tip.appendText('\nFound by its file name but no issue comment links it: Self-heal posts the comment.');
+    tip.appendText(
+      folder.repo
+        ? '\nFound by its file name but no issue comment links it: Self-heal posts the comment.'
+        : '\nFound by its file name but no issue comment links it. This folder has no GitHub repository, so there is nowhere to post the link.',
+    );
   }
   item.tooltip = tip;
-  item.contextValue = `artifact ${a.status === 'on-disk' ? 'onDisk' : a.status}`;
+  item.contextValue = `artifact ${onDiskToken(folder, a)}`;
   if (a.path || a.url) {
     item.command = { command: Commands.githubOpenArtifact, title: 'Open', arguments: [folder.folder.uri, a.path, a.url] };
   }
@@ -153,7 +157,8 @@ export class IssuesTreeProvider extends Disposable implements vscode.TreeDataPro
         }
         item.tooltip = tip;
         item.id = `issue:${node.folder.folder.uri.toString()}:${i.number}`;
-        item.contextValue = `issue${i.artifacts.some((a) => a.status === 'on-disk') ? ' healable' : ''}`;
+        // Self-heal is offered only where it can post: an issue of a folder with a GitHub repository.
+        item.contextValue = `issue${node.folder.repo && i.artifacts.some((a) => a.status === 'on-disk') ? ' healable' : ''}`;
         return item;
       }
       case 'artifact':
@@ -211,4 +216,12 @@ export class IssuesTreeProvider extends Disposable implements vscode.TreeDataPro
 /** The GitHub page of an issue of a folder. */
 export function issuePage(folder: FolderIssues, issue: number): string | undefined {
   return folder.repo ? issueUrl(folder.repo, issue) : undefined;
+}
+
+/**
+ * The context-value word of an artifact's status: `onDisk` (a document self-heal can link) only
+ * when the folder has a GitHub repository to post to; `onDiskNoRepo` otherwise (no Self-heal).
+ */
+export function onDiskToken(folder: Pick<FolderIssues, 'repo'>, a: Pick<ArtifactEntry, 'status'>): string {
+  return a.status !== 'on-disk' ? a.status : folder.repo ? 'onDisk' : 'onDiskNoRepo';
 }

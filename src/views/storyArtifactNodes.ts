@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { ArtifactEntry, IssueArtifacts } from '../core/artifacts/issueArtifacts';
 import { KIND_LABELS } from '../core/artifacts/protocol';
 import type { GitHubWorkspace } from '../services/githubWorkspace';
-import { artifactItem } from './issuesTree';
+import { artifactItem, onDiskToken } from './issuesTree';
 import type { ExtraStoryChild, StoryNode } from './storyNodes';
 
 export class StoryArtifactNode implements ExtraStoryChild {
@@ -24,7 +24,7 @@ export class StoryArtifactNode implements ExtraStoryChild {
     const item = folder ? artifactItem(folder, this.issue, this.artifact) : new vscode.TreeItem('');
     item.label = `#${this.issue.number} ${KIND_LABELS[this.artifact.kind]}`;
     item.id = `storyArtifact:${this.parent.entry.uri.toString()}:${this.parent.state.story.index}:${this.issue.number}:${this.artifact.kind}:${this.artifact.status}:${this.artifact.path ?? this.artifact.url ?? ''}`;
-    item.contextValue = `storyArtifact ${this.artifact.status === 'on-disk' ? 'onDisk' : this.artifact.status}`;
+    item.contextValue = `storyArtifact ${folder ? onDiskToken(folder, this.artifact) : this.artifact.status}`;
     return item;
   }
 }

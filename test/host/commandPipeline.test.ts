@@ -81,7 +81,7 @@ suite('one command pipeline: registrar, trust from declared needs, one confirmat
     const message = await expectCommandError('ralph.github.selfHeal', async () => {
       asked = (await answering('Post Comment', () => vscode.commands.executeCommand('ralph.github.selfHeal', { issue: 42, path: PLAN }))).questions;
     });
-    assert.deepEqual(asked.map((q) => q.message), ['Post the missing plan comment to acme/taskflow#42?']);
+    assert.deepEqual(asked.map((q) => q.message), ['Post this comment to acme/taskflow#42?']);
     assert.doesNotMatch(message, /Cannot read properties|is not a function/, 'a message for a person, not a raw JavaScript error');
     assert.equal(gh.issues.get(42)!.comments.length, before, 'nothing was posted');
     await waitFor('the error in the log, with the command id', () => logText().includes('[ralph.github.selfHeal]'));
@@ -116,9 +116,9 @@ suite('one command pipeline: registrar, trust from declared needs, one confirmat
     const mark = gh.requests.length;
     const heal = await answering(undefined, () => vscode.commands.executeCommand('ralph.github.selfHeal', { issue: 42, path: PLAN }));
     assert.equal(heal.questions.length, 1);
-    assert.equal(heal.questions[0].message, 'Post the missing plan comment to acme/taskflow#42?');
+    assert.equal(heal.questions[0].message, 'Post this comment to acme/taskflow#42?');
     assert.deepEqual(heal.questions[0].choices, ['Post Comment']);
-    assert.match(heal.questions[0].detail ?? '', /^#42: ## Implementation Plan\nthoughts\/shared\/plans\/2026-11-16-GH-0042-task-priorities\.md/);
+    assert.match(heal.questions[0].detail ?? '', /^## Implementation Plan\n\nhttps:\/\/github\.com\/acme\/taskflow\/blob\/main\/thoughts\/shared\/plans\/2026-11-16-GH-0042-task-priorities\.md\n/);
     assert.equal(postsSince(mark), 0, 'nothing was posted');
     assert.match((await planRow()) ?? '', /^Plan: on disk, not linked/);
 

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { RalphApi, TreeSnapshotNode } from '../../src/api';
 import { SELF_HEAL_NOTE } from '../../src/core/artifacts/protocol';
 import { GitHubEmulator } from '../support/githubEmulator';
-import { answering, api, readPrdBytes, waitFor, workspaceFolder, writePrd } from './helpers';
+import { answering, api, expectCommandError, readPrdBytes, waitFor, workspaceFolder, writePrd } from './helpers';
 
 const TOKEN = 'ghp_hostTestSecretToken_do_not_log_42';
 const RESEARCH = 'thoughts/shared/research/2026-11-15-GH-0042-task-priorities.md';
@@ -57,6 +57,13 @@ suite('GitHub Issues view (emulator)', () => {
       'Plan review: on disk, not linked · APPROVED · 2026-11-16-GH-0042-critique.md',
       'Implementation: missing',
     ]);
+    // No repository: Self-heal is not offered (no "healable" issue, no "onDisk" document), and
+    // run anyway it says why, asking nothing and posting nothing (issue 18 item 6).
+    assert.doesNotMatch(i42?.contextValue ?? '', /\bhealable\b/);
+    assert.ok((i42?.children ?? []).every((c) => !/\bonDisk\b/.test(c.contextValue ?? '')), JSON.stringify(i42?.children?.map((c) => c.contextValue)));
+    const asked = await answering('Post Comment', () => expectCommandError('ralph.github.selfHeal', () => vscode.commands.executeCommand('ralph.github.selfHeal', { issue: 42, path: PLAN })));
+    assert.match(asked.result, /has no GitHub repository/);
+    assert.deepEqual(asked.questions, []);
     assert.equal(gh.requests.length, 0);
   });
 
@@ -90,7 +97,9 @@ suite('GitHub Issues view (emulator)', () => {
     const before = gh.issues.get(42)!.comments.length;
     const heal = await answering('Post Comment', () => vscode.commands.executeCommand<number>('ralph.github.selfHeal', { issue: 42, path: PLAN }));
     assert.equal(heal.result, 1);
-    assert.deepEqual(heal.questions.map((q) => q.message), ['Post the missing plan comment to acme/taskflow#42?']);
+    assert.deepEqual(heal.questions.map((q) => q.message), ['Post this comment to acme/taskflow#42?']);
+    // The confirmation shows the comment exactly as it is posted (issue 18 item 6).
+    assert.ok(heal.questions[0].detail?.startsWith(`## Implementation Plan\n\n${blob(PLAN)}\n\n${SELF_HEAL_NOTE}`), heal.questions[0].detail);
     const comments = gh.issues.get(42)!.comments;
     assert.equal(comments.length, before + 1);
     assert.equal(comments.at(-1)!.body, `## Implementation Plan\n\n${blob(PLAN)}\n\n${SELF_HEAL_NOTE}`);
