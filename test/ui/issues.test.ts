@@ -70,7 +70,10 @@ describe('Issues view (UI, emulator)', function () {
     await planRow.locator('.action-label[aria-label^="Self-heal"]').click();
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: 10_000 });
-    assert.match((await dialog.textContent()) ?? '', /Post the missing plan comment to acme\/taskflow#42/);
+    const text = (await dialog.textContent()) ?? '';
+    assert.match(text, /Post this comment to acme\/taskflow#42\?/);
+    // The dialog shows the comment as it will be posted (issue 18 item 6).
+    assert.ok(text.includes(`## Implementation Plan${blob(PLAN)}(Self-healed: artifact was found on disk but not linked via comment)`), text);
     await shot(page, 'issues-self-heal-confirm');
     await dialog.locator('.monaco-button', { hasText: 'Post Comment' }).click();
     await eventually('the Plan node to turn linked', async () => (await issueRows(page)).some((x) => x.startsWith('Plan | linked')), 20_000, () => issueRows(page));
