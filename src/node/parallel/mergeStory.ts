@@ -8,6 +8,7 @@
  * marked for a retry (its branch and worktree keep every commit).
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { planPrdMerge } from '../../core/parallel/prdMerge';
@@ -207,7 +208,23 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
       return { kind: 'check-failed', storyId, exitCode: check.exitCode, output: check.output };
     }
   }
+  if ((options.mode ?? 'merge') === 'rebase') {
+    await moveRebasedBranch(repo.root, wt, commit);
+  }
   return { kind: 'merged', storyId, commit, ignoredStories: memory.ignored, progressEntries: memory.entries, patterns: memory.patterns };
+}
+
+/**
+ * After a replay, the story's branch points at the replayed commits, as `git rebase` leaves a
+ * branch: the feature branch then holds all of it and the worktree can go. A worktree with
+ * uncommitted changes keeps its branch where it was (git refuses, nothing is touched).
+ */
+async function moveRebasedBranch(root: string, wt: StoryWorktree, commit: string): Promise<void> {
+  if (existsSync(wt.folder)) {
+    await git(wt.folder, ['reset', '--keep', commit]);
+  } else {
+    await git(root, ['branch', '--force', wt.branch, commit]);
+  }
 }
 
 /** `git merge --no-ff`; returns the conflicting files (other than prd.json and progress.txt), if any. */

@@ -86,7 +86,8 @@ export async function resumeParallel(folder: string, options: ResumeOptions = {}
 
   for (const r of records) {
     const branchExists = (await git(top, ['rev-parse', '--verify', '--quiet', `refs/heads/${r.branch}`])).code === 0;
-    if (r.state === 'merged') {
+    // A merged story's worktree and branch go (removeWorktree refuses when they hold anything unmerged).
+    const tidy = async (): Promise<void> => {
       if (existsSync(r.worktree) || branchExists) {
         try {
           await removeWorktree(repo, worktreeOf(r));
@@ -95,15 +96,13 @@ export async function resumeParallel(folder: string, options: ResumeOptions = {}
           notes.push(errorMessage(e));
         }
       }
+    };
+    if (r.state === 'merged') {
+      await tidy();
       continue;
     }
     if (r.state !== 'running' && r.state !== 'done' && r.state !== 'merging') {
       continue; // conflict, check-failed, interrupted, orphaned: the user decides
-    }
-    if (!branchExists) {
-      await queue.record(worktreeOf(r), 'interrupted', { note: `Its branch ${r.branch} is gone.` });
-      interrupted.push(r.storyId);
-      continue;
     }
     // Merged already (a crash after the last commit of the merge, before the state said so)?
     // The merge's last commit is the one that sets the story's passes in the main prd.json.
@@ -119,12 +118,12 @@ export async function resumeParallel(folder: string, options: ResumeOptions = {}
     }
     if (merged) {
       await queue.record(worktreeOf(r), 'merged', { mergeCommit: (await git(top, ['rev-parse', 'HEAD'])).stdout.trim() });
-      try {
-        await removeWorktree(repo, worktreeOf(r));
-        removed.push(r.storyId);
-      } catch (e) {
-        notes.push(errorMessage(e));
-      }
+      await tidy();
+      continue;
+    }
+    if (!branchExists) {
+      await queue.record(worktreeOf(r), 'interrupted', { note: `Its branch ${r.branch} is gone.` });
+      interrupted.push(r.storyId);
       continue;
     }
     if (await finished(top, r, repo.featureBranch, prdRel)) {
