@@ -156,6 +156,14 @@ describe('parallel: the merge queue', function () {
     assert.match(a.kind === 'not-done' ? a.reason : a.kind, /has no "feat: US-001 - …" commit/);
     assert.match(b.kind === 'not-done' ? b.reason : b.kind, /US-002 does not pass in the worktree's prd\.json/);
     assert.equal(git(root, 'rev-parse', 'HEAD'), repo.head);
+    assert.deepEqual(
+      stateOf(root).stories.map((s) => [s.storyId, s.state]),
+      [
+        ['US-001', 'interrupted'],
+        ['US-002', 'interrupted'],
+      ],
+    );
+    assert.match(stateOf(root).stories[0].note ?? '', /^Not merged: its branch ralph\/demo-US-001 has no "feat: US-001 - …" commit/);
   });
 
   it('rebase mode replays the story’s commits on the feature branch: linear history, prd.json and progress.txt from the rules', async () => {

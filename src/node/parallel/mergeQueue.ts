@@ -30,11 +30,12 @@ export function emptyState(repo: RepoInfo, mode: MergeMode): ParallelState {
   return { version: 1, featureBranch: repo.featureBranch, mergeMode: mode, stories: [] };
 }
 
-const STATE_OF: Record<MergeOutcome['kind'], StoryRunState | undefined> = {
+/** A story its agent left unfinished is `interrupted`: kept, with its worktree, for a retry. */
+const STATE_OF: Record<MergeOutcome['kind'], StoryRunState> = {
   merged: 'merged',
   conflict: 'conflict',
   'check-failed': 'check-failed',
-  'not-done': undefined,
+  'not-done': 'interrupted',
 };
 
 export class MergeQueue {
@@ -94,12 +95,7 @@ export class MergeQueue {
       await this.record(wt, 'done', { note: errorMessage(e) });
       throw e;
     }
-    const state = STATE_OF[outcome.kind];
-    if (!state) {
-      await this.record(wt, 'done', { note: outcome.kind === 'not-done' ? `Not merged: ${outcome.reason}.` : undefined });
-      return outcome;
-    }
-    await this.record(wt, state, describe(outcome));
+    await this.record(wt, STATE_OF[outcome.kind], describe(outcome));
     if (outcome.kind !== 'merged' || this.options.removeMerged === false) {
       return outcome;
     }
@@ -125,7 +121,7 @@ function describe(o: MergeOutcome): Partial<StoryRunRecord> {
       return { conflicts: [...o.files], note: `Merge conflict in ${o.files.join(', ')}: the merge was aborted.` };
     case 'check-failed':
       return { note: `The check failed (exit ${o.exitCode ?? 'none'}); the merge was undone and the story awaits a retry.\n${o.output.slice(-2000)}` };
-    default:
-      return {};
+    case 'not-done':
+      return { note: `Not merged: ${o.reason}.` };
   }
 }

@@ -148,7 +148,8 @@ export async function resumeParallel(folder: string, options: ResumeOptions = {}
     }
     const commits = (await commitsNotOn(top, `refs/heads/${w.branch}`, `refs/heads/${repo.featureBranch}`)).map((c) => `${c.sha} ${c.subject}`);
     orphaned.push({ folder: w.folder, branch: w.branch, commits });
-    await queue.record({ storyId: path.basename(w.folder), branch: w.branch, folder: w.folder, base: repo.head }, 'orphaned', {
+    const base = (await git(top, ['merge-base', `refs/heads/${repo.featureBranch}`, `refs/heads/${w.branch}`])).stdout.trim() || repo.head;
+    await queue.record({ storyId: path.basename(w.folder), branch: w.branch, folder: w.folder, base }, 'orphaned', {
       commits,
       note: commits.length > 0 ? `A worktree no run knows, with ${commits.length} commit(s) not on ${repo.featureBranch}: kept.` : 'A worktree no run knows; it holds no unmerged commit.',
     });

@@ -2,7 +2,7 @@
 // in its own worktree, on a repository of 5,000 tracked files: worktree add + its prompt file +
 // the merge (prd.json and progress.txt from the rules) + the worktree's removal (target < 0.5 s).
 // The agent's own work (a file, passes, a progress entry, its feat: commit) is not counted.
-//   node scripts/bench-parallel.mjs [--stories N] [--files N]
+//   node scripts/bench-worktrees.mjs [--stories N] [--files N]
 // Baseline, measured in the same run on the same repository: the bare git commands of the same
 // steps (`git worktree add -b`, `git merge --no-ff --no-edit`, `git worktree remove`,
 // `git branch -d`), with no checks and no prd.json / progress.txt rules. It only prints.
@@ -25,7 +25,7 @@ const STORIES = arg('--stories', 3);
 const FILES = arg('--files', 5000);
 const FEATURE = 'ralph/bench';
 
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'ralph-bench-parallel-'));
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'ralph-bench-worktrees-'));
 const git = (cwd, ...a) => execFileSync('git', a, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -44,7 +44,7 @@ try {
       ].join('\n'),
       resolveDir: root,
       loader: 'ts',
-      sourcefile: 'bench-parallel-entry.ts',
+      sourcefile: 'bench-worktrees-entry.ts',
     },
     outfile: bundle,
     bundle: true,
