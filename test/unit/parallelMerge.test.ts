@@ -273,4 +273,18 @@ describe('parallel: resume after a crash', function () {
       ],
     );
   });
+
+  it('a merge whose check the crash cut off is checked again; a failure undoes it', async () => {
+    const { root, repo, wts } = await setUp(['US-001']);
+    agentWork(wts['US-001'].folder, 'US-001', { files: { 'src/broken.ts': 'BROKEN\n' } });
+    // Merged (no check then), and the process died before the state said so.
+    await new MergeQueue(repo, new ParallelStateStore(root)).record(wts['US-001'], 'merging', { before: repo.head });
+    await new MergeQueue(repo, new ParallelStateStore(path.join(root, '.ralph', 'elsewhere')), { removeMerged: false }).merge(wts['US-001']);
+    const report = await resumeParallel(root, { checkCommand: 'if grep -rq BROKEN src; then exit 4; fi' });
+    assert.match(report.notes.join('\n'), /US-001: The check failed \(exit 4\) after resuming; the merge was undone/);
+    assert.equal(git(root, 'rev-parse', 'HEAD'), repo.head);
+    assert.deepEqual(passing(root), []);
+    assert.equal(stateOf(root).stories[0].state, 'check-failed');
+    assert.ok(existsSync(wts['US-001'].folder));
+  });
 });

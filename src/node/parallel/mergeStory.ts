@@ -282,7 +282,8 @@ async function replay(repo: RepoInfo, wt: StoryWorktree, memory: Memory, prdRel:
 /** At most this much of the check's output is kept (its end: where test runners say what failed). */
 const CHECK_OUTPUT_LIMIT = 16 * 1024;
 
-async function runCheck(cwd: string, command: string, timeoutMs: number): Promise<{ exitCode: number | undefined; output: string }> {
+/** Runs the check command in `cwd`: its exit code and the end of its output. */
+export async function runCheck(cwd: string, command: string, timeoutMs: number): Promise<{ exitCode: number | undefined; output: string }> {
   return new Promise((resolve) => {
     let output = '';
     const child = spawn(command, { cwd, shell: true, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32', windowsHide: true });

@@ -15,6 +15,7 @@ import type { ParallelState, StoryRunRecord } from '../../core/parallel/state';
 import { detectFeatCommit } from '../../core/runs/runs';
 import { commitsNotOn, git, showFile } from './git';
 import { MergeQueue, type QueueOptions, type QueueOutcome } from './mergeQueue';
+import { runCheck } from './mergeStory';
 import { ParallelStateStore } from './stateFile';
 import { defaultWorktreeRoot, listWorktrees, preflight, removeWorktree, type StoryWorktree } from './worktrees';
 
@@ -70,6 +71,26 @@ async function settleMainTree(root: string): Promise<void> {
   }
 }
 
+/**
+ * The check of a merge the crash may have cut off (it runs after the merge commit): run again.
+ * A failure undoes the merge when it is the feature branch's last commit (as the queue would),
+ * else it is only reported: commits made after it are never dropped.
+ */
+async function checkAgain(root: string, r: StoryRunRecord, options: ResumeOptions): Promise<{ state: 'check-failed' | 'merged'; note: string } | undefined> {
+  if (!options.checkCommand) {
+    return undefined;
+  }
+  const check = await runCheck(root, options.checkCommand, options.checkTimeoutMs ?? 30 * 60_000);
+  if (check.exitCode === 0) {
+    return undefined;
+  }
+  const parent = (await git(root, ['rev-parse', '--verify', '--quiet', 'HEAD^1'])).stdout.trim();
+  if (r.before && parent === r.before && (await git(root, ['reset', '--keep', r.before])).code === 0) {
+    return { state: 'check-failed', note: `The check failed (exit ${check.exitCode ?? 'none'}) after resuming; the merge was undone and the story awaits a retry.\n${check.output.slice(-2000)}` };
+  }
+  return { state: 'merged', note: `The check failed (exit ${check.exitCode ?? 'none'}) after resuming, and the merge is not the feature branch's last commit: it was kept; undo it by hand if needed.\n${check.output.slice(-2000)}` };
+}
+
 export async function resumeParallel(folder: string, options: ResumeOptions = {}): Promise<ResumeReport> {
   const prdRel = options.prdPath ?? 'prd.json';
   const top = (await git(folder, ['rev-parse', '--show-toplevel'])).stdout.trim() || folder;
@@ -117,6 +138,12 @@ export async function resumeParallel(folder: string, options: ResumeOptions = {}
       }
     }
     if (merged) {
+      const failed = await checkAgain(top, r, options);
+      if (failed) {
+        await queue.record(worktreeOf(r), failed.state, { note: failed.note });
+        notes.push(`${r.storyId}: ${failed.note}`);
+        continue;
+      }
       await queue.record(worktreeOf(r), 'merged', { mergeCommit: (await git(top, ['rev-parse', 'HEAD'])).stdout.trim() });
       await tidy();
       continue;
