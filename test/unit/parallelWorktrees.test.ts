@@ -97,6 +97,8 @@ describe('parallel: worktrees', function () {
 
   it('removes a worktree only when the feature branch holds all its commits', async () => {
     const root = makeRepo();
+    // As in a user's repository: nothing excludes .ralph/ but the main tree's own .ralph/.gitignore.
+    writeFileSync(path.join(root, '.git', 'info', 'exclude'), '');
     const repo = await preflight(root, FEATURE);
     const wt = await addWorktree(repo, 'US-001');
     agentWork(wt.folder, 'US-001', { files: { 'src/a.ts': 'export const a = 1;\n' } });
@@ -107,6 +109,8 @@ describe('parallel: worktrees', function () {
     writeFileSync(path.join(wt.folder, 'scratch.txt'), 'mine\n');
     await refusal(removeWorktree(repo, wt), 'unmerged', /has uncommitted changes \(scratch\.txt\)/);
     rmSync(path.join(wt.folder, 'scratch.txt'));
+    // The story's prompt under its .ralph/ is runtime state, not work: it does not keep the worktree.
+    writeFileSync(path.join(wt.folder, '.ralph', 'prompt.md'), '# US-001\n');
     await removeWorktree(repo, wt);
     assert.ok(!existsSync(wt.folder));
     assert.equal(git(root, 'branch', '--list', wt.branch), '');

@@ -6,6 +6,7 @@
  * removed only when its branch holds no commit the feature branch lacks.
  */
 import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { branchNameProblem, defaultWorktreeRootName, pathSegmentProblem, storyBranchName } from '../../core/parallel/names';
 import { fewPaths } from '../../core/runs/runs';
@@ -133,6 +134,10 @@ export async function addWorktree(repo: RepoInfo, storyId: string, options: AddO
   if (r.code !== 0) {
     throw new ParallelError('git', `git could not add the worktree of ${storyId} at ${folder}: ${firstLine(r.stderr)}.`);
   }
+  // The story's prompt and logs go under its .ralph/, which git must ignore (as the preparer makes
+  // it in the main tree): else `git worktree remove` would refuse the worktree as untracked work.
+  await mkdir(path.join(folder, '.ralph'), { recursive: true });
+  await writeFile(path.join(folder, '.ralph', '.gitignore'), '# Ralph Workbench runtime state (prompts, runs, logs): not for git\n*\n', { flag: 'wx' }).catch(() => undefined);
   return { storyId, branch, folder, base: repo.head };
 }
 
