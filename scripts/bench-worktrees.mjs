@@ -107,8 +107,7 @@ try {
       const repo = await preflight(repoDir, FEATURE);
       const wt = await addWorktree(repo, id, { worktreeRoot: wtRoot });
       const t1 = performance.now();
-      mkdirSync(path.join(wt.folder, '.ralph'), { recursive: true });
-      writeFileSync(path.join(wt.folder, '.ralph', '.gitignore'), '*\n');
+      // The prompt goes under the worktree's .ralph/, which addWorktree makes (git-ignored).
       writeFileSync(path.join(wt.folder, '.ralph', `prompt-${id}.md`), `# ${id}\n${'Context line.\n'.repeat(400)}`);
       const t2 = performance.now();
       agent(wt.folder, id);
