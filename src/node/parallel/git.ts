@@ -1,0 +1,95 @@
+/**
+ * git for the parallel engine: one small runner over `execFile` (no shell, arguments as given),
+ * because the worktree and merge steps need git's exit codes and output exactly (merge-tree says
+ * "conflict" with exit 1) and run in several working trees of one repository.
+ */
+import { execFile } from 'node:child_process';
+
+export interface GitResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A refusal or failure of the parallel engine, with the message a user reads. */
+export class ParallelError extends Error {
+  constructor(
+    readonly code: 'not-a-repo' | 'git-too-old' | 'detached-head' | 'dirty' | 'folder-exists' | 'bad-branch' | 'bad-story-id' | 'unmerged' | 'locked' | 'state' | 'git',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ParallelError';
+  }
+}
+
+/** Runs git in `cwd`; resolves with the exit code (never rejects for a non-zero exit). */
+export function git(cwd: string, args: readonly string[], input?: string): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      'git',
+      args,
+      // No pager, no prompt for credentials, no editor: this runs unattended.
+      { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_PAGER: 'cat', LC_ALL: 'C' } },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') {
+          reject(new ParallelError('git', `git could not run (${error.code ?? error.message}): is git installed and on PATH?`));
+          return;
+        }
+        resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+      },
+    );
+    if (input !== undefined) {
+      child.stdin?.end(input);
+    }
+  });
+}
+
+/** Runs git and returns its trimmed stdout; a non-zero exit throws with git's first line of complaint. */
+export async function gitOk(cwd: string, args: readonly string[], what: string): Promise<string> {
+  const r = await git(cwd, args);
+  if (r.code !== 0) {
+    throw new ParallelError('git', `${what}: git ${args[0]} failed: ${firstLine(r.stderr || r.stdout)}`);
+  }
+  return r.stdout.trim();
+}
+
+export function firstLine(s: string): string {
+  return (
+    s
+      .split(/\r?\n/)
+      .map((l) => l.replace(/^(?:fatal|error):\s*/, '').trim())
+      .find((l) => l !== '') ?? 'no message'
+  );
+}
+
+/** git's version as [major, minor], or undefined when git is missing. */
+export async function gitVersion(cwd: string): Promise<[number, number] | undefined> {
+  try {
+    const r = await git(cwd, ['--version']);
+    const m = /(\d+)\.(\d+)/.exec(r.stdout);
+    return m ? [Number(m[1]), Number(m[2])] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function atLeast(v: readonly [number, number], major: number, minor: number): boolean {
+  return v[0] > major || (v[0] === major && v[1] >= minor);
+}
+
+/** The content of `path` at `rev`, or undefined when it has none there. */
+export async function showFile(cwd: string, rev: string, path: string): Promise<string | undefined> {
+  const r = await git(cwd, ['show', `${rev}:${path}`]);
+  return r.code === 0 ? r.stdout : undefined;
+}
+
+/** Commits on `branch` not reachable from `onto`, newest first, as `<sha> <subject>`. */
+export async function commitsNotOn(cwd: string, branch: string, onto: string): Promise<{ sha: string; subject: string }[]> {
+  const out = await gitOk(cwd, ['log', '--format=%H %s', `${onto}..${branch}`, '--'], 'Listing the commits of a worktree');
+  return out === ''
+    ? []
+    : out.split('\n').map((l) => {
+        const at = l.indexOf(' ');
+        return { sha: l.slice(0, at), subject: l.slice(at + 1) };
+      });
+}

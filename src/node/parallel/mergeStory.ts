@@ -1,0 +1,312 @@
+/**
+ * Merging one finished story's worktree into the feature branch (the main working tree). prd.json
+ * and progress.txt never go through git's text merge: whatever git makes of them is replaced by
+ * the feature branch's own text plus the story's `passes` (one minimal edit) and the worktree's
+ * new progress entries (append-only union). Every other file, AGENTS.md included, merges as text;
+ * a conflict there stops this story only: the merge is aborted and the main tree left clean.
+ * Then the optional check command runs; when it fails the merge is undone and the story is
+ * marked for a retry (its branch and worktree keep every commit).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { planPrdMerge } from '../../core/parallel/prdMerge';
+import { unionProgress } from '../../core/parallel/progressUnion';
+import type { MergeMode } from '../../core/parallel/state';
+import { detectFeatCommit } from '../../core/runs/runs';
+import { applyEdits } from '../../core/textEdit';
+import { atLeast, commitsNotOn, firstLine, git, gitOk, ParallelError, showFile } from './git';
+import { type RepoInfo, type StoryWorktree, uncommitted } from './worktrees';
+
+export interface MergeOptions {
+  /** `merge` (default: `git merge --no-ff`) or `rebase` (the story's commits replayed on the feature branch). */
+  readonly mode?: MergeMode;
+  /** Run in the main working tree after the merge (e.g. `npm test`); a non-zero exit undoes the merge. */
+  readonly checkCommand?: string;
+  /** The longest the check may run (default 30 min); past it, it counts as failed. */
+  readonly checkTimeoutMs?: number;
+  /** Repository-relative paths (default `prd.json`, `progress.txt`). */
+  readonly prdPath?: string;
+  readonly progressPath?: string;
+}
+
+export type MergeOutcome =
+  | {
+      readonly kind: 'merged';
+      readonly storyId: string;
+      /** The feature branch's new head. */
+      readonly commit: string;
+      /** Other stories the worktree's prd.json changed: not merged. */
+      readonly ignoredStories: readonly string[];
+      /** progress.txt entries appended (story ids) and Codebase Patterns added. */
+      readonly progressEntries: readonly string[];
+      readonly patterns: number;
+    }
+  | { readonly kind: 'not-done'; readonly storyId: string; readonly reason: string }
+  | { readonly kind: 'conflict'; readonly storyId: string; readonly files: readonly string[] }
+  | { readonly kind: 'check-failed'; readonly storyId: string; readonly exitCode: number | undefined; readonly output: string };
+
+const posix = (p: string): string => p.split(path.sep).join('/');
+
+/** The feature branch's text of a file, or undefined when it has none. */
+async function readMain(root: string, rel: string): Promise<string | undefined> {
+  return showFile(root, 'HEAD', rel);
+}
+
+/** The worktree's file as on disk; its branch's when the folder is gone (after a crash, say). */
+async function readWorktree(root: string, wt: StoryWorktree, rel: string): Promise<string | undefined> {
+  try {
+    return await readFile(path.join(wt.folder, rel), 'utf8');
+  } catch {
+    return showFile(root, `refs/heads/${wt.branch}`, rel);
+  }
+}
+
+interface Memory {
+  readonly prd: string;
+  readonly progress?: string;
+  readonly ignored: readonly string[];
+  readonly entries: readonly string[];
+  readonly patterns: number;
+}
+
+/**
+ * Whether the story is done (its `feat: <id> - …` commit is on its branch and it passes in the
+ * worktree's prd.json), and if so the main prd.json and progress.txt as they must be after the merge.
+ */
+async function planMemory(repo: RepoInfo, wt: StoryWorktree, prdRel: string, progressRel: string): Promise<Memory | string> {
+  const commits = await commitsNotOn(repo.root, `refs/heads/${wt.branch}`, 'HEAD');
+  if (!detectFeatCommit(commits, wt.storyId)) {
+    return `its branch ${wt.branch} has no "feat: ${wt.storyId} - …" commit that is not on ${repo.featureBranch} yet`;
+  }
+  const [mainPrd, basePrd, wtPrd] = await Promise.all([readMain(repo.root, prdRel), showFile(repo.root, wt.base, prdRel), readWorktree(repo.root, wt, prdRel)]);
+  if (mainPrd === undefined || wtPrd === undefined) {
+    return `${prdRel} is missing from ${mainPrd === undefined ? repo.featureBranch : 'the worktree'}`;
+  }
+  const plan = planPrdMerge(mainPrd, basePrd, wtPrd, wt.storyId);
+  if (!plan.ok) {
+    return plan.message;
+  }
+  const [mainProgress, baseProgress, wtProgress] = await Promise.all([readMain(repo.root, progressRel), showFile(repo.root, wt.base, progressRel), readWorktree(repo.root, wt, progressRel)]);
+  // A progress.txt the feature branch does not have yet is taken whole (its header too).
+  const union = wtProgress === undefined || mainProgress === undefined ? undefined : unionProgress(mainProgress, baseProgress, wtProgress);
+  return {
+    prd: applyEdits(mainPrd, plan.edits),
+    progress: union ? union.text : (mainProgress ?? wtProgress),
+    ignored: plan.ignored,
+    entries: union?.entries ?? [],
+    patterns: union?.patterns ?? 0,
+  };
+}
+
+/** Conflicting paths git reports in the main tree now (`git diff --diff-filter=U`). */
+async function unmergedPaths(root: string): Promise<string[]> {
+  const out = await gitOk(root, ['diff', '--name-only', '--diff-filter=U', '-z'], 'Listing conflicts');
+  return out.split('\0').filter((p) => p !== '');
+}
+
+/**
+ * Conflicts of merging `branch` into HEAD, found without touching any working tree
+ * (`git merge-tree --write-tree`, git ≥ 2.38); undefined when this git cannot tell.
+ */
+export async function predictConflicts(repo: RepoInfo, branch: string): Promise<string[] | undefined> {
+  if (!atLeast(repo.gitVersion, 2, 38)) {
+    return undefined;
+  }
+  const r = await git(repo.root, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', `refs/heads/${branch}`]);
+  if (r.code === 0) {
+    return [];
+  }
+  if (r.code !== 1) {
+    return undefined;
+  }
+  // The merged tree's id, then one conflicted path per line.
+  return [
+    ...new Set(
+      r.stdout
+        .split('\n')
+        .slice(1)
+        .filter((l) => l !== ''),
+    ),
+  ];
+}
+
+/** Writes prd.json and progress.txt as planned and stages them (this also settles git's conflicts in them). */
+async function writeMemory(root: string, memory: Memory, prdRel: string, progressRel: string): Promise<void> {
+  await writeFile(path.join(root, prdRel), memory.prd);
+  const files = [prdRel];
+  if (memory.progress !== undefined) {
+    await writeFile(path.join(root, progressRel), memory.progress);
+    files.push(progressRel);
+  }
+  await gitOk(root, ['add', '--', ...files], 'Staging prd.json and progress.txt');
+}
+
+/** Puts back what the feature branch has of prd.json and progress.txt (drops a story commit's changes to them). */
+async function restoreMemory(root: string, rels: readonly string[]): Promise<void> {
+  for (const rel of rels) {
+    const inHead = (await git(root, ['cat-file', '-e', `HEAD:${rel}`])).code === 0;
+    if (inHead) {
+      await gitOk(root, ['checkout', 'HEAD', '--', rel], `Keeping ${rel} as the feature branch has it`);
+    } else {
+      await git(root, ['rm', '--cached', '--force', '--quiet', '--ignore-unmatch', '--', rel]);
+    }
+  }
+}
+
+/** Undo a merge under way in the main tree (it was clean before: nothing of the user's is touched). */
+async function abortMerge(root: string, before: string): Promise<void> {
+  await git(root, ['merge', '--abort']);
+  await git(root, ['cherry-pick', '--abort']);
+  await git(root, ['reset', '--merge', before]);
+}
+
+/**
+ * Merges a story's worktree branch into the feature branch checked out in `repo.root`, which
+ * must be clean. Returns the outcome; throws ParallelError only when the main tree is not in a
+ * state to merge (dirty, on another branch) or git itself fails.
+ */
+export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: MergeOptions = {}): Promise<MergeOutcome> {
+  const prdRel = posix(options.prdPath ?? 'prd.json');
+  const progressRel = posix(options.progressPath ?? 'progress.txt');
+  const memoryFiles = new Set([prdRel, progressRel]);
+  const storyId = wt.storyId;
+  const current = (await git(repo.root, ['symbolic-ref', '--quiet', '--short', 'HEAD'])).stdout.trim();
+  if (current !== repo.featureBranch) {
+    throw new ParallelError('detached-head', `The main worktree is on ${current || 'a detached HEAD'}, not on ${repo.featureBranch}: ${storyId} was not merged.`);
+  }
+  const dirty = await uncommitted(repo.root);
+  if (dirty.length > 0) {
+    throw new ParallelError('dirty', `The main worktree has uncommitted changes (${dirty.slice(0, 5).join(', ')}): ${storyId} was not merged; commit or stash them and merge again.`);
+  }
+  const memory = await planMemory(repo, wt, prdRel, progressRel);
+  if (typeof memory === 'string') {
+    return { kind: 'not-done', storyId, reason: memory };
+  }
+  // Off the critical path: a conflict is found without touching the main tree when git can.
+  const predicted = await predictConflicts(repo, wt.branch);
+  const predictedOthers = predicted?.filter((f) => !memoryFiles.has(f));
+  if (predictedOthers && predictedOthers.length > 0) {
+    return { kind: 'conflict', storyId, files: predictedOthers };
+  }
+  const before = await gitOk(repo.root, ['rev-parse', 'HEAD'], 'Reading the feature branch');
+  const conflict = (options.mode ?? 'merge') === 'rebase' ? await replay(repo, wt, memory, prdRel, progressRel) : await mergeNoFf(repo, wt, memory, prdRel, progressRel);
+  if (conflict) {
+    await abortMerge(repo.root, before);
+    return { kind: 'conflict', storyId, files: conflict };
+  }
+  const commit = await gitOk(repo.root, ['rev-parse', 'HEAD'], 'Reading the merge');
+  if (options.checkCommand) {
+    const check = await runCheck(repo.root, options.checkCommand, options.checkTimeoutMs ?? 30 * 60_000);
+    if (check.exitCode !== 0) {
+      // --keep: the feature branch goes back; a file the check changed that the merge also changed stops it (nothing lost).
+      const undo = await git(repo.root, ['reset', '--keep', before]);
+      if (undo.code !== 0) {
+        throw new ParallelError('git', `The check failed after merging ${storyId}, and git could not undo the merge: ${firstLine(undo.stderr)}. The merge is ${commit.slice(0, 8)}.`);
+      }
+      return { kind: 'check-failed', storyId, exitCode: check.exitCode, output: check.output };
+    }
+  }
+  if ((options.mode ?? 'merge') === 'rebase') {
+    await moveRebasedBranch(repo.root, wt, commit);
+  }
+  return { kind: 'merged', storyId, commit, ignoredStories: memory.ignored, progressEntries: memory.entries, patterns: memory.patterns };
+}
+
+/**
+ * After a replay, the story's branch points at the replayed commits, as `git rebase` leaves a
+ * branch: the feature branch then holds all of it and the worktree can go. A worktree with
+ * uncommitted changes keeps its branch where it was (git refuses, nothing is touched).
+ */
+async function moveRebasedBranch(root: string, wt: StoryWorktree, commit: string): Promise<void> {
+  if (existsSync(wt.folder)) {
+    await git(wt.folder, ['reset', '--keep', commit]);
+  } else {
+    await git(root, ['branch', '--force', wt.branch, commit]);
+  }
+}
+
+/** `git merge --no-ff`; returns the conflicting files (other than prd.json and progress.txt), if any. */
+async function mergeNoFf(repo: RepoInfo, wt: StoryWorktree, memory: Memory, prdRel: string, progressRel: string): Promise<string[] | undefined> {
+  const r = await git(repo.root, ['merge', '--no-ff', '--no-commit', '--no-edit', `refs/heads/${wt.branch}`]);
+  if (r.code !== 0) {
+    const files = (await unmergedPaths(repo.root)).filter((f) => f !== prdRel && f !== progressRel);
+    if (files.length > 0 || (await git(repo.root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])).code !== 0) {
+      return files.length > 0 ? files : [`(git merge failed: ${firstLine(r.stderr || r.stdout)})`];
+    }
+  }
+  await restoreMemory(repo.root, [prdRel, progressRel]);
+  await writeMemory(repo.root, memory, prdRel, progressRel);
+  const c = await git(repo.root, ['commit', '--no-edit', '-m', `Merge ${wt.branch}: ${wt.storyId}`]);
+  if (c.code !== 0) {
+    return [`(git commit failed: ${firstLine(c.stderr || c.stdout)})`];
+  }
+  return undefined;
+}
+
+/**
+ * The story's commits replayed, oldest first, on the feature branch (a rebase that never
+ * text-merges prd.json or progress.txt): each keeps its author and message; the last one also
+ * carries the planned prd.json and progress.txt.
+ */
+async function replay(repo: RepoInfo, wt: StoryWorktree, memory: Memory, prdRel: string, progressRel: string): Promise<string[] | undefined> {
+  const commits = (await commitsNotOn(repo.root, `refs/heads/${wt.branch}`, 'HEAD')).reverse();
+  for (let i = 0; i < commits.length; i++) {
+    const last = i === commits.length - 1;
+    const r = await git(repo.root, ['cherry-pick', '--no-commit', commits[i].sha]);
+    if (r.code !== 0) {
+      const unmerged = await unmergedPaths(repo.root);
+      const files = unmerged.filter((f) => f !== prdRel && f !== progressRel);
+      if (files.length > 0 || unmerged.length === 0) {
+        // No conflict listed: git refused the commit itself (a merge commit, say).
+        return files.length > 0 ? files : [`(git cherry-pick ${commits[i].sha.slice(0, 8)} failed: ${firstLine(r.stderr || r.stdout)})`];
+      }
+    }
+    await restoreMemory(repo.root, [prdRel, progressRel]);
+    if (last) {
+      await writeMemory(repo.root, memory, prdRel, progressRel);
+    }
+    if ((await git(repo.root, ['diff', '--cached', '--quiet'])).code === 0) {
+      continue; // only prd.json / progress.txt changed in this commit: nothing to keep
+    }
+    const c = await git(repo.root, ['commit', '-C', commits[i].sha]);
+    if (c.code !== 0) {
+      return [`(git commit failed: ${firstLine(c.stderr || c.stdout)})`];
+    }
+  }
+  await git(repo.root, ['cherry-pick', '--quit']);
+  return undefined;
+}
+
+/** At most this much of the check's output is kept (its end: where test runners say what failed). */
+const CHECK_OUTPUT_LIMIT = 16 * 1024;
+
+/** Runs the check command in `cwd`: its exit code and the end of its output. */
+export async function runCheck(cwd: string, command: string, timeoutMs: number): Promise<{ exitCode: number | undefined; output: string }> {
+  return new Promise((resolve) => {
+    let output = '';
+    const child = spawn(command, { cwd, shell: true, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32', windowsHide: true });
+    const keep = (chunk: Buffer): void => {
+      output = (output + chunk.toString('utf8')).slice(-CHECK_OUTPUT_LIMIT);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    const timer = setTimeout(() => {
+      output += `\n(the check ran over ${Math.round(timeoutMs / 1000)} s and was stopped)`;
+      try {
+        process.kill(process.platform === 'win32' ? (child.pid ?? 0) : -(child.pid ?? 0), 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      resolve({ exitCode: undefined, output: `The check command could not start: ${e.message}` });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ exitCode: code ?? undefined, output });
+    });
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * One run per workspace at a time, across VS Code windows and the CLI: a lock under the folder's
+ * `.ralph/` (proper-lockfile: an atomic mkdir, its mtime refreshed while held). A holder that
+ * crashed stops refreshing it; past `RUN_LOCK_STALE_MS` the lock is stale and the next run takes
+ * it over, so a crash never locks a workspace for ever. Who holds it is written beside it, for the
+ * message of the run that is refused.
+ */
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { lock } from 'proper-lockfile';
+import { writeFileAtomically } from '../atomicWrite';
+import { resolveInside } from '../workspacePath';
+import { ParallelError } from './git';
+
+export const RUN_LOCK = '.ralph/run.lock';
+const OWNER = '.ralph/run.lock.owner.json';
+/** A lock not refreshed for this long belongs to a holder that crashed. */
+export const RUN_LOCK_STALE_MS = 10_000;
+
+export interface RunLock {
+  release(): Promise<void>;
+}
+
+/** Takes the workspace's run lock for `holder` ("the CLI", "VS Code"), or refuses naming who has it. */
+export async function acquireRunLock(root: string, holder: string): Promise<RunLock> {
+  const ralph = await resolveInside(root, '.ralph', { what: 'folder' });
+  await mkdir(ralph, { recursive: true });
+  const lockPath = path.join(await resolveInside(root, '.ralph', { what: 'folder' }), path.basename(RUN_LOCK));
+  let release: () => Promise<void>;
+  try {
+    release = await lock(lockPath, {
+      lockfilePath: lockPath,
+      realpath: false,
+      stale: RUN_LOCK_STALE_MS,
+      update: RUN_LOCK_STALE_MS / 5,
+      retries: 0,
+      // Taken over while held (the machine slept past `stale`): the run goes on; never an uncaught exception in a timer.
+      onCompromised: () => undefined,
+    });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOCKED') {
+      const owner = await readOwner(root);
+      throw new ParallelError('locked', `Another run is using this workspace${owner ? ` (${owner})` : ''}: wait for it to end or stop it; one run per workspace at a time (lock ${RUN_LOCK}).`);
+    }
+    throw new ParallelError('locked', `Cannot take the run lock ${RUN_LOCK} (${(e as NodeJS.ErrnoException).code ?? 'error'}): the run did not start.`);
+  }
+  await writeFileAtomically(path.join(root, OWNER), `${JSON.stringify({ holder, pid: process.pid, since: new Date().toISOString() })}\n`).catch(() => undefined);
+  return {
+    release: async () => {
+      await rm(path.join(root, OWNER), { force: true }).catch(() => undefined);
+      await release().catch(() => undefined);
+    },
+  };
+}
+
+async function readOwner(root: string): Promise<string | undefined> {
+  try {
+    const o = JSON.parse(await readFile(path.join(root, OWNER), 'utf8')) as { holder?: unknown; pid?: unknown; since?: unknown };
+    return `${typeof o.holder === 'string' ? o.holder : 'a run'}, process ${String(o.pid)}, since ${String(o.since)}`;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * The worktree manager of a parallel run: each story gets a `git worktree add` on its own branch
+ * `<branchName>-<storyId>` (sanitised), started from the feature branch's head, in a folder
+ * outside the repository by default (`<repo>/../.<repo>-ralph-worktrees/<storyId>`). Everything a
+ * user could get wrong is refused up front with a message that says what to do; a worktree is
+ * removed only when its branch holds no commit the feature branch lacks.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { branchNameProblem, defaultWorktreeRootName, pathSegmentProblem, storyBranchName } from '../../core/parallel/names';
+import { fewPaths } from '../../core/runs/runs';
+import { atLeast, commitsNotOn, firstLine, git, gitOk, gitVersion, ParallelError } from './git';
+
+/** `git worktree add` from a start point, `list --porcelain` and `remove` are what we need: 2.20 has them all, well tested. */
+export const MIN_GIT: readonly [number, number] = [2, 20];
+
+export interface RepoInfo {
+  /** The main working tree's top folder. */
+  readonly root: string;
+  readonly featureBranch: string;
+  /** The feature branch's head. */
+  readonly head: string;
+  readonly gitVersion: readonly [number, number];
+}
+
+export interface StoryWorktree {
+  readonly storyId: string;
+  readonly branch: string;
+  /** The worktree's folder (absolute). */
+  readonly folder: string;
+  /** The feature branch's head it started from. */
+  readonly base: string;
+}
+
+/** Ralph Workbench's own state never makes a tree dirty. */
+const isRalphState = (p: string): boolean => p === '.ralph' || p.startsWith('.ralph/');
+
+/**
+ * Checks that `folder` can run stories in parallel and returns the repository: a git repository,
+ * git ≥ 2.20, on a branch (the feature branch, when `featureBranch` is given), with no
+ * uncommitted changes (a worktree starts from the last commit: uncommitted work would be missing
+ * from every story, and a merge into a dirty tree could fail half-way).
+ */
+export async function preflight(folder: string, featureBranch?: string): Promise<RepoInfo> {
+  const version = await gitVersion(folder);
+  if (!version) {
+    throw new ParallelError('not-a-repo', 'Running stories in parallel needs git, which was not found on PATH. Install git, or run one story at a time.');
+  }
+  if (!atLeast(version, MIN_GIT[0], MIN_GIT[1])) {
+    throw new ParallelError('git-too-old', `Running stories in parallel needs git ${MIN_GIT.join('.')} or later; this machine has git ${version.join('.')}. Update git, or run one story at a time.`);
+  }
+  const top = await git(folder, ['rev-parse', '--show-toplevel']);
+  if (top.code !== 0) {
+    throw new ParallelError('not-a-repo', `${folder} is not a git repository: running stories in parallel needs git worktrees. Run "git init" and commit, or run one story at a time.`);
+  }
+  const root = top.stdout.trim();
+  const branch = await git(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  if (branch.code !== 0) {
+    throw new ParallelError('detached-head', `${root} has a detached HEAD: check out the feature branch${featureBranch ? ` (${featureBranch})` : ''} before running stories in parallel.`);
+  }
+  const current = branch.stdout.trim();
+  if (featureBranch !== undefined && current !== featureBranch) {
+    throw new ParallelError('detached-head', `${root} is on ${current}, not on the feature branch ${featureBranch}: check it out before running stories in parallel.`);
+  }
+  const head = await git(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  if (head.code !== 0) {
+    throw new ParallelError('not-a-repo', `${current} has no commit yet: commit once before running stories in parallel (a worktree starts from a commit).`);
+  }
+  const dirty = await uncommitted(root);
+  if (dirty.length > 0) {
+    throw new ParallelError('dirty', `The feature branch ${current} has uncommitted changes (${fewPaths(dirty)}): commit or stash them first, so every story starts from the same commit and merges land in a clean tree.`);
+  }
+  return { root, featureBranch: current, head: head.stdout.trim(), gitVersion: version };
+}
+
+/** Paths with uncommitted changes (untracked files too), Ralph Workbench's `.ralph/` excepted. */
+export async function uncommitted(root: string): Promise<string[]> {
+  // Untrimmed: each entry starts with its two status columns, the first often a space.
+  const r = await git(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
+  if (r.code !== 0) {
+    throw new ParallelError('git', `Checking for uncommitted changes in ${root}: git status failed: ${firstLine(r.stderr)}`);
+  }
+  const paths: string[] = [];
+  const parts = r.stdout.split('\0');
+  for (let i = 0; i < parts.length; i++) {
+    const entry = parts[i];
+    if (entry.length < 4) {
+      continue;
+    }
+    paths.push(entry.slice(3));
+    if (entry[0] === 'R' || entry[0] === 'C') {
+      i++; // the rename's source follows
+    }
+  }
+  return paths.filter((p) => !isRalphState(p));
+}
+
+/** The default parent folder of the worktrees: `<repo>/../.<repo>-ralph-worktrees`. */
+export function defaultWorktreeRoot(repoRoot: string): string {
+  return path.join(path.dirname(repoRoot), defaultWorktreeRootName(path.basename(repoRoot)));
+}
+
+export interface AddOptions {
+  /** The parent folder of the worktrees (default: `defaultWorktreeRoot`). */
+  readonly worktreeRoot?: string;
+}
+
+/** Adds the worktree of one story, on a new branch from the feature branch's head. */
+export async function addWorktree(repo: RepoInfo, storyId: string, options: AddOptions = {}): Promise<StoryWorktree> {
+  const segment = pathSegmentProblem(storyId);
+  if (segment) {
+    throw new ParallelError('bad-story-id', `The story id ${JSON.stringify(storyId)} cannot name a worktree folder: ${segment}. Rename the story in prd.json.`);
+  }
+  const branch = storyBranchName(repo.featureBranch, storyId);
+  const problem = branchNameProblem(branch);
+  if (problem) {
+    throw new ParallelError('bad-branch', `git refuses the branch name ${JSON.stringify(branch)}: ${problem}.`);
+  }
+  // git has the last word on names (its rules can grow): ask it too.
+  const check = await git(repo.root, ['check-ref-format', '--branch', branch]);
+  if (check.code !== 0) {
+    throw new ParallelError('bad-branch', `git refuses the branch name ${JSON.stringify(branch)} for ${storyId}: ${firstLine(check.stderr)}.`);
+  }
+  const exists = await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
+  if (exists.code === 0) {
+    throw new ParallelError('bad-branch', `The branch ${branch} exists already (an earlier run of ${storyId}?): merge or delete it before running ${storyId} again, so none of its commits is lost.`);
+  }
+  const folder = path.join(options.worktreeRoot ?? defaultWorktreeRoot(repo.root), storyId);
+  if (existsSync(folder)) {
+    throw new ParallelError('folder-exists', `The worktree folder ${folder} exists already: remove it (or the worktree, with "git worktree remove") before running ${storyId}.`);
+  }
+  const r = await git(repo.root, ['worktree', 'add', '-b', branch, folder, repo.head]);
+  if (r.code !== 0) {
+    throw new ParallelError('git', `git could not add the worktree of ${storyId} at ${folder}: ${firstLine(r.stderr)}.`);
+  }
+  // The story's prompt and logs go under its .ralph/, which git must ignore (as the preparer makes
+  // it in the main tree): else `git worktree remove` would refuse the worktree as untracked work.
+  await mkdir(path.join(folder, '.ralph'), { recursive: true });
+  await writeFile(path.join(folder, '.ralph', '.gitignore'), '# Ralph Workbench runtime state (prompts, runs, logs): not for git\n*\n', { flag: 'wx' }).catch(() => undefined);
+  return { storyId, branch, folder, base: repo.head };
+}
+
+/**
+ * Removes a story's worktree and its branch once the feature branch holds every commit of it
+ * (`git worktree remove`, then `prune`; `git branch -d`, which refuses an unmerged branch too).
+ * Refuses, deleting nothing, when the branch has commits the feature branch lacks or the worktree
+ * has uncommitted changes.
+ */
+export async function removeWorktree(repo: Pick<RepoInfo, 'root' | 'featureBranch'>, wt: Pick<StoryWorktree, 'storyId' | 'branch' | 'folder'>): Promise<void> {
+  const branchExists = (await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${wt.branch}`])).code === 0;
+  if (branchExists) {
+    const ahead = await commitsNotOn(repo.root, `refs/heads/${wt.branch}`, `refs/heads/${repo.featureBranch}`);
+    if (ahead.length > 0) {
+      throw new ParallelError(
+        'unmerged',
+        `The worktree of ${wt.storyId} was kept: its branch ${wt.branch} has ${ahead.length} commit(s) not on ${repo.featureBranch} (${ahead
+          .slice(0, 3)
+          .map((c) => `${c.sha.slice(0, 8)} ${c.subject}`)
+          .join('; ')}).`,
+      );
+    }
+  }
+  if (existsSync(wt.folder)) {
+    const dirty = await uncommitted(wt.folder);
+    if (dirty.length > 0) {
+      throw new ParallelError('unmerged', `The worktree of ${wt.storyId} at ${wt.folder} was kept: it has uncommitted changes (${fewPaths(dirty)}).`);
+    }
+    const r = await git(repo.root, ['worktree', 'remove', wt.folder]);
+    if (r.code !== 0) {
+      throw new ParallelError('git', `git could not remove the worktree of ${wt.storyId} at ${wt.folder}: ${firstLine(r.stderr)}.`);
+    }
+  }
+  await git(repo.root, ['worktree', 'prune']);
+  if (branchExists) {
+    const d = await git(repo.root, ['branch', '-d', wt.branch]);
+    if (d.code !== 0) {
+      throw new ParallelError('git', `The worktree of ${wt.storyId} was removed, but git kept its branch ${wt.branch}: ${firstLine(d.stderr)}.`);
+    }
+  }
+}
+
+export interface ListedWorktree {
+  readonly folder: string;
+  /** `refs/heads/…` stripped; undefined for a detached worktree. */
+  readonly branch?: string;
+  readonly head?: string;
+}
+
+/** `git worktree list --porcelain`, the main working tree first. */
+export async function listWorktrees(root: string): Promise<ListedWorktree[]> {
+  const out = await gitOk(root, ['worktree', 'list', '--porcelain'], 'Listing the worktrees');
+  const list: ListedWorktree[] = [];
+  for (const block of out.split(/\n\n+/)) {
+    const lines = block.split('\n');
+    const folder = lines.find((l) => l.startsWith('worktree '))?.slice('worktree '.length);
+    if (folder) {
+      const branch = lines.find((l) => l.startsWith('branch '))?.slice('branch refs/heads/'.length);
+      const head = lines.find((l) => l.startsWith('HEAD '))?.slice('HEAD '.length);
+      list.push({ folder, branch, head });
+    }
+  }
+  return list;
+}

@@ -1,0 +1,157 @@
+/**
+ * The worktree manager (src/node/parallel/worktrees.ts), the run lock and the queue's state file,
+ * with real git in temporary repositories: each refusal's message, add and remove, and that a
+ * worktree holding unmerged commits is never removed.
+ */
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ParallelError } from '../../src/node/parallel/git';
+import { acquireRunLock, RUN_LOCK } from '../../src/node/parallel/runLock';
+import { ParallelStateStore } from '../../src/node/parallel/stateFile';
+import { addWorktree, defaultWorktreeRoot, preflight, removeWorktree } from '../../src/node/parallel/worktrees';
+import { agentWork, cleanRepos, FEATURE, git, makeRepo } from './parallelRepo';
+
+async function refusal(p: Promise<unknown>, code: ParallelError['code'], message: RegExp): Promise<void> {
+  await assert.rejects(p, (e: unknown) => {
+    assert.ok(e instanceof ParallelError, String(e));
+    assert.equal(e.code, code, e.message);
+    assert.match(e.message, message);
+    return true;
+  });
+}
+
+describe('parallel: worktrees', function () {
+  this.timeout(60_000);
+  after(cleanRepos);
+
+  it('adds a worktree per story on <branchName>-<storyId> from the feature head, outside the repository', async () => {
+    const root = makeRepo();
+    const repo = await preflight(root, FEATURE);
+    const wt = await addWorktree(repo, 'US-001');
+    assert.equal(wt.branch, 'ralph/demo-US-001');
+    assert.equal(wt.folder, path.join(path.dirname(root), '.repo-ralph-worktrees', 'US-001'));
+    assert.equal(defaultWorktreeRoot(root), path.dirname(wt.folder));
+    assert.equal(git(wt.folder, 'rev-parse', 'HEAD'), repo.head);
+    assert.equal(git(wt.folder, 'symbolic-ref', '--short', 'HEAD'), 'ralph/demo-US-001');
+  });
+
+  it('refuses a folder that is not a git repository, naming git', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-par-nogit-'));
+    try {
+      await refusal(preflight(dir), 'not-a-repo', /is not a git repository: running stories in parallel needs git worktrees/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses git older than 2.20, saying which version was found', async () => {
+    const root = makeRepo();
+    const bin = path.join(path.dirname(root), 'oldgit');
+    mkdirSync(bin);
+    // A git that says it is 2.19 and otherwise is the real one.
+    const real = git(root, '--exec-path');
+    writeFileSync(path.join(bin, 'git'), `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "git version 2.19.6"; exit 0; fi\nexec "${real}/git" "$@"\n`);
+    chmodSync(path.join(bin, 'git'), 0o755);
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}${path.delimiter}${saved ?? ''}`;
+    try {
+      await refusal(preflight(root), 'git-too-old', /needs git 2\.20 or later; this machine has git 2\.19/);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it('refuses a detached HEAD and another branch than the feature branch', async () => {
+    const root = makeRepo();
+    await refusal(preflight(root, 'ralph/other'), 'detached-head', /is on ralph\/demo, not on the feature branch ralph\/other/);
+    git(root, 'checkout', '-q', '--detach');
+    await refusal(preflight(root, FEATURE), 'detached-head', /has a detached HEAD: check out the feature branch \(ralph\/demo\)/);
+  });
+
+  it('refuses a feature branch with uncommitted changes, naming them (.ralph/ does not count)', async () => {
+    const root = makeRepo();
+    mkdirSync(path.join(root, '.ralph'));
+    writeFileSync(path.join(root, '.ralph', 'runs.jsonl'), '{}\n');
+    await preflight(root, FEATURE);
+    writeFileSync(path.join(root, 'src', 'shared.ts'), 'export const value = 2;\n');
+    writeFileSync(path.join(root, 'notes.md'), 'new\n');
+    await refusal(preflight(root, FEATURE), 'dirty', /The feature branch ralph\/demo has uncommitted changes \((?:notes\.md, src\/shared\.ts|src\/shared\.ts, notes\.md)\): commit or stash them first/);
+  });
+
+  it('refuses a worktree folder that exists, a story id that is not a folder name, and a branch git refuses', async () => {
+    const root = makeRepo();
+    const repo = await preflight(root, FEATURE);
+    mkdirSync(path.join(defaultWorktreeRoot(root), 'US-002'), { recursive: true });
+    await refusal(addWorktree(repo, 'US-002'), 'folder-exists', /The worktree folder .*US-002 exists already/);
+    await refusal(addWorktree(repo, '../x'), 'bad-story-id', /The story id "\.\.\/x" cannot name a worktree folder: it contains "\/"/);
+    // An existing branch of that name: its commits could be lost, so no.
+    git(root, 'branch', 'ralph/demo-US-003');
+    await refusal(addWorktree(repo, 'US-003'), 'bad-branch', /The branch ralph\/demo-US-003 exists already/);
+    // A name git refuses because a branch below it exists (refs/heads/ralph/demo-US-004/x).
+    git(root, 'branch', 'ralph/demo-US-004/x');
+    await refusal(addWorktree(repo, 'US-004'), 'git', /git could not add the worktree of US-004/);
+    assert.ok(!existsSync(path.join(defaultWorktreeRoot(root), 'US-004')));
+  });
+
+  it('removes a worktree only when the feature branch holds all its commits', async () => {
+    const root = makeRepo();
+    // As in a user's repository: nothing excludes .ralph/ but the main tree's own .ralph/.gitignore.
+    writeFileSync(path.join(root, '.git', 'info', 'exclude'), '');
+    const repo = await preflight(root, FEATURE);
+    const wt = await addWorktree(repo, 'US-001');
+    agentWork(wt.folder, 'US-001', { files: { 'src/a.ts': 'export const a = 1;\n' } });
+    await refusal(removeWorktree(repo, wt), 'unmerged', /The worktree of US-001 was kept: its branch ralph\/demo-US-001 has 1 commit\(s\) not on ralph\/demo \([0-9a-f]{8} feat: US-001 - Story US-001\)/);
+    assert.ok(existsSync(wt.folder));
+    git(root, 'merge', '-q', '--no-ff', '--no-edit', wt.branch);
+    // Uncommitted work in the worktree is kept too.
+    writeFileSync(path.join(wt.folder, 'scratch.txt'), 'mine\n');
+    await refusal(removeWorktree(repo, wt), 'unmerged', /has uncommitted changes \(scratch\.txt\)/);
+    rmSync(path.join(wt.folder, 'scratch.txt'));
+    // The story's prompt under its .ralph/ is runtime state, not work: it does not keep the worktree.
+    writeFileSync(path.join(wt.folder, '.ralph', 'prompt.md'), '# US-001\n');
+    await removeWorktree(repo, wt);
+    assert.ok(!existsSync(wt.folder));
+    assert.equal(git(root, 'branch', '--list', wt.branch), '');
+    assert.equal(git(root, 'worktree', 'list', '--porcelain').includes(wt.folder), false);
+  });
+});
+
+describe('parallel: the workspace run lock', function () {
+  this.timeout(30_000);
+  after(cleanRepos);
+
+  it('refuses a second run of the same workspace, naming the holder; free again once released', async () => {
+    const root = makeRepo();
+    const first = await acquireRunLock(root, 'VS Code');
+    await refusal(acquireRunLock(root, 'the CLI'), 'locked', /Another run is using this workspace \(VS Code, process \d+, since .*\)/);
+    await first.release();
+    const second = await acquireRunLock(root, 'the CLI');
+    await second.release();
+  });
+
+  it('takes over the lock of a holder that crashed (stale)', async () => {
+    const root = makeRepo();
+    // What a crashed holder leaves: the lock folder, no longer refreshed.
+    const lock = path.join(root, RUN_LOCK);
+    mkdirSync(lock, { recursive: true });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    const taken = await acquireRunLock(root, 'the CLI');
+    await taken.release();
+  });
+});
+
+describe('parallel: the queue state file', function () {
+  after(cleanRepos);
+
+  it('a damaged .ralph/parallel.json gives a message with the place, not a JavaScript error', async () => {
+    const root = makeRepo();
+    mkdirSync(path.join(root, '.ralph'));
+    writeFileSync(path.join(root, '.ralph', 'parallel.json'), '{"version":1,"featureBranch":"x","mergeMode":"merge","stories":[{"storyId":"US-1"}]}');
+    await assert.rejects(new ParallelStateStore(root).read(), /\.ralph\/parallel\.json: stories\.0\.worktree: .*expected string.*\. Fix or delete it/);
+    writeFileSync(path.join(root, '.ralph', 'parallel.json'), '{"version":');
+    await assert.rejects(new ParallelStateStore(root).read(), /\.ralph\/parallel\.json is not valid JSON/);
+  });
+});
