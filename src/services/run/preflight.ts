@@ -7,6 +7,8 @@
  * choice. Last, the dirty-working-tree question. Run Next, Run Story and Start Loop all start here
  * (the run engine calls it before the first iteration).
  */
+import * as path from 'node:path';
+import { PRESET_SETTING } from '../../core/agents/presets';
 import type { RunStep, StopStep } from '../../core/loop/loop';
 import { preflightProblems, type PreflightProblem } from '../../core/loop/preflight';
 import type { PrdAnalysis } from '../../core/prd/index';
@@ -30,7 +32,7 @@ export interface PreflightOutcome {
 /** Checks everything a run needs; throws a RunError naming every problem, or returns how to go on. */
 export async function preflight(ctx: PrepareContext, step: RunStep, before: PrdAnalysis, requestedStory: string | undefined): Promise<PreflightOutcome> {
   let problems = await problemsOf(ctx, step, before, requestedStory);
-  if (problems.length === 1 && problems[0].kind === 'agent-missing' && problems[0].setting === 'ralph.agent.preset') {
+  if (problems.length === 1 && problems[0].kind === 'agent-missing' && problems[0].setting === PRESET_SETTING) {
     if (!(await chooseAgent(ctx))) {
       return { stop: cancelled('Not started: no agent was chosen.'), runAnyway: false, ctx };
     }
@@ -59,7 +61,7 @@ async function problemsOf(ctx: PrepareContext, step: RunStep, before: PrdAnalysi
     prd: before,
     step,
     requestedStory,
-    agent: await planAgent(ctx, step.storyId, `${root}/.ralph/prompts/preflight.md`),
+    agent: await planAgent(ctx, step.storyId, path.join(root, '.ralph', 'prompts', 'preflight.md')),
     git: git ? { branch: (await git.isDetached()) ? undefined : ((await git.currentBranch()) ?? '(no commit yet)'), operation: await git.operation() } : undefined,
     manageBranch: settings.manageBranch,
     filesProblem: await filesProblem(ctx),
