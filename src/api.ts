@@ -31,11 +31,22 @@ export interface RalphApi {
   simulateRestrictedMode(on: boolean): void;
   /**
    * Test seam: answers every question Ralph asks before it acts (the modal dialogs of
-   * src/services/confirm.ts) with `handler`, which gets the message, its detail and the buttons
+   * src/services/confirm.ts, its quick picks such as the agent chooser, and its errors with buttons
+   * such as "Open Setting") with `handler`, which gets the message, its detail and the buttons
    * besides Cancel, and returns the button pressed or undefined for Cancel. Undefined restores the
    * dialog. A test that installs a handler removes it when it ends.
    */
-  answerConfirmations(handler: ((question: { readonly message: string; readonly detail?: string; readonly choices: readonly string[] }) => string | undefined) | undefined): void;
+  answerConfirmations(
+    handler:
+      | ((question: {
+          readonly message: string;
+          readonly detail?: string;
+          readonly choices: readonly string[];
+          /** A pick from a list (the agent chooser): its items; `choices` are their labels. */
+          readonly items?: readonly { readonly label: string; readonly description?: string; readonly detail?: string }[];
+        }) => string | undefined)
+      | undefined,
+  ): void;
   /** The latest message the Task Graph posts to its pages (the graph, or why there is none). */
   taskGraphSnapshot(): unknown;
   /** How many times the Task Graph computed a layout (a status-only change must not add one). */

@@ -2,8 +2,9 @@
 import * as vscode from 'vscode';
 import { Commands } from '../constants';
 import type { PrdWorkspace } from '../services/prdWorkspace';
-import { type LoopOutcome, type Runner } from '../services/run/runner';
-import { readSettings } from '../services/settings';
+import { type LoopOutcome, type Runner, RunError } from '../services/run/runner';
+import { showRunError } from '../services/runMessages';
+import { readSettings, settingId } from '../services/settings';
 import { joinRelative } from '../services/workspaceFiles';
 import { folderOf, pickFolder } from '../util/folders';
 import type { ProposedContentProvider } from '../views/proposedContent';
@@ -55,19 +56,25 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
   const launch = (folder: vscode.WorkspaceFolder, maxIterations: number, storyId?: string): Promise<LoopOutcome | undefined> =>
     runner.run(folder, { maxIterations, storyId }).then(
       (o) => {
-        report(o);
+        report(folder, o);
         return o;
       },
       (e: Error) => {
         log.error(`[runner] ${e.message}`);
-        void vscode.window.showErrorMessage(`Ralph: ${e.message}`);
+        void showRunError(`Ralph: ${e.message}`, e instanceof RunError ? e.help : {});
         return undefined;
       },
     );
 
-  const report = (o: LoopOutcome): void => {
+  const report = (folder: vscode.WorkspaceFolder, o: LoopOutcome): void => {
     if (o.stop.reason === 'cancelled') {
       return; // the user chose not to run; nothing to report
+    }
+    if (o.stop.reason === 'failures') {
+      // The agent kept exiting with an error: most often its command line is what to change.
+      const { agentCommand } = readSettings(folder.uri);
+      void showRunError(`Ralph: ${o.stop.message}`, { setting: agentCommand ? settingId('agentCommand') : settingId('agentPreset') });
+      return;
     }
     const passed = o.iterations.filter((r) => r.outcome === 'passed').length;
     const ran = o.iterations.length > 0 ? ` ${o.iterations.length} iteration${o.iterations.length === 1 ? '' : 's'}, ${passed} passed.` : '';

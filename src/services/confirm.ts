@@ -1,7 +1,9 @@
 /**
  * Every question Ralph asks before it acts (post a comment to GitHub, run an agent on a story that
  * is not ready, create an AGENTS.md, run on a working tree with uncommitted changes, apply a
- * previewed compaction or Pin) goes through here: one way to ask, and one seam through which the extension-host and UI tests answer it
+ * previewed compaction or Pin, which agent to use when the configured one is missing) and every
+ * error that offers a way out (an agent error's "Open Setting") goes through here: one way to ask,
+ * and one seam through which the extension-host tests answer it
  * (RalphApi.answerConfirmations, test build only) instead of clicking a dialog they cannot reach.
  * No command takes an argument that answers its question: it is answered here or by the person.
  */
@@ -12,6 +14,8 @@ export interface Question {
   readonly message: string;
   readonly detail?: string;
   readonly choices: readonly string[];
+  /** A pick from a list (`choose`): its items as the list shows them; `choices` are their labels. */
+  readonly items?: readonly { readonly label: string; readonly description?: string; readonly detail?: string }[];
 }
 
 /** Answers a question with the button pressed, or undefined for Cancel (Escape, closing the dialog). */
@@ -62,4 +66,32 @@ export async function ask(message: string, choices: readonly string[], options: 
 /** Asks a yes-or-Cancel question whose yes is the button `action` (e.g. "Post Comment"); true when it was pressed. */
 export async function confirm(message: string, action: string, options: AskOptions = {}): Promise<boolean> {
   return (await ask(message, [action], options)) === action;
+}
+
+/**
+ * A pick from a list (a quick pick titled `title`); resolves to the item picked, undefined when the
+ * person closed it. Through the test seam, `choices` are the labels and `items` the whole items.
+ */
+export async function choose<T extends vscode.QuickPickItem>(items: readonly T[], options: { readonly title: string; readonly placeHolder?: string }): Promise<T | undefined> {
+  if (__RALPH_TEST__ && testHandler) {
+    const answer = testHandler({ message: options.title, detail: options.placeHolder, choices: items.map((i) => i.label), items });
+    const picked = items.find((i) => i.label === answer);
+    if (answer !== undefined && !picked) {
+      throw new Error(`The test picked "${answer}" in "${options.title}", which offers ${items.map((i) => `"${i.label}"`).join(', ')}.`);
+    }
+    return picked;
+  }
+  return vscode.window.showQuickPick(items, { title: options.title, placeHolder: options.placeHolder, ignoreFocusOut: true, matchOnDescription: true });
+}
+
+/** An error notification with buttons (e.g. "Open Setting"); resolves to the button pressed, undefined when closed. */
+export async function tellError(message: string, actions: readonly string[]): Promise<string | undefined> {
+  if (__RALPH_TEST__ && testHandler) {
+    const answer = testHandler({ message, choices: actions });
+    if (answer !== undefined && !actions.includes(answer)) {
+      throw new Error(`The test answered "${answer}" to "${message}", which offers ${actions.map((c) => `"${c}"`).join(', ')}.`);
+    }
+    return answer;
+  }
+  return vscode.window.showErrorMessage(message, ...actions);
 }

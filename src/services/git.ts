@@ -3,6 +3,8 @@
  * find the `feat: <id> - …` commit it made. A folder that is not a git repository, or a machine
  * without git, gives `undefined` from `openRepo`: runs still work, the git steps are skipped.
  */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import { type SimpleGit, simpleGit } from 'simple-git';
 
 export interface CommitInfo {
@@ -40,6 +42,35 @@ export class GitRepo {
     } catch {
       return undefined; // no commit yet
     }
+  }
+
+  /** True when HEAD is detached (false on a branch, also one without a commit yet). */
+  async isDetached(): Promise<boolean> {
+    try {
+      await this.git.raw(['symbolic-ref', '-q', 'HEAD']);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  /** A merge, rebase, cherry-pick, revert or bisect under way (its name), undefined when none. */
+  async operation(): Promise<string | undefined> {
+    let gitDir: string;
+    try {
+      gitDir = await this.git.revparse(['--absolute-git-dir']);
+    } catch {
+      return undefined;
+    }
+    const markers: [string, string][] = [
+      ['MERGE_HEAD', 'merge'],
+      ['rebase-merge', 'rebase'],
+      ['rebase-apply', 'rebase'],
+      ['CHERRY_PICK_HEAD', 'cherry-pick'],
+      ['REVERT_HEAD', 'revert'],
+      ['BISECT_LOG', 'bisect'],
+    ];
+    return markers.find(([file]) => existsSync(path.join(gitDir, file)))?.[1];
   }
 
   async head(): Promise<string | undefined> {

@@ -41,6 +41,21 @@ export function writablePath(root: string, relative: string, what = relative): P
   return target(root, relative, what);
 }
 
+/** Why one of these files could not be written (a link leading outside the folder), or undefined when all can. */
+export async function unwritableReason(root: string, relatives: readonly string[]): Promise<string | undefined> {
+  for (const relative of relatives) {
+    try {
+      await writableInside(root, relative, { what: relative });
+    } catch (e) {
+      if (e instanceof WorkspacePathError) {
+        return `${e.message} Ralph Workbench does not write through links that leave the workspace.`;
+      }
+      throw e;
+    }
+  }
+  return undefined;
+}
+
 /** The text of a file inside the folder, or undefined (a path leading outside reads as missing). */
 export async function readInsideText(root: string, relative: string): Promise<string | undefined> {
   try {

@@ -5,7 +5,7 @@
  * the tests answer (RalphApi.answerConfirmations).
  */
 import * as vscode from 'vscode';
-import { ask } from './confirm';
+import { ask, tellError } from './confirm';
 import { fewPaths } from '../core/runs/runs';
 
 export type DirtyTreeChoice = 'commit' | 'stash' | 'run' | 'cancel';
@@ -43,4 +43,25 @@ export function showStashed(message: string): void {
 export function openSourceControl(): void {
   void vscode.commands.executeCommand('workbench.view.scm');
   void vscode.window.showInformationMessage('Ralph: commit your changes in Source Control, then run again.');
+}
+
+export const OPEN_SETTING = 'Open Setting';
+export const INSTALL_GUIDE = 'Installation Guide';
+
+/**
+ * An error of a run. With a setting (every agent error: a missing program, an unusable command,
+ * an agent that keeps failing), it offers "Open Setting", which opens the Settings UI at that key;
+ * with a link, the agent's installation guide.
+ */
+export async function showRunError(message: string, help: { readonly setting?: string; readonly link?: string } = {}): Promise<void> {
+  if (!help.setting && !help.link) {
+    void vscode.window.showErrorMessage(message);
+    return;
+  }
+  const pick = await tellError(message, [...(help.setting ? [OPEN_SETTING] : []), ...(help.link ? [INSTALL_GUIDE] : [])]);
+  if (pick === OPEN_SETTING && help.setting) {
+    await vscode.commands.executeCommand('workbench.action.openSettings', help.setting);
+  } else if (pick === INSTALL_GUIDE && help.link) {
+    await vscode.env.openExternal(vscode.Uri.parse(help.link));
+  }
 }

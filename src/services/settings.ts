@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { AgentPresetId } from '../core/agents/presets';
 import { SETTING_KEYS, type SettingName, SETTINGS_SECTION, type SettingValues } from '../core/settingKeys';
 
-export { SETTING_KEYS, type SettingName, SETTINGS_SECTION } from '../core/settingKeys';
+export { SETTING_KEYS, type SettingName, settingId, SETTINGS_SECTION } from '../core/settingKeys';
 
 export interface RalphSettings {
   readonly prdPath: string;
@@ -63,4 +63,31 @@ export function readSettings(folder?: vscode.Uri): RalphSettings {
     autoCompact: get('autoCompact'),
     keepFinishedTerminals: count('keepFinishedTerminals', 0),
   };
+}
+
+/** The user's `terminal.integrated.env.<platform>` for this machine (agent terminals get it): PATH may be changed there. */
+export function readTerminalEnv(folder?: vscode.Uri): Record<string, unknown> | undefined {
+  const os = process.platform === 'win32' ? 'windows' : process.platform === 'darwin' ? 'osx' : 'linux';
+  const value = vscode.workspace.getConfiguration('terminal.integrated', folder).get<unknown>(`env.${os}`);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/**
+ * Writes a setting of a folder where it takes effect: in the narrowest scope that sets it now
+ * (the folder's, the workspace's), else in the user's settings. Used for what belongs to the
+ * machine rather than the project (which agent is installed): a new `.vscode/settings.json` would
+ * also be an uncommitted file in the repository, which an agent's `git add -A` commits.
+ */
+export async function writeSetting<N extends SettingName>(name: N, value: SettingValues[N], folder: vscode.Uri): Promise<vscode.ConfigurationTarget> {
+  const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, folder);
+  const key = SETTING_KEYS[name].key;
+  const set = config.inspect(key);
+  const target =
+    set?.workspaceFolderValue !== undefined
+      ? vscode.ConfigurationTarget.WorkspaceFolder
+      : set?.workspaceValue !== undefined
+        ? vscode.ConfigurationTarget.Workspace
+        : vscode.ConfigurationTarget.Global;
+  await config.update(key, value, target);
+  return target;
 }

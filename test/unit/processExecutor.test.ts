@@ -53,7 +53,7 @@ describe('headless executor: the agent as a child process', () => {
     const engine = new RunEngine<string, ProcessRun>({
       keyOf: (f) => f,
       read,
-      checkTree: async () => ({ runAnyway: false }),
+      preflight: async () => ({ runAnyway: false }),
       prepare: async (root, step, before) => {
         mkdirSync(path.join(root, '.ralph', 'prompts'), { recursive: true });
         const promptFile = `.ralph/prompts/${step.storyId}.md`;

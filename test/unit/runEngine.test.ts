@@ -68,7 +68,7 @@ describe('run engine: runs are objects, several at once', () => {
     const ports: RunPorts<Folder, FakeAgent> = {
       keyOf: (f) => f.root,
       read: async (f) => prds.get(f.root),
-      checkTree: async () => ({ runAnyway: false }),
+      preflight: async () => ({ runAnyway: false }),
       prepare: async (f, step) => ({
         promptFile: `.ralph/prompts/${step.storyId}.md`,
         agent: 'custom',

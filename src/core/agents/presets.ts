@@ -4,7 +4,7 @@
  * `ralph.agent.preset` / `ralph.agent.command` into the template to run. The template language is
  * in template.ts, shells and executable lookup in shell.ts (both re-exported here).
  */
-import { commandExecutable } from './shell';
+import { commandExecutable, type PathLookup, resolveExecutable } from './shell';
 import { checkTemplate, COMMAND_SETTING, type ShellKind, templateWarnings } from './template';
 
 export * from './shell';
@@ -23,6 +23,8 @@ export interface AgentPreset {
   readonly executable?: string;
   /** Where to get it, shown when it is missing. */
   readonly install?: string;
+  /** The agent's installation guide (a link offered when no agent is found). */
+  readonly installUrl?: string;
   /** One paragraph for the settings UI and the README. */
   readonly docs: string;
 }
@@ -39,6 +41,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     powershellTemplate: psPipe('claude --dangerously-skip-permissions --print'),
     executable: 'claude',
     install: 'npm install -g @anthropic-ai/claude-code',
+    installUrl: 'https://docs.anthropic.com/en/docs/claude-code/setup',
     docs:
       'Claude Code in print mode, reading the prompt on stdin, with permission prompts skipped (as in the original ralph.sh). ' +
       'It runs with your full user rights: use it in a disposable checkout or container.',
@@ -50,6 +53,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     powershellTemplate: psPipe('amp --dangerously-allow-all'),
     executable: 'amp',
     install: 'npm install -g @sourcegraph/amp',
+    installUrl: 'https://ampcode.com/manual',
     docs: 'Amp in execute mode: the prompt arrives on stdin (not a terminal), every tool is allowed. Same template as the original ralph.sh.',
   },
   {
@@ -59,6 +63,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     powershellTemplate: psPipe('codex exec --dangerously-bypass-approvals-and-sandbox -'),
     executable: 'codex',
     install: 'npm install -g @openai/codex',
+    installUrl: 'https://github.com/openai/codex',
     docs:
       'Codex non-interactive mode (`codex exec`, `-` reads the prompt from stdin). Its `--sandbox workspace-write` mode keeps `.git` ' +
       'read-only, so an iteration could not make its `feat:` commit; the preset therefore bypasses the sandbox like the Claude and Amp ' +
@@ -71,6 +76,7 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     powershellTemplate: psPipe('copilot --allow-all-tools'),
     executable: 'copilot',
     install: 'npm install -g @github/copilot',
+    installUrl: 'https://github.com/github/copilot-cli',
     docs:
       'Copilot CLI reading the prompt piped on stdin (non-interactive), with every tool allowed. Older versions that only take `-p` can use ' +
       '`copilot -p "$(cat ${promptFile})" --allow-all-tools` (POSIX shells): the shell reads the file at run time, so the prompt text ' +
@@ -126,6 +132,45 @@ export function missingExecutableMessage(executable: string, presetId: string): 
   );
 }
 
+/** A preset whose program was found, and where (for the agent chooser). */
+export interface FoundPreset {
+  readonly preset: AgentPreset;
+  /** The full path of its program. */
+  readonly path: string;
+}
+
+/**
+ * The presets that could run here: their program is on PATH (`ralphSh` also needs the workspace's
+ * script; `custom` has no program of its own), in the order of AGENT_PRESETS.
+ */
+export function presetsOnPath(lookup: PathLookup, exists: (relativePath: string) => boolean): FoundPreset[] {
+  const found: FoundPreset[] = [];
+  for (const preset of AGENT_PRESETS) {
+    if (!preset.executable || (preset.id === 'ralphSh' && !findRalphScript(exists))) {
+      continue;
+    }
+    const path = resolveExecutable(preset.executable, lookup);
+    if (path) {
+      found.push({ preset, path });
+    }
+  }
+  return found;
+}
+
+/** The programs of the presets an agent chooser looks for (`bash` only where there is a ralph.sh). */
+export function presetPrograms(exists: (relativePath: string) => boolean): string[] {
+  return AGENT_PRESETS.filter((p) => p.executable && (p.id !== 'ralphSh' || findRalphScript(exists))).map((p) => p.executable as string);
+}
+
+/** When the configured agent is missing and no other preset's program is found either. */
+export function noAgentFoundMessage(configured: AgentPreset, lookedFor: readonly string[]): string {
+  const install = configured.install ? ` Install ${configured.label} (${configured.install}),` : ' Install an agent,';
+  return (
+    `No agent program was found on PATH: looked for ${lookedFor.map((p) => `"${p}"`).join(', ')}.${install}` +
+    ` or set your own command line in ${COMMAND_SETTING}.`
+  );
+}
+
 export interface AgentCommandSettings {
   /** `ralph.agent.preset` (default "claude"). */
   readonly presetId?: string;
@@ -146,7 +191,7 @@ export type AgentCommand =
       readonly executable?: string;
       readonly warnings: readonly string[];
     }
-  | { readonly ok: false; readonly message: string };
+  | { readonly ok: false; readonly message: string; /** The setting to change. */ readonly setting: typeof PRESET_SETTING | typeof COMMAND_SETTING };
 
 /** The command template the settings select, or a message that names the setting to change. */
 export function resolveAgentCommand(s: AgentCommandSettings): AgentCommand {
@@ -156,6 +201,7 @@ export function resolveAgentCommand(s: AgentCommandSettings): AgentCommand {
     return {
       ok: false,
       message: `Unknown agent preset "${presetId}" in the setting ${PRESET_SETTING}. Choose one of ${AGENT_PRESETS.map((p) => p.id).join(', ')}.`,
+      setting: PRESET_SETTING,
     };
   }
   const custom = s.command?.trim() ?? '';
@@ -165,13 +211,18 @@ export function resolveAgentCommand(s: AgentCommandSettings): AgentCommand {
     template = custom;
     executable = commandExecutable(afterInputPipe(custom));
   } else if (preset.id === 'custom') {
-    return { ok: false, message: `The agent preset is "custom" but the setting ${COMMAND_SETTING} is empty. Set it to your agent's command line, e.g. my-agent < \${promptFile}.` };
+    return {
+      ok: false,
+      message: `The agent preset is "custom" but the setting ${COMMAND_SETTING} is empty. Set it to your agent's command line, e.g. my-agent < \${promptFile}.`,
+      setting: COMMAND_SETTING,
+    };
   } else if (preset.id === 'ralphSh') {
     const t = ralphShTemplate(s.exists);
     if (t === undefined) {
       return {
         ok: false,
         message: `The agent preset is "ralphSh" but there is no ralph.sh in this workspace (looked for ./ralph.sh and scripts/ralph/ralph.sh). Add the script, or choose another agent in ${PRESET_SETTING}.`,
+        setting: PRESET_SETTING,
       };
     }
     template = t;
@@ -182,7 +233,7 @@ export function resolveAgentCommand(s: AgentCommandSettings): AgentCommand {
   }
   const check = checkTemplate(template, s.shell);
   if (check.error) {
-    return { ok: false, message: check.error };
+    return { ok: false, message: check.error, setting: custom !== '' ? COMMAND_SETTING : PRESET_SETTING };
   }
   return { ok: true, presetId: preset.id, template, executable, warnings: templateWarnings(template, s.shell, custom !== '' ? 'custom' : preset.id) };
 }

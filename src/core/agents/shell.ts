@@ -172,3 +172,32 @@ function joinPath(dir: string, name: string, sep: string): string {
   return /[\\/]$/.test(dir) ? dir + rel : dir + sep + rel;
 }
 
+
+/**
+ * The PATH (and PATHEXT) an agent's terminal gets: the host's environment, changed by the user's
+ * `terminal.integrated.env.<platform>` setting, whose values may refer to the host's variables as
+ * `${env:NAME}` and whose null removes a variable. Names compare without case on Windows.
+ */
+export function terminalSearchPath(
+  env: Readonly<Record<string, string | undefined>>,
+  override: Readonly<Record<string, unknown>> | undefined,
+  platform: 'win32' | 'posix',
+): { path: string | undefined; pathExt: string | undefined } {
+  const same = (a: string, b: string): boolean => (platform === 'win32' ? a.toUpperCase() === b.toUpperCase() : a === b);
+  const hostValue = (name: string): string | undefined => {
+    const key = Object.keys(env).find((k) => same(k, name));
+    return key === undefined ? undefined : env[key];
+  };
+  const value = (name: string): string | undefined => {
+    const key = Object.keys(override ?? {}).find((k) => same(k, name));
+    if (key === undefined || !override) {
+      return hostValue(name);
+    }
+    const v = override[key];
+    if (typeof v !== 'string') {
+      return v === null ? undefined : hostValue(name);
+    }
+    return v.replace(/\$\{env:([^}]+)\}/g, (_, n: string) => hostValue(n.trim()) ?? '');
+  };
+  return { path: value('PATH'), pathExt: value('PATHEXT') };
+}

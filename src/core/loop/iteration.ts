@@ -4,8 +4,8 @@
  * on PATH), and what an iteration observed turned into the loop's verdict and the runs.jsonl line.
  * The runner (src/services/run/engine.ts) and the fake-agent tests both run iterations through here.
  */
-import { missingExecutableMessage, type PathLookup, resolveAgentCommand, resolveExecutable } from '../agents/presets';
-import { agentEnvironment, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
+import { missingExecutableMessage, type PathLookup, PRESET_SETTING, resolveAgentCommand, resolveExecutable } from '../agents/presets';
+import { agentEnvironment, COMMAND_SETTING, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
 import type { PrdAnalysis } from '../prd/index';
 import { detectFeatCommit, type FeatCommit, MAX_UNCOMMITTED, type RunRecord } from '../runs/runs';
 import type { IterationRecord, LoopController } from './loop';
@@ -40,20 +40,30 @@ export type AgentCommandPlan =
        */
       readonly agent: string;
     }
-  | { readonly ok: false; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly message: string;
+      /** `missing-program`: the program is not on PATH; `bad-command`: the settings select no usable command line. */
+      readonly reason: 'missing-program' | 'bad-command';
+      /** The setting to change (the error's "Open Setting" button). */
+      readonly setting: string;
+      /** The program looked for (missing-program). */
+      readonly program?: string;
+    };
 
 /** The agent command of an iteration, or the message that says which setting to change. */
 export function planAgentCommand(req: AgentCommandRequest): AgentCommandPlan {
   const resolved = resolveAgentCommand({ presetId: req.presetId, command: req.command, shell: req.shell, exists: req.exists });
+  const custom = req.command.trim() !== '';
   if (!resolved.ok) {
-    return resolved;
+    return { ...resolved, reason: 'bad-command' };
   }
   let commandLine: string;
   try {
     commandLine = expandTemplate(resolved.template, req.vars, req.shell);
   } catch (e) {
     if (e instanceof TemplateError) {
-      return { ok: false, message: e.message };
+      return { ok: false, message: e.message, reason: 'bad-command', setting: custom ? COMMAND_SETTING : PRESET_SETTING };
     }
     throw e;
   }
@@ -61,10 +71,16 @@ export function planAgentCommand(req: AgentCommandRequest): AgentCommandPlan {
   if (resolved.executable && req.lookup) {
     executable = resolveExecutable(resolved.executable, { ...req.lookup, cwd: req.vars.workspaceFolder });
     if (!executable) {
-      return { ok: false, message: missingExecutableMessage(resolved.executable, req.command.trim() ? 'custom' : resolved.presetId) };
+      return {
+        ok: false,
+        message: missingExecutableMessage(resolved.executable, custom ? 'custom' : resolved.presetId),
+        reason: 'missing-program',
+        setting: custom ? COMMAND_SETTING : PRESET_SETTING,
+        program: resolved.executable,
+      };
     }
   }
-  const agent = req.command.trim() !== '' ? (programName(resolved.executable) ?? 'custom') : resolved.presetId;
+  const agent = custom ? (programName(resolved.executable) ?? 'custom') : resolved.presetId;
   return { ok: true, commandLine, env: agentEnvironment(req.vars), warnings: resolved.warnings, executable, agent };
 }
 

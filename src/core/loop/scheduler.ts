@@ -17,10 +17,11 @@ export interface LoopPorts {
   /** prd.json as it is now (undefined: there is none). */
   read(): Promise<PrdAnalysis | undefined>;
   /**
-   * Called once, when the first iteration is about to start (not when the loop stops at once):
-   * a stop step ends the loop before anything ran (the dirty-working-tree question).
+   * Called once, when the first iteration is about to start (not when the loop stops at once),
+   * with the step the controller chose and its snapshot: the preflight, before anything changes.
+   * A stop step ends the loop before anything ran (the dirty-working-tree question); a throw too.
    */
-  beforeFirstIteration(): Promise<StopStep | undefined>;
+  beforeFirstIteration(step: RunStep, before: PrdAnalysis): Promise<StopStep | undefined>;
   /** Runs the step the controller chose, on the snapshot it chose from, and returns the controller's record. */
   iterate(step: RunStep, before: PrdAnalysis): Promise<IterationRecord>;
   log(line: string): void;
@@ -45,7 +46,7 @@ export async function runLoop(loop: LoopController, ports: LoopPorts): Promise<L
     }
     if (!asked) {
       asked = true;
-      const stop = await ports.beforeFirstIteration();
+      const stop = await ports.beforeFirstIteration(step, before);
       if (stop) {
         ports.log(stop.message);
         return { stop, iterations: [] };

@@ -31,8 +31,12 @@ export interface RunPorts<F, H extends AgentHandle> {
   readonly keyOf: (folder: F) => string;
   /** prd.json now, from the workspace model (undefined: none). */
   read(folder: F): Promise<PrdAnalysis | undefined>;
-  /** Asked once, before the first iteration: a stop step runs nothing; runAnyway allows a dirty checkout. */
-  checkTree(folder: F): Promise<{ readonly stop?: StopStep; readonly runAnyway: boolean }>;
+  /**
+   * The preflight, once, before the first iteration changes anything (the step the loop chose, its
+   * snapshot, the story the user picked): throws what would fail; a stop step runs nothing (the
+   * user cancelled a question); runAnyway allows a dirty checkout.
+   */
+  preflight(folder: F, step: RunStep, before: PrdAnalysis, requestedStory: string | undefined): Promise<{ readonly stop?: StopStep; readonly runAnyway: boolean }>;
   prepare(folder: F, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean): Promise<PreparedIteration>;
   readonly executor: AgentExecutor<H>;
   /** The one writer of runs.jsonl (and of the prd.json snapshot archiving reads later). */
@@ -94,8 +98,8 @@ export class RunEngine<F, H extends AgentHandle> {
     try {
       return await runLoop(loop, {
         read: () => this.ports.read(folder),
-        beforeFirstIteration: async () => {
-          const answer = await this.ports.checkTree(folder);
+        beforeFirstIteration: async (step, before) => {
+          const answer = await this.ports.preflight(folder, step, before, request.storyId);
           allowDirtyCheckout = answer.runAnyway;
           return answer.stop;
         },

@@ -4,12 +4,12 @@
  * feature when it changed), `.ralph/` ignoring itself, auto-compaction, the prompt file and the
  * agent command. (A wave of parallel stories will prepare a git worktree here instead.)
  */
-import { statSync } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { shellKindOf, type ShellKind } from '../../core/agents/presets';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
 import { buildPrompt, promptFileName } from '../../core/context/prompt';
-import { planAgentCommand } from '../../core/loop/iteration';
+import { type AgentCommandPlan, planAgentCommand } from '../../core/loop/iteration';
 import type { RunStep, StopStep } from '../../core/loop/loop';
 import type { PrdAnalysis } from '../../core/prd/index';
 import { planCompaction } from '../../core/progress/compact';
@@ -17,18 +17,29 @@ import { decodeText } from '../../core/progress/parse';
 import { freshProgressText, LAST_BRANCH_FILE } from '../../core/runs/archive';
 import { fewPaths } from '../../core/runs/runs';
 import { applyCompaction, CompactionError } from '../../node/compaction';
+import { terminalLookup } from '../../node/programLookup';
 import { PromptInputError, readPromptInputs } from '../../node/promptInputs';
 import { hasUnsavedChanges } from '../../util/documents';
 import { GitRepo } from '../git';
 import { archiveIfBranchChanged, readInsideText, writablePath, writeInside } from '../runFiles';
 import { type DirtyTreeAnswer, openSourceControl, showArchived, showStashed } from '../runMessages';
-import type { RalphSettings } from '../settings';
+import { type RalphSettings, readTerminalEnv } from '../settings';
 import { exists, joinRelative, readBytes } from '../workspaceFiles';
 import type { PreparedIteration } from './engine';
 import { LAST_PRD_FILE } from './recorder';
 
-/** A readable error for the user; the loop stops with it and nothing is recorded as a crash. */
-export class RunError extends Error {}
+/**
+ * A readable error for the user; the loop stops with it and nothing is recorded as a crash. With a
+ * `setting`, the error offers "Open Setting" at that key; with a `link`, the agent's install guide.
+ */
+export class RunError extends Error {
+  constructor(
+    message: string,
+    readonly help: { readonly setting?: string; readonly link?: string } = {},
+  ) {
+    super(message);
+  }
+}
 
 export interface PrepareContext {
   readonly folder: vscode.WorkspaceFolder;
@@ -75,6 +86,14 @@ export async function prepareIteration(ctx: PrepareContext, step: RunStep, befor
   const { folder, settings, log } = ctx;
   const root = folder.uri.fsPath;
   const branch = before.doc.branchName;
+  // The agent command first: a command that cannot run must fail before the folder is changed.
+  const promptsDir = joinRelative(folder.uri, '.ralph/prompts');
+  const taken = new Set(await vscode.workspace.fs.readDirectory(promptsDir).then((e) => e.map(([n]) => n), () => [] as string[]));
+  const promptFile = `.ralph/prompts/${promptFileName(new Date(), step.storyId, (n) => taken.has(n))}`;
+  const plan = await planAgent(ctx, step.storyId, path.join(root, promptFile));
+  if (!plan.ok) {
+    throw new RunError(plan.message, { setting: plan.setting });
+  }
   const git = await GitRepo.open(root);
   if (!git) {
     log.info(`[runner] ${folder.name} is not a git repository (or git is missing): branch and commit steps are skipped.`);
@@ -107,29 +126,7 @@ export async function prepareIteration(ctx: PrepareContext, step: RunStep, befor
   }
   await autoCompact(ctx);
   const promptText = await storyPrompt(ctx, before, step.storyId);
-  const promptsDir = joinRelative(folder.uri, '.ralph/prompts');
-  const taken = new Set(await vscode.workspace.fs.readDirectory(promptsDir).then((e) => e.map(([n]) => n), () => [] as string[]));
-  const promptFile = `.ralph/prompts/${promptFileName(new Date(), step.storyId, (n) => taken.has(n))}`;
-  const promptPath = await writeInside(root, promptFile, promptText);
-
-  const shell: ShellKind = shellKindOf(vscode.env.shell || '') ?? (process.platform === 'win32' ? 'powershell' : 'posix');
-  const scripts = new Set<string>();
-  for (const p of ['ralph.sh', 'scripts/ralph/ralph.sh']) {
-    if (await exists(joinRelative(folder.uri, p))) {
-      scripts.add(p);
-    }
-  }
-  const plan = planAgentCommand({
-    presetId: settings.agentPreset,
-    command: settings.agentCommand,
-    shell,
-    exists: (p) => scripts.has(p),
-    vars: { promptFile: promptPath, storyId: step.storyId, workspaceFolder: root },
-    lookup: { path: process.env.PATH, pathExt: process.env.PATHEXT, platform: process.platform === 'win32' ? 'win32' : 'posix', exists: isFile },
-  });
-  if (!plan.ok) {
-    throw new RunError(plan.message);
-  }
+  await writeInside(root, promptFile, promptText);
   for (const w of plan.warnings) {
     log.warn(`[runner] ${w}`);
   }
@@ -148,19 +145,39 @@ export async function prepareIteration(ctx: PrepareContext, step: RunStep, befor
   };
 }
 
+/**
+ * The agent command for a story, from the settings, with its program looked up the way the
+ * agent's terminal will find it (its PATH: the host's, changed by terminal.integrated.env.*).
+ */
+export async function planAgent(ctx: PrepareContext, storyId: string, promptPath: string): Promise<AgentCommandPlan> {
+  const { folder, settings } = ctx;
+  const shell: ShellKind = shellKindOf(vscode.env.shell || '') ?? (process.platform === 'win32' ? 'powershell' : 'posix');
+  const scripts = await ralphScripts(folder);
+  return planAgentCommand({
+    presetId: settings.agentPreset,
+    command: settings.agentCommand,
+    shell,
+    exists: (p) => scripts.has(p),
+    vars: { promptFile: promptPath, storyId, workspaceFolder: folder.uri.fsPath },
+    lookup: terminalLookup(readTerminalEnv(folder.uri)),
+  });
+}
+
+/** The workspace's loop scripts that exist (the ralphSh preset runs one). */
+export async function ralphScripts(folder: vscode.WorkspaceFolder): Promise<Set<string>> {
+  const scripts = new Set<string>();
+  for (const p of ['ralph.sh', 'scripts/ralph/ralph.sh']) {
+    if (await exists(joinRelative(folder.uri, p))) {
+      scripts.add(p);
+    }
+  }
+  return scripts;
+}
+
 /** The prompt of a story, from the one prompt-inputs reader (every path inside the folder, reads bounded). */
 export async function storyPrompt(ctx: PrepareContext, analysis: PrdAnalysis, storyId: string): Promise<string> {
   const { folder, settings } = ctx;
-  let inputs;
-  try {
-    inputs = readPromptInputs(
-      folder.uri.fsPath,
-      { progress: settings.progressPath, pin: settings.pinPath, template: settings.promptTemplateFile || undefined },
-      { progress: 'ralph.progressPath', pin: 'ralph.pinPath', template: 'setting ralph.prompt.templateFile' },
-    );
-  } catch (e) {
-    throw e instanceof PromptInputError ? new RunError(e.message) : e;
-  }
+  const inputs = promptInputsOf(ctx);
   for (const note of inputs.notes) {
     ctx.log.warn(`[runner] ${note}`);
   }
@@ -175,6 +192,19 @@ export async function storyPrompt(ctx: PrepareContext, analysis: PrdAnalysis, st
     readFile: inputs.readSpec,
     files: { prd: settings.prdPath, progress: settings.progressPath, pin: settings.pinPath },
   });
+}
+
+/** progress.txt, the Pin and the prompt template as the prompt reads them; a RunError names the setting that leads astray. */
+export function promptInputsOf({ folder, settings }: PrepareContext): ReturnType<typeof readPromptInputs> {
+  try {
+    return readPromptInputs(
+      folder.uri.fsPath,
+      { progress: settings.progressPath, pin: settings.pinPath, template: settings.promptTemplateFile || undefined },
+      { progress: 'ralph.progressPath', pin: 'ralph.pinPath', template: 'setting ralph.prompt.templateFile' },
+    );
+  } catch (e) {
+    throw e instanceof PromptInputError ? new RunError(e.message) : e;
+  }
 }
 
 /** With ralph.progress.autoCompact, compacts progress.txt before an iteration when it is over the threshold. */
@@ -205,13 +235,5 @@ async function autoCompact({ folder, settings, log }: PrepareContext): Promise<v
       }
       log.warn(`[runner] auto-compaction skipped: ${e.message}`);
     }
-  }
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The Runner: the extension's face of the run engine (engine.ts). It checks what a run needs
- * (trust, a folder on disk), reads prd.json only through the workspace model
+ * (trust, a folder on disk; then the preflight, preflight.ts, before the first iteration), reads prd.json only through the workspace model
  * (`PrdWorkspace.readNow`), plugs in the VS Code parts (the dirty-tree question, the preparer, the
  * terminal executor, the recorder) and tells the views about the runs: `onDidChange` (a run
  * started, changed or ended; `state` / `runs`), `onDidRecord` (a line was recorded),
@@ -10,16 +10,18 @@
 import * as vscode from 'vscode';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
 import { type Run, RunBusyError } from '../../core/loop/runSet';
+import { workspaceProblems } from '../../core/loop/preflight';
 import type { LoopOutcome } from '../../core/loop/scheduler';
 import type { PrdAnalysis } from '../../core/prd/index';
 import { Disposable } from '../../util/disposable';
 import type { PrdWorkspace } from '../prdWorkspace';
 import { RunFileError } from '../runFiles';
-import { askDirtyTree, showFalseCompletion } from '../runMessages';
+import { showFalseCompletion } from '../runMessages';
 import { readSettings, type RalphSettings } from '../settings';
 import { isTrusted } from '../trust';
 import { RunEngine } from './engine';
-import { checkWorkingTree, type PrepareContext, prepareIteration, RunError, storyPrompt } from './preparer';
+import { type PrepareContext, prepareIteration, RunError, storyPrompt } from './preparer';
+import { preflight } from './preflight';
 import { recordIteration } from './recorder';
 import { terminalExecutor, type TerminalRun } from './terminalExecutor';
 
@@ -78,7 +80,11 @@ export class Runner extends Disposable {
     this.engine = new RunEngine({
       keyOf: (folder) => folder.uri.toString(),
       read: (folder) => this.read(folder),
-      checkTree: (folder) => checkWorkingTree(folder, askDirtyTree, log),
+      preflight: async (folder, step, before, requested) => {
+        const outcome = await preflight(this.contextOf(folder), step, before, requested);
+        this.contexts.set(folder.uri.toString(), outcome.ctx); // the settings the chooser wrote
+        return outcome;
+      },
       prepare: (folder, step, before, allowDirty) => prepareIteration(this.contextOf(folder), step, before, allowDirty),
       executor: terminalExecutor,
       record: async (folder, line, after) => {
@@ -135,11 +141,9 @@ export class Runner extends Disposable {
 
   /** Runs a loop in a workspace folder until a stop rule applies; resolves with why it stopped. */
   async run(folder: vscode.WorkspaceFolder, options: RunOptions): Promise<LoopOutcome> {
-    if (!isTrusted()) {
-      throw new RunError('Ralph runs agents only in a trusted workspace. Trust this folder to run agents; the views stay available read-only.');
-    }
-    if (folder.uri.scheme !== 'file') {
-      throw new RunError(`Ralph runs agents only in folders on disk; ${folder.name} is a ${folder.uri.scheme}: folder.`);
+    const [refused] = workspaceProblems({ trusted: isTrusted(), scheme: folder.uri.scheme, folderName: folder.name });
+    if (refused) {
+      throw new RunError(refused.message);
     }
     const busy = this.engine.inFolder(folder);
     if (busy) {
