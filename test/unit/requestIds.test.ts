@@ -26,6 +26,16 @@ describe('request ids (task graph protocol)', () => {
     assert.equal(ids.isCurrent(edit), true);
   });
 
+  it('a current answer tells the kind of request it answers (what a status notice is about)', () => {
+    const ids = new RequestIds();
+    const copy = ids.next('copy');
+    const edit = ids.next('editStory');
+    assert.equal(ids.kindOf(copy), 'copy');
+    assert.equal(ids.kindOf(edit), 'editStory');
+    ids.next('copy');
+    assert.equal(ids.kindOf(copy), undefined, 'a newer copy made it late');
+  });
+
   it('an answer to no request of this load of the page is dropped', () => {
     const ids = new RequestIds();
     ids.next('details');

@@ -10,6 +10,7 @@
  * a dependency goes under the key the story already uses (blockedBy or an alias). A dependency that
  * would close a cycle is refused with the cycle.
  */
+import { blockerRefusal } from './blockers';
 import { type DependencyKey, DEPENDENCY_KEYS } from './dependencyKeys';
 import { applyEdits, removeBlockedByEdits, setPassesEdits, type TextEdit } from './edits';
 import { appendElementEdits, jsonTree as tree, nodeAt, setValueEdits } from './jsonEdits';
@@ -17,7 +18,7 @@ import { parsePrd } from './document';
 import { analyzePrd } from './index';
 import type { JsonPath, PrdDocument, Story } from './model';
 import { formatCycle, shortId } from './problems';
-import { cycleClosedBy } from './schedule';
+import { cycleCloser } from './schedule';
 
 export type GraphEditResult = { readonly ok: true; readonly edits: TextEdit[] } | { readonly ok: false; readonly message: string; readonly cycle?: readonly string[] };
 
@@ -67,17 +68,17 @@ export function addDependencyEdits(text: string, storyId: string, blockerId: str
   if (!blocker) {
     return noStory(blockerId);
   }
-  if (blocker.idDerived) {
+  const stories = analysis.doc.stories;
+  const refusal = blockerRefusal(story, blocker, stories.indexOf(blocker), cycleCloser(analysis.readiness.schedule.graph, stories.indexOf(story)));
+  if (refusal?.kind === 'no-id') {
     return fail(`${blockerId} has no id in prd.json (it is shown by its position): give it an id before another story can wait on it.`);
   }
-  if (story.blockedBy.some((r) => r.id === blockerId)) {
+  if (refusal?.kind === 'already') {
     return fail(`${storyId} already waits on ${blockerId}.`);
   }
-  const stories = analysis.doc.stories;
-  const cycle = cycleClosedBy(analysis.readiness.schedule.graph, stories.indexOf(story), stories.indexOf(blocker));
-  if (cycle) {
+  if (refusal?.kind === 'cycle') {
     // A story without an id is named by its position, as the graph shows it.
-    const ids = cycle.map((i) => stories[i].id || `#${i + 1}`);
+    const ids = refusal.cycle.map((i) => stories[i].id || `#${i + 1}`);
     return fail(`${shortId(storyId)} cannot wait on ${shortId(blockerId)}: that would close the cycle ${formatCycle(ids)}.`, ids);
   }
   const key = dependencyKeyFor(analysis.doc.stories, story);

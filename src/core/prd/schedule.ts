@@ -312,28 +312,37 @@ export function lineage(graph: { readonly blockers: readonly (readonly number[])
  * itself (story → … → blocker → story), or undefined when the edge is safe.
  */
 export function cycleClosedBy(graph: { readonly dependents: readonly (readonly number[])[] }, storyIndex: number, blockerIndex: number): number[] | undefined {
-  if (storyIndex === blockerIndex) {
-    return [storyIndex, storyIndex];
-  }
+  return cycleCloser(graph, storyIndex)(blockerIndex);
+}
+
+/**
+ * `cycleClosedBy` for one story and any blocker: the story's dependents are walked once, so asking
+ * about every other story (the "Add blocker…" offer) stays linear.
+ */
+export function cycleCloser(graph: { readonly dependents: readonly (readonly number[])[] }, storyIndex: number): (blockerIndex: number) => number[] | undefined {
   // The new edge closes a cycle when the blocker already (transitively) waits on the story.
   const prev = new Map<number, number>([[storyIndex, -1]]);
   const queue = [storyIndex];
   for (let head = 0; head < queue.length; head++) {
-    const v = queue[head];
-    if (v === blockerIndex) {
-      const path: number[] = [];
-      for (let x = v; x !== -1; x = prev.get(x) as number) {
-        path.push(x);
-      }
-      path.reverse();
-      return [...path, storyIndex];
-    }
-    for (const d of graph.dependents[v]) {
+    for (const d of graph.dependents[queue[head]]) {
       if (!prev.has(d)) {
-        prev.set(d, v);
+        prev.set(d, queue[head]);
         queue.push(d);
       }
     }
   }
-  return undefined;
+  return (blockerIndex) => {
+    if (blockerIndex === storyIndex) {
+      return [storyIndex, storyIndex];
+    }
+    if (!prev.has(blockerIndex)) {
+      return undefined;
+    }
+    const path: number[] = [];
+    for (let x = blockerIndex; x !== -1; x = prev.get(x) as number) {
+      path.push(x);
+    }
+    path.reverse();
+    return [...path, storyIndex];
+  };
 }

@@ -230,12 +230,17 @@ export class RequestIds {
 
   /** True when an answer naming `answers` answers the latest request of its kind. */
   isCurrent(answers: number): boolean {
-    for (const id of this.latest.values()) {
+    return this.kindOf(answers) !== undefined;
+  }
+
+  /** The kind of the request an answer names, when it is the latest of its kind (else undefined). */
+  kindOf(answers: number): string | undefined {
+    for (const [kind, id] of this.latest) {
       if (id === answers) {
-        return true;
+        return kind;
       }
     }
-    return false;
+    return undefined;
   }
 }
 

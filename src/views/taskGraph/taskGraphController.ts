@@ -5,6 +5,7 @@
  * hidden webview). Messages from pages are validated (graphProtocol.ts) before anything happens.
  */
 import * as vscode from 'vscode';
+import { blockerOffer, blockerOfferNote } from '../../core/prd/blockers';
 import { graphMermaid, graphText } from '../../core/taskGraph/format';
 import { GraphMessageBuilder, type Direction } from '../../core/taskGraph/message';
 import { taskGraphOf } from '../../core/taskGraph/model';
@@ -366,17 +367,27 @@ export class TaskGraphController extends Disposable {
     }
   }
 
+  /** The "Add blocker…" pick: only the stories the edit accepts (core/prd/blockers.ts), and why the others are missing. */
   private async pickBlocker(page: GraphPage, storyId: string, requestId: number, reply: Reply): Promise<void> {
     const entry = this.entry();
     if (!entry?.analysis.readable) {
       throw new Error('prd.json cannot be read right now; fix it first.');
     }
-    const story = entry.analysis.doc.stories.find((s) => s.id === storyId);
-    const existing = new Set(story?.blockedBy.map((r) => r.id) ?? []);
-    const items = entry.analysis.doc.stories
-      .filter((s) => s.id !== '' && s.id !== storyId && !existing.has(s.id))
-      .map((s) => ({ label: s.id, description: s.title, detail: s.passes ? 'passes' : undefined }));
-    const pick = await vscode.window.showQuickPick(items, { title: `Add a blocker to ${storyId}`, placeHolder: `${storyId} will wait until the story you pick passes`, matchOnDescription: true });
+    const offer = blockerOffer(entry.analysis, storyId);
+    if (!offer) {
+      throw new Error(`There is no story "${storyId}" in prd.json.`);
+    }
+    const note = blockerOfferNote(offer);
+    if (offer.offered.length === 0) {
+      reply(noticeMessage(requestId, 'info', `No story can block ${storyId}${note ? `: ${note}` : ': it is the only story'}.`));
+      return;
+    }
+    const items = offer.offered.map((s) => ({ label: s.id, description: s.title, detail: s.passes ? 'passes' : undefined }));
+    const pick = await vscode.window.showQuickPick(items, {
+      title: `Add a blocker to ${storyId}: it will wait until the story you pick passes`,
+      placeHolder: note ?? 'Pick the story it waits on',
+      matchOnDescription: true,
+    });
     if (pick) {
       await this.handle(page, { type: 'addDependency', requestId, story: storyId, blocker: pick.label }, reply);
     }

@@ -11,10 +11,11 @@ import { Drawing } from './drawing';
 import { bindKeyboard, bindPanZoom, bindPointer } from './input';
 import { legend } from './legend';
 import { derive, el } from './model';
-import { type Mode, PageState } from './state';
+import { edgeNotice, hostNotice } from './notices';
+import { type Mode, type Notice, PageState } from './state';
 import { statusParts } from './status';
 import { Toolbar } from './toolbar';
-import { isCurrentAnswer, post } from './vscode';
+import { answeredKind, isCurrentAnswer, post } from './vscode';
 import { WaveList } from './waveList';
 
 export class GraphApp {
@@ -62,7 +63,7 @@ export class GraphApp {
           state.selectedEdge = k;
           drawing.render();
           drawing.root.focus();
-          this.say(`Edge ${state.edgeWords(k)} selected: press Delete to remove it.`);
+          this.say(edgeNotice(k, state));
         },
         runClick: () => post({ type: 'showTerminal' }),
       });
@@ -200,7 +201,7 @@ export class GraphApp {
         }
         return;
       case 'notice':
-        s.notice = { level: m.level, message: m.message, cycle: m.cycle };
+        s.notice = hostNotice(m, answeredKind(m.answers), s);
         s.cycleHighlight = new Set((m.cycle ?? []).map((id) => s.derived?.byId.get(id)).filter((i): i is number => i !== undefined));
         this.renderStatus();
         this.drawing?.schedule();
@@ -253,8 +254,8 @@ export class GraphApp {
     }
   }
 
-  private say(message: string): void {
-    this.state.notice = { level: 'info', message };
+  private say(notice: Notice): void {
+    this.state.notice = notice;
     this.renderStatus();
   }
 
@@ -270,7 +271,12 @@ export class GraphApp {
 
   private renderStatus(): void {
     const s = this.state;
-    const parts = statusParts({ empty: s.empty, graph: s.graph, run: s.run, notice: s.notice, rejected: s.rejected });
+    const highlighted = s.cycleHighlight.size > 0;
+    const notice = s.liveNotice();
+    if (highlighted && s.cycleHighlight.size === 0) {
+      this.drawing?.schedule(); // the notice that flagged a cycle went with it
+    }
+    const parts = statusParts({ empty: s.empty, graph: s.graph, run: s.run, notice, rejected: s.rejected });
     // Unchanged lines stay: replacing them would make the page lay out again for nothing.
     const key = parts.map((p) => p.outerHTML).join('');
     if (key !== this.statusKey) {

@@ -11,10 +11,13 @@ import { loadViewState, saveViewState } from './vscode';
 
 export type Mode = 'sidebar' | 'editor';
 
+/** A line of the status area, and the condition it states (notices.ts). */
 export interface Notice {
   readonly level: 'info' | 'error';
   readonly message: string;
   readonly cycle?: string[];
+  /** True while what the line says still holds: it is shown only then. */
+  readonly holds: (s: PageState) => boolean;
 }
 
 export class PageState {
@@ -45,6 +48,15 @@ export class PageState {
 
   save(): void {
     saveViewState(this.view);
+  }
+
+  /** The notice while it holds; one that stopped holding is dropped, with the cycle it highlighted. */
+  liveNotice(): Notice | undefined {
+    if (this.notice && !this.notice.holds(this)) {
+      this.notice = undefined;
+      this.cycleHighlight = new Set();
+    }
+    return this.notice;
   }
 
   selectedIndex(): number | undefined {

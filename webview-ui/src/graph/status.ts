@@ -34,6 +34,7 @@ export function statusParts(s: StatusInput): HTMLElement[] {
         : `${g.source}: ${g.nodes.length} stories, ${done} done, ${g.waves.length} ${g.waves.length === 1 ? 'wave' : 'waves'} to go` +
           (g.unschedulable.length > 0 ? `, ${g.unschedulable.length} unschedulable` : '') +
           (g.criticalPath.length > 0 ? ` · critical path ${g.criticalPath.length}` : '');
+    summary.title = summary.textContent; // one line in the side bar (graph.css): the whole of it on hover
     parts.push(summary);
     if (g.stale) {
       const stale = el('div', { class: 'stale', role: 'alert' });

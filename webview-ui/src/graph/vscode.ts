@@ -28,6 +28,11 @@ export function isCurrentAnswer(answers: number): boolean {
   return requests.isCurrent(answers);
 }
 
+/** The type of the request a current answer answers (`copy`, `editStory`, …). */
+export function answeredKind(answers: number): string | undefined {
+  return requests.kindOf(answers);
+}
+
 export const DEFAULT_VIEW: ViewState = { zoom: 1, panX: 24, panY: 24, hideDone: false, focus: false, search: '', direction: 'LR' };
 
 /** The kept view state, validated: a state from an older page version falls back to defaults. */

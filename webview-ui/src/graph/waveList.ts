@@ -51,8 +51,9 @@ export class WaveList {
       });
       const icon = iconOf(n, running);
       r.append(el('span', { class: `codicon codicon-${icon.codicon} state-icon`, 'aria-hidden': 'true' }));
-      r.append(el('span', { class: 'id' }, n.id));
-      r.append(el('span', { class: 'title' }, n.title));
+      // At 300 px a long id or title ends in an ellipsis (graph.css); hovering shows it whole.
+      r.append(el('span', { class: 'id', title: n.id }, n.id));
+      r.append(el('span', { class: 'title', title: n.title }, n.title));
       if (n.critical) {
         r.append(el('span', { class: 'codicon codicon-flame crit', title: 'On the critical path', 'aria-hidden': 'true' }));
       }
