@@ -38,12 +38,12 @@ export const DEFAULT_MEMORY_FILES: readonly string[] = ['prd.json', 'progress.tx
 
 /** The files a story is predicted to touch. */
 export function predictFiles(story: Pick<Story, 'id' | 'title' | 'description' | 'notes' | 'files'>, input: PredictionInput = {}): PredictedFile[] {
-  const memory = new Set((input.memoryFiles ?? DEFAULT_MEMORY_FILES).map(normaliseFilePath).filter((p): p is string => p !== undefined));
+  const memory = memoryFileSet(input.memoryFiles);
   const out: PredictedFile[] = [];
   const seen = new Set<string>();
   const add = (raw: string, source: FileSource, module?: string) => {
     const path = normaliseFilePath(raw);
-    if (path === undefined || seen.has(path) || memory.has(path) || isRalphMemory(path)) {
+    if (path === undefined || seen.has(path) || isMemoryFile(path, memory)) {
       return;
     }
     seen.add(path);
@@ -100,8 +100,26 @@ export function normaliseFilePath(raw: string): string | undefined {
   return out.length > 0 ? out.join('/') : undefined;
 }
 
-function isRalphMemory(path: string): boolean {
-  return path === '.ralph' || path.startsWith('.ralph/') || path === 'AGENTS.md' || path.endsWith('/AGENTS.md');
+/** The memory files as a set of normalised paths (default prd.json, progress.txt). */
+export function memoryFileSet(memoryFiles: readonly string[] = DEFAULT_MEMORY_FILES): ReadonlySet<string> {
+  return new Set(memoryFiles.map(normaliseFilePath).filter((p): p is string => p !== undefined));
+}
+
+/** A normalised path the guard never counts: prd.json and progress.txt (`memory`), any AGENTS.md, `.ralph/`. */
+export function isMemoryFile(path: string, memory: ReadonlySet<string>): boolean {
+  return memory.has(path) || path === '.ralph' || path.startsWith('.ralph/') || path === 'AGENTS.md' || path.endsWith('/AGENTS.md');
+}
+
+/** Paths as the guard compares them: normalised, each once, memory files dropped. */
+export function guardedPaths(paths: readonly string[], memory: ReadonlySet<string> = memoryFileSet()): string[] {
+  const out: string[] = [];
+  for (const p of paths) {
+    const n = normaliseFilePath(p);
+    if (n !== undefined && !isMemoryFile(n, memory) && !out.includes(n)) {
+      out.push(n);
+    }
+  }
+  return out;
 }
 
 /**

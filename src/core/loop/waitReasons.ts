@@ -16,6 +16,8 @@ export type NeedsYouWhy =
   | 'check-failed'
   /** Its agent asked a question. */
   | 'question'
+  /** The user ended its agent (Stop This Agent) while the loop went on. */
+  | 'stopped'
   /** Anything else that stopped it (a dirty worktree, a merge that failed): `message` says what. */
   | 'error';
 
@@ -63,6 +65,8 @@ function needsYouText(r: { readonly why: NeedsYouWhy; readonly count?: number; r
       return `the check failed after its merge; the merge was reverted${detail}`;
     case 'question':
       return `its agent asked a question${detail}`;
+    case 'stopped':
+      return `you stopped its agent${detail}`;
     case 'error':
       return r.message ?? 'it stopped with an error';
   }
