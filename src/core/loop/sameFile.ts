@@ -131,7 +131,7 @@ export function sharedFiles(a: readonly string[], b: readonly string[]): string[
   const out: string[] = [];
   for (const x of a) {
     for (const y of b) {
-      const hit = x === y || y.startsWith(`${x}/`) ? y : x.startsWith(`${y}/`) ? x : undefined;
+      const hit = x === y || inside(y, x) ? y : inside(x, y) ? x : undefined;
       if (hit !== undefined && !out.includes(hit)) {
         out.push(hit);
       }
@@ -140,15 +140,20 @@ export function sharedFiles(a: readonly string[], b: readonly string[]): string[
   return out;
 }
 
+/** Whether `path` lies inside the folder `folder` (no string built: the guard runs at every event). */
+function inside(path: string, folder: string): boolean {
+  return path.length > folder.length && path.charCodeAt(folder.length) === 47 /* / */ && path.startsWith(folder);
+}
+
 /** The first story among `holders` (in their order) whose files overlap `files`, as the wait reason. */
 export function overlapWith(files: readonly string[], holders: Iterable<{ readonly storyId: string; readonly files: readonly string[] }>): Extract<WaitReason, { kind: 'overlap' }> | undefined {
   if (files.length === 0) {
     return undefined;
   }
   for (const h of holders) {
-    const shared = sharedFiles(files, h.files);
-    if (shared.length > 0) {
-      return { kind: 'overlap', waitsFor: h.storyId, files: shared };
+    // A check that builds nothing first: it runs for every ready story against every holder at every event.
+    if (files.some((x) => h.files.some((y) => x === y || inside(y, x) || inside(x, y)))) {
+      return { kind: 'overlap', waitsFor: h.storyId, files: sharedFiles(files, h.files) };
     }
   }
   return undefined;
