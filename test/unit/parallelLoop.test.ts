@@ -237,4 +237,15 @@ describe('ParallelLoop: the parallel loop as events in, commands out', () => {
     assert.deepEqual(show(stop), ['stop nothing-ready']);
     assert.deepEqual((stop[0] as ParallelStop).details, ['B: skipped (you chose Skip Story)', 'C: waits on B, which has not merged']);
   });
+
+  it('the stop names every story left behind, one that waits on itself included; duplicate ids stop at once as the serial loop does', () => {
+    const loop = loopOf([{ id: 'A', priority: 1 }, { id: 'B', priority: 3, blockedBy: ['B'] }, { id: 'C', blockedBy: ['B'] }]);
+    assert.deepEqual(show(loop.begin()), ['start A']);
+    loop.handle({ kind: 'agentEnded', storyId: 'A', outcome: 'passed' });
+    const stop = loop.handle({ kind: 'merged', storyId: 'A', outcome: 'merged' });
+    assert.deepEqual(show(stop), ['stop nothing-ready']);
+    assert.equal((stop[0] as ParallelStop).message, 'Stopped: nothing is ready — 2 stories remain and none can run (1/3 stories pass).');
+    assert.deepEqual((stop[0] as ParallelStop).details, ['B: cannot run: it waits on itself', 'C: waits on B, which has not merged']);
+    assert.deepEqual(show(loopOf([{ id: 'A' }, { id: 'A' }]).begin()), ['stop invalid-prd']);
+  });
 });

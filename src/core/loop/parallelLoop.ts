@@ -365,7 +365,7 @@ export class ParallelLoop {
     const ran = `${this.iterations} iteration${this.iterations === 1 ? '' : 's'}`;
     const needsYou = this.needsYou;
     const details = this.stories
-      .filter((s, i) => !this.tracker?.passes(i) && this.indexOf.get(s.id) === i)
+      .filter((_, i) => !this.tracker?.passes(i))
       .map((s) => `${s.id}: ${storyLine(s.id, waits, this.open.get(s.id)?.reason, this.phase.get(s.id), this.blockerOf(s))}`);
     const stop = (reason: StopReason, message: string): ParallelStop => ({ kind: 'stop', reason, message, details, needsYou });
     if (this.stopMode) {
@@ -402,6 +402,9 @@ function storyLine(id: string, waits: readonly { readonly storyId: string; reado
   }
   if (phase === 'skipped') {
     return describeWait({ kind: 'skipped' });
+  }
+  if (blocker === id) {
+    return 'cannot run: it waits on itself';
   }
   return blocker !== undefined ? `waits on ${blocker}, which has not merged` : 'cannot run (a dependency cycle)';
 }
