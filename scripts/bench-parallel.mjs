@@ -10,12 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import * as esbuild from 'esbuild';
-import { mulberry32 } from './bench-cli.mjs';
+import { bundleSources, mulberry32 } from './bench-cli.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
   const i = args.indexOf(name);
@@ -47,23 +44,12 @@ function wavePrd(seed = 19) {
 }
 
 async function bundleCore(tmp) {
-  const out = path.join(tmp, 'core.cjs');
-  await esbuild.build({
-    stdin: {
-      contents: `export { analyzePrd } from './src/core/prd/index';
+  return bundleSources(
+    tmp,
+    `export { analyzePrd } from './src/core/prd/index';
 export { computeSchedule } from './src/core/prd/schedule';
 export { ParallelLoop } from './src/core/loop/parallelLoop';`,
-      resolveDir: root,
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    outfile: out,
-    mainFields: ['module', 'main'], // jsonc-parser's UMD build requires files esbuild cannot follow
-    logLevel: 'warning',
-  });
-  return out;
+  );
 }
 
 /** Drives the loop to its stop: the oldest running agent passes, a merge lands as soon as it is asked for. */
