@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { normaliseFilePath, pinModulesFor, predictFiles, sharedFiles } from '../../src/core/loop/sameFile';
+import { normaliseFilePath, pinModulesFor, predictAll, predictFiles, sharedFiles } from '../../src/core/loop/sameFile';
 import { describeWait } from '../../src/core/loop/waitReasons';
 import { prdJsonSchema } from '../../src/core/prd/jsonSchema';
 import { parsePin } from '../../src/core/pin/format';
@@ -126,6 +126,14 @@ describe('predictFiles: what a story is predicted to touch', () => {
     const story = { id: 'US-002', title: 'x', description: '', files: ['prd.json', 'docs/AGENTS.md', '.ralph/prompt.md', 'scripts/ralph/prd.json'] };
     const predicted = predictFiles(story, { progressFiles, memoryFiles: ['scripts/ralph/prd.json', 'progress.txt'] }).map((f) => f.path);
     assert.deepEqual(predicted, ['prd.json', 'src/ui/filterBar.tsx', 'src/ui/filter.css', 'src/ui/search.ts']);
+  });
+
+  it('predictAll gives the paths of every unfinished story, for the parallel loop', () => {
+    const a = analyze(makePrd([{ id: 'US-001', title: 'Task list', files: ['src/list.ts'] }, { id: 'US-002', title: 'Done', passes: true, files: ['src/x.ts'] }, { id: 'US-003', title: 'Changelog' }]));
+    assert.deepEqual([...predictAll(a.doc.stories, { pin })], [
+      ['US-001', ['src/list.ts', 'src/api/tasks.ts', 'src/api/router.ts']],
+      ['US-003', []],
+    ]);
   });
 
   it('a story with no hints, no matching module and no earlier attempt is predicted to touch nothing', () => {

@@ -82,7 +82,7 @@ export type StoryPhase = 'pending' | 'running' | 'done' | 'merging' | 'merged' |
 
 export interface ParallelLoopOptions {
   readonly config?: Partial<ParallelConfig>;
-  /** Each story's predicted files (`predictFiles`); a story not in the map is predicted to touch nothing. */
+  /** Each story's predicted files (`predictAll`); a story not in the map is predicted to touch nothing. */
   readonly predictions?: ReadonlyMap<string, readonly string[]>;
   /** How prd.json is named in messages. */
   readonly prdLabel?: string;
@@ -147,6 +147,9 @@ export class ParallelLoop {
 
   /** The commands to begin with (the first starts, or the stop when nothing can run). */
   begin(): ParallelCommand[] {
+    if (this.finished) {
+      return [];
+    }
     if (this.early) {
       return this.finish(this.early);
     }

@@ -65,6 +65,17 @@ export function predictFiles(story: Pick<Story, 'id' | 'title' | 'description' |
   return out;
 }
 
+/** The predicted paths of every unfinished story (the parallel loop's `predictions`). */
+export function predictAll(stories: readonly Pick<Story, 'id' | 'title' | 'description' | 'notes' | 'files' | 'passes'>[], input: PredictionInput = {}): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const s of stories) {
+    if (!s.passes && !out.has(s.id)) {
+      out.set(s.id, predictFiles(s, input).map((f) => f.path));
+    }
+  }
+  return out;
+}
+
 /**
  * The Pin modules a story's words name, in the Pin's order. A module is named when the words
  * (through `keywordsOf`: lower case, plurals folded, stop-words dropped) contain every word of one
