@@ -208,7 +208,9 @@ describe('ParallelLoop: the parallel loop as events in, commands out', () => {
   });
 
   it('stops at once with the serial loop\'s words when prd.json is missing, unreadable, or every story passes', () => {
-    assert.deepEqual(show(new ParallelLoop(undefined).begin()), ['stop prd-missing']);
+    const missing = new ParallelLoop(undefined);
+    assert.deepEqual(show(missing.begin()), ['stop prd-missing']);
+    assert.deepEqual(missing.begin(), [], 'one stop, however often it is asked');
     assert.deepEqual(show(new ParallelLoop(analyzePrd('{"userStories": 3}')).begin()), ['stop invalid-prd']);
     const done = loopOf([{ id: 'A', passes: true }]).begin();
     assert.deepEqual(show(done), ['stop all-pass']);
