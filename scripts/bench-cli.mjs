@@ -59,3 +59,22 @@ export function mulberry32(seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * Bundles modules of src/ for a benchmark to require: `contents` is the entry's source (export
+ * lines with paths from the repository root); returns the path of the CommonJS bundle in `tmp`.
+ */
+export async function bundleSources(tmp, contents, name = 'core.cjs') {
+  const esbuild = await import('esbuild');
+  const out = path.join(tmp, name);
+  await esbuild.build({
+    stdin: { contents, resolveDir: root, loader: 'ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: out,
+    mainFields: ['module', 'main'], // jsonc-parser's UMD build requires files esbuild cannot follow
+    logLevel: 'warning',
+  });
+  return out;
+}

@@ -12,8 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import * as esbuild from 'esbuild';
-import { mulberry32 } from './bench-cli.mjs';
+import { bundleSources, mulberry32 } from './bench-cli.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -43,23 +42,12 @@ export function storyDag(n, seed = 42) {
 }
 
 async function bundleCore(tmp) {
-  const out = path.join(tmp, 'core.cjs');
-  await esbuild.build({
-    stdin: {
-      contents: `export { layeredLayout } from './src/core/taskGraph/layout';
+  return bundleSources(
+    tmp,
+    `export { layeredLayout } from './src/core/taskGraph/layout';
 export { taskGraphOf } from './src/core/taskGraph/model';
 export { analyzePrd } from './src/core/prd/index';`,
-      resolveDir: root,
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    outfile: out,
-    mainFields: ['module', 'main'],
-    logLevel: 'warning',
-  });
-  return out;
+  );
 }
 
 const W = 200;

@@ -472,6 +472,7 @@ describe('properties', () => {
         aliases: fc.subarray(['dependsOn', 'dependencies', 'depends_on'] as const),
         aliasIds: fc.array(fc.constantFrom('S0', 'S1', 'S9', 3), { maxLength: 2 }),
         notes: fc.option(tricky, { nil: undefined }),
+        files: fc.option(fc.oneof(fc.array(fc.oneof(tricky, fc.constant(3)), { maxLength: 2 }), tricky), { nil: undefined }),
         extras: fc.array(fc.tuple(tricky.map((k) => `x-${k}`), jsonArb), { maxLength: 2 }),
         // Earlier copies of keys that a later, valid value overrides.
         repeats: fc.subarray(['id', 'passes', 'blockedBy', 'dependsOn', 'acceptanceCriteria', 'title'] as const),
@@ -489,6 +490,7 @@ describe('properties', () => {
           ...(r.blockedBy ? ([['blockedBy', r.blockedBy]] as [string, J][]) : []),
           ...r.aliases.map((k): [string, J] => [k, r.aliasIds]),
           ...(r.notes !== undefined ? ([['notes', r.notes]] as [string, J][]) : []),
+          ...(r.files !== undefined ? ([['files', r.files]] as [string, J][]) : []),
           ...r.extras,
         ];
         // Shuffle, then put the repeated keys' junk copies first so the valid copy comes last.

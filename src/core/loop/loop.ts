@@ -32,8 +32,13 @@ export interface LoopConfig {
 
 export const DEFAULT_LOOP_CONFIG: LoopConfig = { maxIterations: 10, noProgressLimit: 2, failureLimit: 2 };
 
-/** `cancelled`: the user chose not to run (e.g. at the dirty-working-tree question) before any iteration. */
-export type StopReason = 'all-pass' | 'nothing-ready' | 'max-iterations' | 'stop-requested' | 'no-progress' | 'failures' | 'invalid-prd' | 'prd-missing' | 'cancelled';
+/**
+ * `cancelled`: the user chose not to run (e.g. at the dirty-working-tree question) before any iteration.
+ * `needs-you` (the parallel loop): nothing else can run while stories wait for the user (a merge
+ * conflict, a failed check, a question, breakers of both kinds); when every such story tripped the
+ * same breaker, the reason is that breaker's (`failures`, `no-progress`), as in the serial loop.
+ */
+export type StopReason = 'all-pass' | 'nothing-ready' | 'max-iterations' | 'stop-requested' | 'no-progress' | 'failures' | 'invalid-prd' | 'prd-missing' | 'cancelled' | 'needs-you';
 
 export type StopMode = 'after-iteration' | 'now';
 

@@ -38,6 +38,12 @@ export interface Story {
   readonly dependencyKey?: DependencyKey;
   readonly notes?: string;
   /**
+   * The files the story is expected to change (`files`, optional, paths as written): hints for the
+   * parallel loop's same-file guard (core/loop/sameFile.ts), which keeps two stories that change the
+   * same file from running at once.
+   */
+  readonly files?: readonly string[];
+  /**
    * The story's `issue` field as written (a number, "#42", "GH-0042", an issue URL, or a list of
    * them), read by core/artifacts/storyIssues.ts. Only the story's own key: a "__proto__" key is
    * data in both readers, never a prototype that could lend the story an issue.

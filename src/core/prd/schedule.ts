@@ -161,6 +161,107 @@ export function computeSchedule(stories: readonly Story[], graph: StoryGraph = b
   return { graph, waitingOn, unresolved, ready, next: ready.length > 0 ? ready[0] : -1, runOrder, runIndex, wave, waves, unschedulable, components, component, inCycle, compare };
 }
 
+/**
+ * The ready rule of a schedule, followed as stories pass one at a time (the parallel loop marks a
+ * story passing when its merge lands). Not a second schedule: it starts from `computeSchedule`'s
+ * `waitingOn`, graph and order, and at every step `ready()` equals `computeSchedule(...).ready` for
+ * the same stories with those passes set (a property test holds them equal). `pass` costs the
+ * number of stories that wait on the story, not a new schedule.
+ */
+export class ReadyTracker {
+  /** Per story: how many of the ids it waits on do not pass yet (an unknown id never passes). */
+  private readonly remaining: Int32Array;
+  private readonly passed: Uint8Array;
+  private readonly passingIds = new Set<string>();
+  /** Ready stories in run order (the schedule's compare). */
+  private readonly list: number[];
+
+  constructor(
+    private readonly stories: readonly Pick<Story, 'id' | 'passes'>[],
+    private readonly schedule: Schedule,
+  ) {
+    const n = stories.length;
+    this.remaining = new Int32Array(n);
+    this.passed = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      if (stories[i].passes) {
+        this.passed[i] = 1;
+        this.passingIds.add(stories[i].id);
+      } else {
+        this.remaining[i] = schedule.waitingOn[i].length;
+      }
+    }
+    this.list = [...schedule.ready];
+  }
+
+  /** Ready stories, in run order: not passing, nothing left to wait on. */
+  ready(): number[] {
+    return [...this.list];
+  }
+
+  isReady(i: number): boolean {
+    return this.passed[i] === 0 && this.remaining[i] === 0;
+  }
+
+  passes(i: number): boolean {
+    return this.passed[i] === 1;
+  }
+
+  /** Marks story i passing; returns the stories that became ready, in run order. */
+  pass(i: number): number[] {
+    if (this.passed[i] === 1) {
+      return [];
+    }
+    this.passed[i] = 1;
+    const at = this.list.indexOf(i);
+    if (at !== -1) {
+      this.list.splice(at, 1);
+    }
+    const id = this.stories[i].id;
+    if (this.passingIds.has(id)) {
+      return [];
+    }
+    this.passingIds.add(id);
+    const first = this.schedule.graph.byId.get(id);
+    const out: number[] = [];
+    const release = (d: number) => {
+      if (this.passed[d] === 0 && --this.remaining[d] === 0) {
+        out.push(d);
+      }
+    };
+    if (first !== undefined) {
+      // The stories that name this id: edges go to the first story with it, as in computeSchedule;
+      // the graph has no self-loop, so a first story that names its own id is released here (a
+      // later duplicate of the id can pass for it).
+      for (const d of this.schedule.graph.dependents[first]) {
+        release(d);
+      }
+      if (this.schedule.waitingOn[first].includes(id)) {
+        release(first);
+      }
+    }
+    out.sort(this.schedule.compare);
+    for (const d of out) {
+      this.list.splice(this.insertionPoint(d), 0, d);
+    }
+    return out;
+  }
+
+  private insertionPoint(v: number): number {
+    let lo = 0;
+    let hi = this.list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.schedule.compare(this.list[mid], v) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+}
+
 /** A longest chain of unfinished, schedulable stories along dependencies (ties: run order), first to run first. */
 export function criticalPath(schedule: Schedule): number[] {
   const { runIndex, compare } = schedule;

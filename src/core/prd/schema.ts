@@ -35,6 +35,10 @@ export const userStorySchema = z.looseObject({
   dependencies: dependencyList('Alias of blockedBy: ids of stories that must pass first.'),
   depends_on: dependencyList('Alias of blockedBy: ids of stories that must pass first.'),
   notes: z.string().optional().describe('Free-form notes for the agent or for people.'),
+  files: z
+    .array(z.string())
+    .optional()
+    .describe('Files this story is expected to change (hints for the same-file guard: two stories that change the same file do not run at once in a parallel loop).'),
 });
 
 export const prdSchema = z.looseObject({

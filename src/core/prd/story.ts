@@ -250,6 +250,19 @@ export function buildStory(raw: Record<string, unknown>, index: number, path: Js
     out.warn('dependency-keys', `Story "${shortId(id)}" lists dependencies under ${keys.map((k) => `"${k}"`).join(' and ')}: it waits on all of them. Keep one key.`, where(keys[1]), self());
   }
 
+  // files: hints for the same-file guard of the parallel loop; a loop runs without them.
+  let files: string[] | undefined;
+  const rawFiles = has('files') ? raw.files : undefined;
+  if (Array.isArray(rawFiles)) {
+    files = rawFiles.filter((f): f is string => typeof f === 'string' && f.trim() !== '');
+    if (files.length < rawFiles.length) {
+      const n = rawFiles.length - files.length;
+      out.warn('schema', `${describePath(path)}.files: ${plural(n, 'entry', 'entries')} that ${n === 1 ? 'is not a file path' : 'are not file paths'} ignored.`, where('files'), self());
+    }
+  } else if (rawFiles !== undefined && rawFiles !== null) {
+    out.warn('schema', `${describePath(path)}.files: expected a list of file paths, got ${describeValue(rawFiles)}; ignored.`, where('files'), self());
+  }
+
   // Its own key only (`has`): never one inherited from a prototype.
   const issue = has('issue') && raw.issue !== null ? raw.issue : undefined;
   const passesRange = at.value('passes');
@@ -266,6 +279,7 @@ export function buildStory(raw: Record<string, unknown>, index: number, path: Js
     dependencies,
     dependencyKey: keys[0],
     notes,
+    ...(files !== undefined ? { files } : {}),
     issue,
     path,
     range: at.range,

@@ -80,6 +80,33 @@ export function describeLearningCounts(groups: readonly StoryLearnings[]): strin
   return `${learnings} in ${stories} stor${stories === 1 ? 'y' : 'ies'}`;
 }
 
+/**
+ * The files each story's entries list under `Files changed`, the compacted history's first, then
+ * the entries in file order; each file once. What the same-file guard reads as a story's earlier attempts.
+ */
+export function filesChangedByStory(doc: ProgressDoc): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const add = (storyId: string | undefined, files: readonly string[]) => {
+    if (storyId === undefined || files.length === 0) {
+      return;
+    }
+    const list = out.get(storyId) ?? [];
+    for (const f of files) {
+      if (!list.includes(f)) {
+        list.push(f);
+      }
+    }
+    out.set(storyId, list);
+  };
+  for (const s of doc.compacted?.stories ?? []) {
+    add(s.storyId, s.files);
+  }
+  for (const e of doc.entries) {
+    add(e.storyId, e.files);
+  }
+  return out;
+}
+
 /** The newest entry of a story (last in file order), if any. */
 export function newestEntryOf(doc: ProgressDoc, storyId: string): ProgressEntry | undefined {
   for (let k = doc.entries.length - 1; k >= 0; k--) {
