@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { eventually, graphFrame, host, openRalphContainer, runCommand, useWorkbench } from './workbench';
+import { eventually, graphFrame, host, openRalphContainer, runCommand, useWorkbench, zoomOutUntil } from './workbench';
 
 describe('Task Graph: a late answer for an earlier selection', function () {
   const ui = useWorkbench(async () => {
@@ -27,7 +27,7 @@ describe('Task Graph: a late answer for an earlier selection', function () {
     await openRalphContainer(ui.page);
     await runCommand(ui.page, 'Ralph: Open Task Graph in Editor');
     const f = await graphFrame(ui.page, 'editor');
-    await eventually('12 nodes in the drawing', async () => (await f.locator('g.node').count()) === 12, 20_000, () => f.locator('g.node').count());
+    await zoomOutUntil(f, '12 nodes in the drawing', async () => (await f.locator('g.node').count()) === 12);
     await f.locator('vscode-toolbar-button[data-action="fit"]').click();
     const pane = f.locator('aside.detail');
     const heading = (): Promise<string> => pane.locator('h2').textContent().then((t) => t ?? '');

@@ -246,3 +246,32 @@ export async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promis
   }, 30_000);
   return found as Frame;
 }
+
+/** Two animation frames of a webview page: what a resize or a click set off has been drawn. */
+export async function settled(f: Frame): Promise<void> {
+  await f.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+}
+
+/**
+ * Zooms the editor graph out by hand (its toolbar's "Zoom out", at most `clicks` times) until
+ * `done` holds, within the deadline. The graph opens at a readable zoom and scrolls rather than
+ * shrink its labels, so a test that needs every story drawn zooms out as a user would.
+ */
+export async function zoomOutUntil(f: Frame, what: string, done: () => Promise<boolean>, timeoutMs = 20_000, clicks = 4): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let k = 0; ; ) {
+    if (await done().catch(() => false)) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      assert.fail(`timed out after ${timeoutMs} ms (zoomed out ${k} times) waiting for ${what}`);
+    }
+    if (k < clicks && (await f.locator('g.node').count()) > 0) {
+      await f.locator('vscode-toolbar-button[data-action="zoomOut"]').click();
+      k++;
+      await settled(f);
+    } else {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
