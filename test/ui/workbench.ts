@@ -257,7 +257,7 @@ export async function settled(f: Frame): Promise<void> {
  * `done` holds, within the deadline. The graph opens at a readable zoom and scrolls rather than
  * shrink its labels, so a test that needs every story drawn zooms out as a user would.
  */
-export async function zoomOutUntil(f: Frame, what: string, done: () => Promise<boolean>, timeoutMs = 20_000, clicks = 4): Promise<void> {
+export async function zoomOutUntil(f: Frame, what: string, done: () => Promise<boolean>, timeoutMs = 20_000, clicks = 8): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (let k = 0; ; ) {
     if (await done().catch(() => false)) {
@@ -274,4 +274,18 @@ export async function zoomOutUntil(f: Frame, what: string, done: () => Promise<b
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+/** True when story `id` is drawn whole inside the editor graph's drawing (not clipped at its edges). */
+export async function nodeInView(f: Frame, id: string): Promise<boolean> {
+  return f.evaluate((storyId) => {
+    const node = Array.from(document.querySelectorAll('g.node')).find((e) => e.getAttribute('data-id') === storyId);
+    const wrap = document.querySelector('.canvas-wrap');
+    if (!node || !wrap) {
+      return false;
+    }
+    const n = node.getBoundingClientRect();
+    const w = wrap.getBoundingClientRect();
+    return n.left >= w.left && n.right <= w.right && n.top >= w.top && n.bottom <= w.bottom;
+  }, id);
 }
