@@ -11,8 +11,17 @@ import { cssColor, parseCssColor, type Rgba, withContrast } from './contrast';
 /** WCAG 2.1, 1.4.11 Non-text Contrast: graphical objects need 3:1 against what is next to them. */
 export const ARROW_CONTRAST = 3;
 
-/** The line colours of the drawing (edges, arrowheads, node borders) kept readable. */
-const LINE_COLOURS = ['--edge', '--critical', '--cycle'] as const;
+/**
+ * The line colours of the drawing (edges, arrowheads, node borders) kept readable. `opaque`: a
+ * signal colour taken at full strength (the critical path's `charts.orange` is the translucent
+ * find-match highlight in the default themes: blended with the background, then darkened, it turns
+ * brown); the others are drawn as the theme blends them (a faint grey border becomes a mid grey).
+ */
+const LINE_COLOURS: readonly { readonly name: string; readonly opaque: boolean }[] = [
+  { name: '--edge', opaque: false },
+  { name: '--critical', opaque: true },
+  { name: '--cycle', opaque: true },
+];
 
 /** The page's background: the editor's for the editor panel, the side bar's for the view. */
 function backgroundVariable(mode: 'sidebar' | 'editor'): string {
@@ -47,14 +56,14 @@ function applyLineContrast(mode: 'sidebar' | 'editor'): void {
   };
   const background = resolve(backgroundVariable(mode));
   const root = getComputedStyle(document.documentElement);
-  for (const name of LINE_COLOURS) {
+  for (const { name, opaque } of LINE_COLOURS) {
     // the root holds the theme's colour; the body the readable one (so it never reads its own output)
     const theme = resolve(root.getPropertyValue(name));
     if (!background || background.a < 1 || !theme) {
       document.body.style.removeProperty(name);
       continue;
     }
-    document.body.style.setProperty(name, cssColor(withContrast(theme, background, ARROW_CONTRAST)));
+    document.body.style.setProperty(name, cssColor(withContrast(opaque ? { ...theme, a: 1 } : theme, background, ARROW_CONTRAST)));
   }
   probe.remove();
 }
