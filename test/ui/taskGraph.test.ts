@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { eventually, graphFrame, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench, fakeAgentSettings } from './workbench';
+import { eventually, graphFrame, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench, fakeAgentSettings, nodeInView, zoomOutUntil } from './workbench';
 
 /** The editor drawing, brought to the front by its command (which reveals an open panel or opens one). */
 async function editorGraph(page: Page): Promise<Frame> {
@@ -38,7 +38,8 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
   it('the editor drawing shows every story and every edge, with accessible names', async () => {
     await runCommand(ui.page, 'Ralph: Open Task Graph in Editor');
     const f = await graphFrame(ui.page, 'editor');
-    await eventually('12 nodes and 15 edges in the drawing', async () => (await f.locator('g.node').count()) === 12 && (await f.locator('path.edge').count()) === 15, 20_000, async () => [await f.locator('g.node').count(), await f.locator('path.edge').count()]);
+    // it opens readable and scrolls: zoomed out, the whole graph is drawn
+    await zoomOutUntil(f, '12 nodes and 15 edges in the drawing', async () => (await f.locator('g.node').count()) === 12 && (await f.locator('path.edge').count()) === 15);
     const label = await f.locator('g.node[data-id="US-012"]').getAttribute('aria-label');
     assert.equal(label, 'US-012 Document priorities and add an onboarding tip, blocked by US-007 and US-011, wave 4, blocked, on the critical path');
     assert.equal(await f.locator('g.node.critical').count(), 4, 'the critical path has four stories');
@@ -66,6 +67,8 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
   it('hover: the story’s ancestors and descendants stay bright, the rest dims; leaving the node clears it', async () => {
     const f = await editorGraph(ui.page);
     await f.locator('vscode-toolbar-button[data-action="fit"]').click();
+    // readable at fit, the graph scrolls: zoomed out by hand, it is drawn whole
+    await zoomOutUntil(f, 'every story drawn, US-009 in view', async () => (await f.locator('g.node').count()) === 12 && (await nodeInView(f, 'US-009')));
     // the lineage of US-009, from the edges the page draws (blocker → blocked)
     const edges = await f.locator('path.edge').evaluateAll((els) => els.map((e) => [e.getAttribute('data-from') ?? '', e.getAttribute('data-to') ?? ''] as const));
     const walk = (start: string, next: (id: string) => string[]): Set<string> => {
@@ -104,6 +107,7 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
 
   it('keyboard: → to a dependent, ← to a blocker, ↑/↓ within the wave', async () => {
     const f = await editorGraph(ui.page);
+    await zoomOutUntil(f, 'US-009 in view', () => nodeInView(f, 'US-009'));
     await f.locator('g.node[data-id="US-009"]').click();
     const focused = (): Promise<string | null> => f.evaluate(() => document.activeElement?.getAttribute('data-id') ?? null);
     await f.locator('g.node[data-id="US-009"]').focus();
@@ -114,6 +118,7 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
     await ui.page.keyboard.press('ArrowLeft');
     await eventually('focus back on a blocker of US-012', async () => ['US-007', 'US-011'].includes((await focused()) ?? ''), 5_000, focused);
     await f.locator('vscode-toolbar-button[data-action="fit"]').click();
+    await zoomOutUntil(f, 'US-005 in view', () => nodeInView(f, 'US-005'));
     await f.locator('g.node[data-id="US-005"]').click();
     await f.locator('g.node[data-id="US-005"]').focus();
     await ui.page.keyboard.press('ArrowDown');
@@ -216,10 +221,10 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
     try {
       const f = await editorGraph(ui.page);
       const fit = f.locator('vscode-toolbar-button[data-action="fit"]');
-      await eventually('the hostile stories drawn with the other ten', async () => {
-        await fit.click({ timeout: 2_000 });
+      await fit.click({ timeout: 2_000 });
+      await zoomOutUntil(f, 'the hostile stories drawn with the other ten', async () => {
         return (await f.locator('g.node').count()) === 12 && ((await f.locator('g.node[data-id="US-008"]').getAttribute('aria-label')) ?? '').includes('150,000 characters');
-      }, 15_000, () => f.locator('g.node').count());
+      });
       const rejected = await f.locator('.rejected').allInnerTexts();
       assert.ok(!rejected.some((t) => /graph message/.test(t)), `the graph message was accepted: ${rejected.join(' | ')}`);
       assert.match((await f.locator('g.node[data-id^="US-999"]').getAttribute('aria-label')) ?? '', /^US-9+… \(703 characters, #[0-9a-f]{8}\)/, 'the long id is drawn shortened, its length said');
@@ -237,12 +242,10 @@ describe('Task Graph in the VS Code UI (demo workspace)', function () {
     writeFileSync(prd, `${JSON.stringify(data, null, 2)}\n`);
     try {
       const f = await editorGraph(ui.page);
-      // Only what is in view is drawn: fit the whole graph (again after the re-layout) before counting.
+      // Only what is in view is drawn: zoom out (after the re-layout) until the whole cycle is drawn.
       const fit = f.locator('vscode-toolbar-button[data-action="fit"]');
-      await eventually('the three cycle edges in the drawing (US-005 → US-011 → US-012 → US-005)', async () => {
-        await fit.click({ timeout: 2_000 });
-        return (await f.locator('path.edge.cycle').count()) === 3;
-      }, 15_000, () => f.locator('path.edge.cycle').count());
+      await fit.click({ timeout: 2_000 });
+      await zoomOutUntil(f, 'the three cycle edges and their stories in the drawing (US-005 → US-011 → US-012 → US-005)', async () => (await f.locator('path.edge.cycle').count()) === 3 && (await f.locator('g.node.cycle').count()) === 3);
       assert.deepEqual((await f.locator('g.node.cycle').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))).sort(), ['US-005', 'US-011', 'US-012']);
       assert.match((await f.locator('g.node[data-id="US-005"]').getAttribute('aria-label')) ?? '', /in a dependency cycle/);
       assert.equal(await f.locator('img').count(), 0, 'no element was created from the title');
@@ -265,7 +268,7 @@ describe('Task Graph while an agent runs (demo workspace, fake agent)', function
     await openRalphContainer(ui.page);
     await runCommand(ui.page, 'Ralph: Open Task Graph in Editor');
     const f = await graphFrame(ui.page, 'editor');
-    await eventually('12 nodes in the drawing', async () => (await f.locator('g.node').count()) === 12, 20_000, () => f.locator('g.node').count());
+    await zoomOutUntil(f, '12 nodes in the drawing', async () => (await f.locator('g.node').count()) === 12);
     assert.equal(await f.locator('g.node.running').count(), 0, 'nothing runs yet');
 
     // Run from the Stories view title, as a user would (the graph keeps its editor).
@@ -307,7 +310,7 @@ for (const [theme, name] of [
       await setExpanded(ui.page, 'Task Graph', true);
       await runCommand(ui.page, 'Ralph: Open Task Graph in Editor');
       const f = await graphFrame(ui.page, 'editor');
-      await eventually('12 nodes', async () => (await f.locator('g.node').count()) === 12, 20_000);
+      await zoomOutUntil(f, '12 nodes', async () => (await f.locator('g.node').count()) === 12);
       await f.locator('g.node[data-id="US-009"]').click();
       await eventually('US-009 selected', async () => (await f.locator('g.node.selected').count()) === 1);
       await shot(ui.page, `task-graph-${name}`);

@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { eventually, graphFrame, host, openRalphContainer, runCommand, useWorkbench } from './workbench';
+import { eventually, graphFrame, host, openRalphContainer, runCommand, nodeInView, useWorkbench, zoomOutUntil } from './workbench';
 
 describe('Task Graph: a late answer for an earlier selection', function () {
   const ui = useWorkbench(async () => {
@@ -27,7 +27,7 @@ describe('Task Graph: a late answer for an earlier selection', function () {
     await openRalphContainer(ui.page);
     await runCommand(ui.page, 'Ralph: Open Task Graph in Editor');
     const f = await graphFrame(ui.page, 'editor');
-    await eventually('12 nodes in the drawing', async () => (await f.locator('g.node').count()) === 12, 20_000, () => f.locator('g.node').count());
+    await zoomOutUntil(f, '12 nodes in the drawing', async () => (await f.locator('g.node').count()) === 12);
     await f.locator('vscode-toolbar-button[data-action="fit"]').click();
     const pane = f.locator('aside.detail');
     const heading = (): Promise<string> => pane.locator('h2').textContent().then((t) => t ?? '');
@@ -38,7 +38,8 @@ describe('Task Graph: a late answer for an earlier selection', function () {
     await f.locator('g.node[data-id="US-008"]').click();
     await eventually('the pane to wait for US-008', async () => (await heading()).startsWith('US-008') && /Loading US-008/.test(await pane.innerText()), 10_000, () => pane.innerText());
 
-    // 2. a newer selection: US-009 is shown
+    // 2. a newer selection: US-009 is shown (the graph scrolls at a readable zoom: zoomed out to reach it)
+    await zoomOutUntil(f, 'US-009 in view', () => nodeInView(f, 'US-009'));
     await f.locator('g.node[data-id="US-009"]').click();
     await eventually('the pane to show US-009', async () => (await heading()).startsWith('US-009') && (await description()) !== undefined, 10_000, () => pane.innerText());
 
@@ -52,6 +53,7 @@ describe('Task Graph: a late answer for an earlier selection', function () {
     await eventually('the drawing to show the rewritten title', async () => (await nodeTitle()).startsWith('Notify assignees (rewritten)'), 10_000, nodeTitle);
 
     // 4. US-008 selected again: the host answers with the new text, then posts the held answer
+    await zoomOutUntil(f, 'US-008 in view', () => nodeInView(f, 'US-008'));
     await f.locator('g.node[data-id="US-008"]').click();
     const late = (): Promise<number> => f.locator('.app').evaluate((e) => Number((e as HTMLElement).dataset.lateAnswers ?? '0'));
     await eventually('the late answer to reach the page (dropped, or shown)', async () => (await late()) >= 1 || (await description()) === oldDescription, 10_000, async () => [await late(), await description()]);

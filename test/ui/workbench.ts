@@ -246,3 +246,46 @@ export async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promis
   }, 30_000);
   return found as Frame;
 }
+
+/** Two animation frames of a webview page: what a resize or a click set off has been drawn. */
+export async function settled(f: Frame): Promise<void> {
+  await f.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+}
+
+/**
+ * Zooms the editor graph out by hand (its toolbar's "Zoom out", at most `clicks` times) until
+ * `done` holds, within the deadline. The graph opens at a readable zoom and scrolls rather than
+ * shrink its labels, so a test that needs every story drawn zooms out as a user would.
+ */
+export async function zoomOutUntil(f: Frame, what: string, done: () => Promise<boolean>, timeoutMs = 20_000, clicks = 8): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let k = 0; ; ) {
+    if (await done().catch(() => false)) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      assert.fail(`timed out after ${timeoutMs} ms (zoomed out ${k} times) waiting for ${what}`);
+    }
+    if (k < clicks && (await f.locator('g.node').count()) > 0) {
+      await f.locator('vscode-toolbar-button[data-action="zoomOut"]').click();
+      k++;
+      await settled(f);
+    } else {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** True when story `id` is drawn whole inside the editor graph's drawing (not clipped at its edges). */
+export async function nodeInView(f: Frame, id: string): Promise<boolean> {
+  return f.evaluate((storyId) => {
+    const node = Array.from(document.querySelectorAll('g.node')).find((e) => e.getAttribute('data-id') === storyId);
+    const wrap = document.querySelector('.canvas-wrap');
+    if (!node || !wrap) {
+      return false;
+    }
+    const n = node.getBoundingClientRect();
+    const w = wrap.getBoundingClientRect();
+    return n.left >= w.left && n.right <= w.right && n.top >= w.top && n.bottom <= w.bottom;
+  }, id);
+}

@@ -10,10 +10,12 @@ import '@vscode-elements/elements/dist/vscode-toolbar-button/index.js';
 import './graph/graph.css';
 import { GraphApp } from './graph/app';
 import { applyStateColours } from './graph/legend';
+import { followThemeContrast } from './graph/themeColours';
 
 const mode = document.body.dataset.mode;
 const root = document.getElementById('app');
 if (root && (mode === 'sidebar' || mode === 'editor')) {
   applyStateColours(document.documentElement);
+  followThemeContrast(mode);
   new GraphApp(root, mode);
 }

@@ -276,5 +276,7 @@ export const viewStateSchema = z.object({
   focus: z.boolean(),
   search: z.string().max(200),
   direction: z.enum(['LR', 'TB']),
+  /** The user zoomed or panned by hand since the last fit: a resize keeps their view instead of fitting again. */
+  manual: z.boolean().optional(),
 });
 export type ViewState = z.infer<typeof viewStateSchema>;

@@ -73,7 +73,11 @@ export class GraphApp {
         () => state.graph,
         () => state.details,
       );
-      this.body.append(drawing.root, this.detail.root, legend());
+      // The legend docks under the drawing and the detail pane beside it: both take room from the
+      // drawing instead of lying over its stories.
+      const column = el('div', { class: 'graph-column' });
+      column.append(drawing.root, legend());
+      this.body.append(column, this.detail.root);
     } else {
       this.list = new WaveList(state, { select: (i) => this.select(i, true), open: (i) => this.open(i) });
       this.body.append(this.list.root);

@@ -7,6 +7,7 @@
 import { edgeElement, type EdgeEntry, type EdgeGeometry, edgeGeometryOf, nodeElement, setIfChanged } from './elements';
 import { type Derived, elapsed, type GraphMessage, type LayoutDto, lineage, type RunMessage, svg, type ViewState } from './model';
 import { drawOverview } from './overview';
+import { type Box, fitView, isFullyVisible, panToShow, READABLE_ZOOM, type Size } from './viewport';
 
 /** Above this many visible stories the drawing switches to the canvas overview. */
 const SVG_LIMIT = 600;
@@ -86,7 +87,11 @@ export class Drawing {
     new ResizeObserver((entries) => {
       const r = entries[entries.length - 1]?.contentRect;
       if (r) {
+        const before = this.size;
         this.size = { w: r.width, h: r.height };
+        if (before && before.w > 0 && (Math.abs(before.w - r.width) > 1 || Math.abs(before.h - r.height) > 1)) {
+          this.resized(before);
+        }
       }
       this.schedule();
     }).observe(this.root);
@@ -101,7 +106,39 @@ export class Drawing {
     }
   }
 
-  /** Zoom and pan so the whole (filtered) graph fits; drawn at the next frame unless `draw` is false (the caller draws). */
+  /**
+   * The panel changed size (resized, the detail pane opened or closed): the picture fits again,
+   * unless the user zoomed or panned by hand; then their view stays, only moved enough to keep
+   * the selected story in view when the change hid it.
+   */
+  private resized(before: Size): void {
+    const v = this.host.view();
+    if (!v.manual) {
+      this.fit(false);
+      return;
+    }
+    const box = this.selectedBox();
+    if (box && isFullyVisible(box, v, before) && !isFullyVisible(box, v, this.viewport())) {
+      Object.assign(v, panToShow(box, v, this.viewport()));
+      this.host.onViewChange();
+    }
+  }
+
+  /** The selected story's rectangle, when it is drawn (not hidden by a filter). */
+  private selectedBox(): Box | undefined {
+    const l = this.host.layout();
+    const i = this.host.selected();
+    if (!l || i === undefined || l.x[i] === undefined || this.host.hidden(i)) {
+      return undefined;
+    }
+    return { x0: l.x[i], y0: l.y[i], x1: l.x[i] + l.nodeWidth, y1: l.y[i] + l.nodeHeight };
+  }
+
+  /**
+   * Zoom and pan so the whole (filtered) graph fits, never below a readable zoom (viewport.ts: a
+   * large graph starts at its first waves and scrolls), the selected story kept in view; drawn at
+   * the next frame unless `draw` is false (the caller draws).
+   */
   fit(draw = true): void {
     const l = this.host.layout();
     const g = this.host.graph();
@@ -124,12 +161,13 @@ export class Drawing {
     if (!Number.isFinite(x0)) {
       return;
     }
-    const { w, h } = this.viewport();
-    const zoom = Math.max(0.02, Math.min(1.25, (w - 48) / (x1 - x0), (h - 48) / (y1 - y0)));
+    const size = this.viewport();
     const v = this.host.view();
-    v.zoom = zoom;
-    v.panX = (w - (x1 - x0) * zoom) / 2 - x0 * zoom;
-    v.panY = (h - (y1 - y0) * zoom) / 2 - y0 * zoom;
+    Object.assign(v, fitView({ x0, y0, x1, y1 }, size), { manual: false });
+    const selected = this.selectedBox();
+    if (selected) {
+      Object.assign(v, panToShow(selected, v, size));
+    }
     this.host.onViewChange();
     if (draw) {
       this.schedule();
@@ -145,6 +183,7 @@ export class Drawing {
     v.panX = px - ((px - v.panX) * z) / v.zoom;
     v.panY = py - ((py - v.panY) * z) / v.zoom;
     v.zoom = z;
+    v.manual = true;
     this.applyTransform();
     this.host.onViewChange();
     this.schedule();
@@ -155,6 +194,7 @@ export class Drawing {
     const v = this.host.view();
     v.panX = panX;
     v.panY = panY;
+    v.manual = true;
     this.applyTransform();
     if (save) {
       this.host.onViewChange();
@@ -170,8 +210,8 @@ export class Drawing {
     }
     const v = this.host.view();
     const { w, h } = this.viewport();
-    if (v.zoom < 0.5) {
-      v.zoom = 0.8;
+    if (v.zoom < READABLE_ZOOM) {
+      v.zoom = READABLE_ZOOM;
     }
     const sx = l.x[i] * v.zoom + v.panX;
     const sy = l.y[i] * v.zoom + v.panY;
