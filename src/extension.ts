@@ -116,7 +116,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   // The test build returns the test API; in production this is `return undefined` and esbuild
   // drops src/testApi.ts (ARCHITECTURE.md, "The composition root and the test API").
   return __RALPH_TEST__
-    ? createTestApi({ prds, memory, github, runner, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, statusBar, logFolder: context.logUri.fsPath })
+    ? createTestApi({ prds, memory, github, runner, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, statusBar, logFolder: context.logUri.fsPath, workspaceState: context.workspaceState })
     : undefined;
 }
 
