@@ -135,6 +135,11 @@ export class GitHubWorkspace extends Disposable {
     }
   }
 
+  /** The local stand-in used instead of GitHub (`ralph.github.standInUrl`), or why the setting was refused. */
+  standIn(): { url?: string; problem?: string } {
+    return this.auth.standIn();
+  }
+
   list(): FolderIssues[] {
     return (vscode.workspace.workspaceFolders ?? []).map((f) => this.folders.get(f.uri.toString())?.result).filter((r): r is FolderIssues => r !== undefined);
   }
@@ -290,7 +295,7 @@ export class GitHubWorkspace extends Disposable {
     } else if (repo.host !== access.webHost) {
       notice = { kind: 'no-repo', message: `The repository is on ${repo.host} but you are signed in to ${access.webHost}: set github-enterprise.uri, or ralph.github.repository. Showing documents on disk only.` };
     } else {
-      const clientKey = `${access.apiUrl} ${repo.owner}/${repo.repo} ${access.account ?? ''} ${access.token.length}`;
+      const clientKey = `${access.apiUrl} ${repo.owner}/${repo.repo} ${access.account ?? ''} ${access.token?.length ?? 0}`;
       if (!state.client || state.clientKey !== clientKey) {
         state.client = new GitHubClient({ token: access.token, apiUrl: access.apiUrl, owner: repo.owner, repo: repo.repo, timeoutMs: 20_000, log: (m) => this.log.warn(`[github] ${m}`) });
         state.clientKey = clientKey;

@@ -107,6 +107,20 @@ export class IssuesTreeProvider extends Disposable implements vscode.TreeDataPro
     this.register(github.onDidChange(() => this.onDidChangeEmitter.fire()));
   }
 
+  /**
+   * The view's header says when a local stand-in replaces GitHub (`ralph.github.standInUrl`), so
+   * what the view shows is never taken for GitHub's; a refused setting is said at the top.
+   */
+  showStandInOn(view: vscode.TreeView<IssueTreeNode>): void {
+    const update = (): void => {
+      const s = this.github.standIn();
+      view.description = s.url ? `GitHub stand-in at ${s.url}` : undefined;
+      view.message = s.problem;
+    };
+    update();
+    this.register(this.github.onDidChange(update));
+  }
+
   getTreeItem(node: IssueTreeNode): vscode.TreeItem {
     switch (node.kind) {
       case 'folder': {

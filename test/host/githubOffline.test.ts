@@ -9,9 +9,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RalphApi, TreeSnapshotNode } from '../../src/api';
 import { GitHubEmulator } from '../support/githubEmulator';
-import { api, workspaceFolder } from './helpers';
+import { api, workspaceFolder, useStandIn } from './helpers';
 
-const TOKEN = 'ghp_offlineTestSecretToken_do_not_store_7';
 const RESEARCH = 'thoughts/shared/research/2026-11-15-GH-0042-task-priorities.md';
 const PLAN = 'thoughts/shared/plans/2026-11-16-GH-0042-task-priorities.md';
 const blob = (p: string): string => `https://github.com/acme/taskflow/blob/main/${p}`;
@@ -33,7 +32,7 @@ suite('GitHub offline: linked documents from the cached comments', () => {
 
   suiteSetup(async () => {
     ralph = await api();
-    gh = await new GitHubEmulator({ token: TOKEN }).start();
+    gh = await new GitHubEmulator().start();
     gh.addIssue(42, 'Task priorities', ['ralph']);
     gh.addComment(42, `## Research Document\n\n${blob(RESEARCH)}\n\nKey findings.`);
     gh.addComment(42, `## Implementation Plan\n\n${blob(PLAN)}`);
@@ -41,7 +40,7 @@ suite('GitHub offline: linked documents from the cached comments', () => {
   });
 
   suiteTeardown(async () => {
-    delete process.env.RALPH_TEST_GITHUB;
+    await useStandIn(undefined);
     await config().update('repository', undefined, vscode.ConfigurationTarget.Workspace);
     await ralph.refreshIssues();
     await gh.stop();
@@ -49,7 +48,7 @@ suite('GitHub offline: linked documents from the cached comments', () => {
 
   test('GitHub unreachable after a read: the documents its comments linked show "linked (cached …)", with when they were fetched', async () => {
     await config().update('repository', 'acme/taskflow', vscode.ConfigurationTarget.Workspace);
-    process.env.RALPH_TEST_GITHUB = JSON.stringify({ apiUrl: gh.apiUrl, token: TOKEN });
+    await useStandIn(gh.apiUrl);
     await vscode.commands.executeCommand('ralph.github.showIssue', 42);
     await ralph.refreshIssues();
     const online = artifactNodes(await ralph.issuesSnapshot(), 42);
@@ -78,7 +77,7 @@ suite('GitHub offline: linked documents from the cached comments', () => {
     assert.ok(!inRepo.some((f) => /cache/i.test(f)), `a cache file in the repository: ${inRepo.join(', ')}`);
     const cached = JSON.stringify(ralph.githubCommentCache());
     assert.ok(cached.includes(blob(RESEARCH)), 'the linking comment is cached');
-    assert.ok(!cached.includes(TOKEN), 'the token is cached');
+    assert.doesNotMatch(cached, /token|authorization/i, 'no credential is cached');
     assert.ok(!cached.includes('ship it'), 'a comment that links nothing is not kept');
   });
 });
