@@ -4,9 +4,9 @@
  * Enterprise Server (or GHE.com) instance. The token stays in memory: never in settings, on disk
  * or in a log.
  *
- * The machine setting `ralph.github.standInUrl` (an http URL on this machine only: url.ts
- * `standInUrl`) replaces GitHub by a local stand-in, the demo's recorded answers or the tests'
- * emulator: no session is asked for and no token is sent to it.
+ * The user setting `ralph.github.standInUrl` (application scope: never read from a workspace; an
+ * http URL on this machine only: url.ts `standInUrl`) replaces GitHub by a local stand-in, the
+ * demo's recorded answers or the tests' emulator: no session is asked for and no token is sent.
  */
 import * as vscode from 'vscode';
 import { apiUrlForHost, standInUrl } from '../core/artifacts/url';

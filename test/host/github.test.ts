@@ -1,7 +1,7 @@
 /**
  * The Issues view in the real extension host, against the local GitHub emulator (127.0.0.1).
  * The real authentication providers cannot sign in offline, so the emulator is the GitHub
- * stand-in of the machine setting ralph.github.standInUrl (no token is sent to it).
+ * stand-in of the user setting ralph.github.standInUrl (application scope) (no token is sent to it).
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';

@@ -366,7 +366,7 @@ export function useDemoRestore(): void {
 
 /**
  * Points the extension at a local GitHub stand-in (the emulator) as a user does, through the
- * machine setting ralph.github.standInUrl (user settings); undefined: GitHub itself again.
+ * user setting ralph.github.standInUrl (application scope); undefined: GitHub itself again.
  */
 export async function useStandIn(url: string | undefined): Promise<void> {
   await vscode.workspace.getConfiguration('ralph.github').update('standInUrl', url, vscode.ConfigurationTarget.Global);

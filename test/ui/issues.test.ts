@@ -1,6 +1,6 @@
 /**
  * The Issues view and a story's artifacts in the real workbench, against the local GitHub
- * emulator (127.0.0.1), the GitHub stand-in of the machine setting ralph.github.standInUrl (no
+ * emulator (127.0.0.1), the GitHub stand-in of the user setting ralph.github.standInUrl (application scope) (no
  * token); the repository comes from the ralph.github.repository setting.
  */
 import * as assert from 'node:assert/strict';

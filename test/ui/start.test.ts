@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type * as DemoGitHubModule from '../../scripts/demo-github.mjs' with { 'resolution-mode': 'import' };
 import type * as ProductModule from '../../scripts/product.mjs' with { 'resolution-mode': 'import' };
-import { eventually, host, openRalphContainer, pane, rowLabels, rows, runCommand, setExpanded, shot, useWorkbench, widenSideBar } from './workbench';
+import { eventually, host, openRalphContainer, pane, rowLabels, rows, runCommand, setExpanded, showRalph, shot, useWorkbench, widenSideBar } from './workbench';
 
 let github: Awaited<ReturnType<typeof DemoGitHubModule.startDemoGitHub>> | undefined;
 
@@ -46,7 +46,7 @@ describe('npm start: the product as a user gets it', function () {
 
   it('shows the demo issues through the GitHub stand-in: linked documents, a plan not linked, Self-heal offered', async () => {
     const { page } = ui;
-    await openRalphContainer(page);
+    await showRalph(page);
     await widenSideBar(page, 640);
     for (const view of ['Stories', 'Runs', 'Memory', 'Task Graph']) {
       await setExpanded(page, view, false);

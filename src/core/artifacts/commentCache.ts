@@ -52,7 +52,8 @@ export function cachedIssueOf(issue: { title?: string; state?: string; labels?: 
   };
 }
 
-const commentSchema = z.object({
+/** The fields of an issue comment that the protocol reads (the GitHub client checks its answers with it too). */
+export const issueCommentSchema = z.object({
   id: z.number(),
   body: z.string().nullish(),
   created_at: z.string().optional(),
@@ -66,7 +67,7 @@ const entrySchema = z.object({
   title: z.string().optional(),
   state: z.string().optional(),
   labels: z.array(z.string()),
-  comments: z.array(commentSchema).max(MAX_CACHED_COMMENTS),
+  comments: z.array(issueCommentSchema).max(MAX_CACHED_COMMENTS),
 });
 
 /** The cache as stored, with every entry that does not have the expected shape dropped (never throws). */
