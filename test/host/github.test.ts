@@ -102,7 +102,8 @@ suite('GitHub Issues view (emulator)', () => {
     assert.equal(comments.at(-1)!.body, `## Implementation Plan\n\n${blob(PLAN)}\n\n${SELF_HEAL_NOTE}`);
     const nodes = await ralph.issuesSnapshot();
     assert.match(artifacts(issueNode(nodes, 42))[1], /^Plan: linked/);
-    const again = await answering('Post Comment', () => vscode.commands.executeCommand<number>('ralph.github.selfHealAll'));
+    // The same self-heal again (not Self-heal All: the demo's issue 43 has documents of its own to link).
+    const again = await answering('Post Comment', () => vscode.commands.executeCommand<number>('ralph.github.selfHeal', { issue: 42, path: PLAN }));
     assert.equal(again.result, 0);
     assert.deepEqual(again.questions, [], 'nothing left to ask about');
     assert.equal(gh.issues.get(42)!.comments.length, before + 1, 'nothing posted twice');
