@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // npm start: builds the extension and serves a real VS Code (web) with it installed (the
 // production build, as a user's VS Code loads it: scripts/product.mjs) on a working copy of the
-// demo workspace. Open the printed URL in a browser; Ctrl-C stops everything.
+// demo workspace, with a local stand-in for GitHub that serves the demo's two recorded issues
+// (scripts/demo-github.mjs; no token, nothing sent to github.com). Open the printed URL in a
+// browser; Ctrl-C stops everything.
 // Environment:
 //   PORT               port to listen on (default 8765; another free port if it is taken)
 //   RALPH_DEMO_DIR     the working copy (default ~/.cache/ralph-workbench/demo-workspace)
@@ -11,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startDemoGitHub } from './demo-github.mjs';
 import { stageProductExtension } from './product.mjs';
 import { copyFixture, demoSettings, ensureTestHost, isShuttingDown, repoRoot, startServer, workbenchUrl } from './vscode-host.mjs';
 
@@ -49,12 +52,15 @@ if (process.env.RALPH_START_FOLDER) {
 const preferred = Number(process.env.PORT || DEFAULT_PORT);
 let server;
 let extension;
+let github;
 try {
   // The product as a user gets it: the production build, installed in the server's extensions
   // folder (notifications show; no test seams).
   extension = await stageProductExtension();
+  // The demo's Issues view reads a local stand-in for GitHub (loopback only; it stops with this process).
+  github = process.env.RALPH_START_FOLDER ? undefined : await startDemoGitHub();
   // The demo opens clean: no TypeScript errors for its node_modules-less sources (README).
-  server = await startServer({ preferredPort: preferred, settings: process.env.RALPH_START_FOLDER ? {} : demoSettings, installed: [extension] });
+  server = await startServer({ preferredPort: preferred, settings: github ? { ...demoSettings, ...github.settings } : {}, installed: [extension] });
 } catch (err) {
   fail(err instanceof Error ? err.message : String(err));
 }
@@ -62,9 +68,10 @@ if (server.port !== preferred) console.log(`[start] port ${preferred} is taken; 
 
 const url = workbenchUrl({ port: server.port, folder, extensionDevelopmentPath: null, skipWelcome: false });
 const line = '═'.repeat(72);
-console.log(`\n${line}\n  Ralph Workbench is running in VS Code (web). Open this URL in your browser:\n\n  ${url}\n\n  Workspace: ${folder}\n  Extension: ${extension} (the production build of ${repoRoot}; after a change, run npm start again)\n  Stop with Ctrl-C.\n${line}\n`);
+console.log(`\n${line}\n  Ralph Workbench is running in VS Code (web). Open this URL in your browser:\n\n  ${url}\n\n  Workspace: ${folder}\n  Extension: ${extension} (the production build of ${repoRoot}; after a change, run npm start again)\n${github ? `  GitHub: a stand-in at ${github.gh.apiUrl} serving the demo's recorded issues #42 and #43\n  (examples/demo-github.json; no token, nothing is sent to github.com)\n` : ''}  Stop with Ctrl-C.\n${line}\n`);
 
-server.exited.then((e) => {
+server.exited.then(async (e) => {
+  await github?.gh.stop();
   if (isShuttingDown()) return;
   console.error(`[start] the VS Code server exited (${e.code ?? e.signal}); its last output:\n${server.log()}`);
   process.exit(1);

@@ -57,6 +57,8 @@ export interface RalphApi {
   issuesSnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
   /** Re-reads every issue (new clients: picks up a changed session or test access). */
   refreshIssues(): Promise<void>;
+  /** The cached artifact comments of every folder (what offline links are read from), as stored in the workspace state. */
+  githubCommentCache(): unknown;
   /** Artifact status of a story's issue in the first folder (what the task graph's badge shows). */
   storyArtifacts(storyId: string): { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string; warnings: string[] } | undefined;
   /** How many times a folder's prd.json was parsed since the window opened (default: the first folder). */

@@ -39,7 +39,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
 
   const prds = new PrdWorkspace(log);
   const memory = new MemoryWorkspace(log);
-  const githubAuth = new GitHubAuth(context.extensionMode);
+  const githubAuth = new GitHubAuth();
   const github = new GitHubWorkspace(prds, githubAuth, context.workspaceState, log);
   const runner = new Runner(prds, log, (folder, storyId) => github.issuePlanFor(folder, storyId));
   const tree = new StoriesTreeProvider(prds, (folder, storyId) => memory.learningsFor(folder, storyId), memory.onDidChange, runner, {
@@ -108,7 +108,9 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   commandRegistrar(context, log)(Commands.openTaskGraph, registerTaskGraph(context, graph));
 
   const issuesTree = new IssuesTreeProvider(github);
-  context.subscriptions.push(githubAuth, github, issuesTree, vscode.window.createTreeView(Views.issues, { treeDataProvider: issuesTree, showCollapseAll: true }));
+  const issuesView = vscode.window.createTreeView(Views.issues, { treeDataProvider: issuesTree, showCollapseAll: true });
+  issuesTree.showStandInOn(issuesView);
+  context.subscriptions.push(githubAuth, github, issuesTree, issuesView);
   registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log });
   void prds.whenIdle().then(() => github.refresh());
 
@@ -116,7 +118,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   // The test build returns the test API; in production this is `return undefined` and esbuild
   // drops src/testApi.ts (ARCHITECTURE.md, "The composition root and the test API").
   return __RALPH_TEST__
-    ? createTestApi({ prds, memory, github, runner, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, statusBar, logFolder: context.logUri.fsPath })
+    ? createTestApi({ prds, memory, github, runner, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, statusBar, logFolder: context.logUri.fsPath, workspaceState: context.workspaceState })
     : undefined;
 }
 

@@ -10,7 +10,7 @@ import type { RalphApi } from './api';
 import { clearCommandErrors, commandErrors } from './commands/registrar';
 import { simulateRestrictedMode } from './services/trust';
 import { answerConfirmations } from './services/confirm';
-import type { GitHubWorkspace } from './services/githubWorkspace';
+import { COMMENT_CACHE_KEY, type GitHubWorkspace } from './services/githubWorkspace';
 import type { MemoryWorkspace } from './services/memoryWorkspace';
 import { prdParses } from './services/prdParses';
 import type { PrdWorkspace } from './services/prdWorkspace';
@@ -40,6 +40,8 @@ export interface TestApiParts {
   readonly graph: TaskGraphController;
   readonly statusBar: RalphStatusBar;
   readonly logFolder: string;
+  /** The extension's workspace state (the GitHub comment cache lives there). */
+  readonly workspaceState: vscode.Memento;
 }
 
 let testRequestId = 0;
@@ -73,6 +75,7 @@ export function createTestApi(p: TestApiParts): RalphApi {
     prdParses: (folder) => prdParses(folder ?? vscode.workspace.workspaceFolders?.[0]?.uri.toString() ?? ''),
     statusBarSnapshot: () => p.statusBar.shown(),
     refreshIssues: () => p.github.refresh({ resetClients: true }),
+    githubCommentCache: () => p.workspaceState.get(COMMENT_CACHE_KEY),
     storyArtifacts: (storyId) => {
       const folder = vscode.workspace.workspaceFolders?.[0];
       return folder ? p.github.artifactStatusByStory(folder.uri).get(storyId) : undefined;

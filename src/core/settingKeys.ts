@@ -21,6 +21,7 @@ export const SETTING_KEYS = {
   autoCompact: { key: 'progress.autoCompact', default: false },
   keepFinishedTerminals: { key: 'terminals.keepFinished', default: 3 },
   githubRepository: { key: 'github.repository', default: '' },
+  githubStandInUrl: { key: 'github.standInUrl', default: '' },
   githubTrustedAuthors: { key: 'github.trustedAuthors', default: ['OWNER', 'MEMBER', 'COLLABORATOR'] as readonly string[] },
   githubArtifactFolders: { key: 'github.artifactFolders', default: [] as readonly string[] },
   githubIssueFilter: { key: 'github.issueFilter', default: {} as { readonly labels?: string; readonly assignee?: string; readonly milestone?: string } },

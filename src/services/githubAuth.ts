@@ -4,20 +4,23 @@
  * Enterprise Server (or GHE.com) instance. The token stays in memory: never in settings, on disk
  * or in a log.
  *
- * Test-only seam: in the test build (`__RALPH_TEST__`) and outside production mode, the
- * environment variable RALPH_TEST_GITHUB (`{"apiUrl": "http://127.0.0.1:…", "token": "…"}`)
- * replaces the provider, because the real providers cannot sign in offline. The production build
- * does not contain it.
+ * The user setting `ralph.github.standInUrl` (application scope: never read from a workspace; an
+ * http URL on this machine only: url.ts `standInUrl`) replaces GitHub by a local stand-in, the
+ * demo's recorded answers or the tests' emulator: no session is asked for and no token is sent.
  */
 import * as vscode from 'vscode';
-import { apiUrlForHost } from '../core/artifacts/url';
+import { apiUrlForHost, standInUrl } from '../core/artifacts/url';
 import { Disposable } from '../util/disposable';
+import { readSetting } from './settings';
 
 const SCOPES = ['repo'];
 const SILENT_TIMEOUT_MS = 5000;
 
 export interface GitHubAccess {
-  readonly token: string;
+  /** Undefined for a stand-in: no token is sent to it. */
+  readonly token?: string;
+  /** The stand-in's URL when `ralph.github.standInUrl` replaces GitHub. */
+  readonly standIn?: string;
   /** REST base. */
   readonly apiUrl: string;
   /** Web host of the repository links (github.com or the enterprise host). */
@@ -53,7 +56,7 @@ export class GitHubAuth extends Disposable {
   /** Sessions or the enterprise setting changed. */
   readonly onDidChange = this.onDidChangeEmitter.event;
 
-  constructor(private readonly mode: vscode.ExtensionMode) {
+  constructor() {
     super();
     this.register(
       vscode.authentication.onDidChangeSessions((e) => {
@@ -71,24 +74,9 @@ export class GitHubAuth extends Disposable {
     );
   }
 
-  private testAccess(): GitHubAccess | undefined {
-    if (!__RALPH_TEST__ || this.mode === vscode.ExtensionMode.Production) {
-      return undefined;
-    }
-    // Named here, inside the test-build branch, so the production bundle does not even hold the name.
-    const raw = process.env.RALPH_TEST_GITHUB;
-    if (!raw) {
-      return undefined;
-    }
-    try {
-      const v = JSON.parse(raw) as { apiUrl?: unknown; token?: unknown };
-      if (typeof v.apiUrl === 'string' && typeof v.token === 'string') {
-        return { token: v.token, apiUrl: v.apiUrl, webHost: 'github.com', account: 'test' };
-      }
-    } catch {
-      // not JSON: ignored
-    }
-    return undefined;
+  /** The stand-in that replaces GitHub (`url`), or why the setting was refused (`problem`); empty when unset. */
+  standIn(): { url?: string; problem?: string } {
+    return standInUrl(readSetting('githubStandInUrl'));
   }
 
   /**
@@ -96,9 +84,9 @@ export class GitHubAuth extends Disposable {
    * (`interactive`). Undefined when there is none or the provider failed.
    */
   async access(interactive = false): Promise<GitHubAccess | undefined> {
-    const test = this.testAccess();
-    if (test) {
-      return test;
+    const standIn = this.standIn().url;
+    if (standIn) {
+      return { apiUrl: standIn, webHost: 'github.com', account: 'stand-in', standIn };
     }
     const p = currentProvider();
     try {

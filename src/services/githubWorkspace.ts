@@ -4,12 +4,14 @@
  * "Show Issue #…"), their artifacts from GitHub and from thoughts/shared, self-heal and
  * "Link to Issue". Results and ETags are cached for the window's life; a refresh of unchanged
  * issues costs only 304s. Signed out, offline or rate-limited, it shows the documents on disk
- * and says so.
+ * and says so; offline, the links of the artifact comments read last time (kept in the
+ * workspace state, commentCache.ts) still show, marked as cached.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ArtifactEntry, IssueArtifacts } from '../core/artifacts/issueArtifacts';
 import { artifactBadgeOf } from '../core/artifacts/badge';
+import { cacheKey, cachedIssueOf, type CachedIssue, parseCommentCache } from '../core/artifacts/commentCache';
 import { trustRulesFrom, type TrustRules } from '../core/artifacts/trust';
 import { artifactOfPath } from '../core/artifacts/discovery';
 import { type PlannedComment, planSelfHeal } from '../core/artifacts/selfHeal';
@@ -17,7 +19,7 @@ import { issuesOfStory } from '../core/artifacts/storyIssues';
 import { parseRepoSlug, type RepoRef } from '../core/artifacts/url';
 import type { ArtifactBadgeDto } from '../core/webview/graphProtocol';
 import type { IssuePlanInput } from '../core/artifacts/promptSection';
-import { linkDocument, readIssuePlan, readIssues, repoFromGitRemote, selfHeal } from '../node/github/artifacts';
+import { linkDocument, type ReadIssue, readIssuePlan, readIssues, repoFromGitRemote, selfHeal } from '../node/github/artifacts';
 import { GitHubClient, type GitHubErrorKind } from '../node/github/client';
 import { KeyedDebouncer } from '../util/debounce';
 import { Disposable } from '../util/disposable';
@@ -56,6 +58,8 @@ interface FolderState {
 }
 
 const ADDED_KEY = 'ralph.github.addedIssues';
+/** The artifact comments last read, by folder (workspace state: the extension's own storage, not the repository). */
+export const COMMENT_CACHE_KEY = 'ralph.github.commentCache';
 const MAX_ISSUES = 200;
 
 function noticeFor(kind: GitHubErrorKind | undefined, message: string): Notice | undefined {
@@ -129,6 +133,11 @@ export class GitHubWorkspace extends Disposable {
     } else if (folders.map((f) => this.relinkStories(f)).some(Boolean)) {
       this.onDidChangeEmitter.fire();
     }
+  }
+
+  /** The local stand-in used instead of GitHub (`ralph.github.standInUrl`), or why the setting was refused. */
+  standIn(): { url?: string; problem?: string } {
+    return this.auth.standIn();
   }
 
   list(): FolderIssues[] {
@@ -286,7 +295,7 @@ export class GitHubWorkspace extends Disposable {
     } else if (repo.host !== access.webHost) {
       notice = { kind: 'no-repo', message: `The repository is on ${repo.host} but you are signed in to ${access.webHost}: set github-enterprise.uri, or ralph.github.repository. Showing documents on disk only.` };
     } else {
-      const clientKey = `${access.apiUrl} ${repo.owner}/${repo.repo} ${access.account ?? ''} ${access.token.length}`;
+      const clientKey = `${access.apiUrl} ${repo.owner}/${repo.repo} ${access.account ?? ''} ${access.token?.length ?? 0}`;
       if (!state.client || state.clientKey !== clientKey) {
         state.client = new GitHubClient({ token: access.token, apiUrl: access.apiUrl, owner: repo.owner, repo: repo.repo, timeoutMs: 20_000, log: (m) => this.log.warn(`[github] ${m}`) });
         state.clientKey = clientKey;
@@ -307,7 +316,11 @@ export class GitHubWorkspace extends Disposable {
     }
     state.trust = trust;
     const before = client?.requestCount ?? 0;
-    const read = await readIssues({ root: folder.uri.fsPath, repo, client, issues: numbers, trust });
+    const cache = this.commentCache(folder);
+    const read = await readIssues({ root: folder.uri.fsPath, repo, client, issues: numbers, trust, cached: repo ? (n) => cache[cacheKey(repo, n)] : undefined });
+    if (repo && client) {
+      await this.keepComments(folder, repo, numbers, cache, read);
+    }
     const failures = read.filter((r) => r.errorKind !== undefined);
     if (!notice && failures.length > 0) {
       const worst = failures.find((f) => f.errorKind === 'rate-limit') ?? failures.find((f) => f.errorKind === 'auth') ?? failures.find((f) => f.errorKind === 'network' || f.errorKind === 'timeout');
@@ -321,6 +334,33 @@ export class GitHubWorkspace extends Disposable {
     this.log.info(`[github] ${folder.name}: ${numbers.length} issue(s), ${requests} request(s)${notice ? `; ${notice.kind}` : ''}`);
     const storiesByIssue = new Map<number, string[]>(storyIssues);
     state.result = { folder, repo, issues: read.map((r) => r.result).sort((a, b) => a.number - b.number), notice, storiesByIssue, requests };
+  }
+
+  /** The cached artifact comments of a folder (entries that do not parse are dropped). */
+  commentCache(folder: vscode.WorkspaceFolder): Record<string, CachedIssue> {
+    return parseCommentCache(this.memento.get<Record<string, unknown>>(COMMENT_CACHE_KEY, {})[folder.uri.toString()]);
+  }
+
+  /**
+   * Keeps the artifact comments of the issues just read, for when GitHub cannot be reached; only
+   * the issues shown now, of this repository, stay in the cache.
+   */
+  private async keepComments(folder: vscode.WorkspaceFolder, repo: RepoRef, numbers: readonly number[], cache: Record<string, CachedIssue>, read: readonly ReadIssue[]): Promise<void> {
+    const now = new Date();
+    const next: Record<string, CachedIssue> = {};
+    for (const n of numbers) {
+      const key = cacheKey(repo, n);
+      const r = read.find((x) => x.result.number === n);
+      const entry = r?.comments ? cachedIssueOf(r.result, r.comments, now) : cache[key];
+      if (entry) {
+        next[key] = entry;
+      }
+    }
+    if (JSON.stringify(next) === JSON.stringify(cache)) {
+      return;
+    }
+    const all = { ...this.memento.get<Record<string, unknown>>(COMMENT_CACHE_KEY, {}), [folder.uri.toString()]: next };
+    await this.memento.update(COMMENT_CACHE_KEY, all);
   }
 
   private clientFor(folder: vscode.WorkspaceFolder): { client: GitHubClient; repo: RepoRef } {

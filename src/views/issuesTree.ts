@@ -6,6 +6,7 @@
  * documents on disk.
  */
 import * as vscode from 'vscode';
+import { ageOf } from '../core/artifacts/commentCache';
 import { type ArtifactEntry, type IssueArtifacts, PHASE_LABELS } from '../core/artifacts/issueArtifacts';
 import { KIND_LABELS } from '../core/artifacts/protocol';
 import { issueUrl } from '../core/artifacts/url';
@@ -34,11 +35,20 @@ function fileName(p: string): string {
   return p.slice(p.lastIndexOf('/') + 1);
 }
 
+/** A time as the user's clock shows it: `2026-11-25 21:40`. */
+function localTime(iso: string): string {
+  const d = new Date(iso);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
 /** The tree item of an artifact: what it is, where it is, and what selecting it does. */
 export function artifactItem(folder: FolderIssues, issue: IssueArtifacts, a: ArtifactEntry): vscode.TreeItem {
   const item = new vscode.TreeItem(KIND_LABELS[a.kind], vscode.TreeItemCollapsibleState.None);
   const where = a.path ? fileName(a.path) : a.url ? a.url.replace(/^https?:\/\//, '') : '';
-  const status = a.status === 'on-disk' ? 'on disk, not linked' : a.status;
+  // Offline, a link read from the cached comments says so, and how old it is.
+  const cached = a.status === 'linked' ? issue.cachedAt : undefined;
+  const status = a.status === 'on-disk' ? 'on disk, not linked' : cached ? `linked (cached ${ageOf(cached, new Date())})` : a.status;
   const verdict = a.verdict ? ` · ${a.verdict}` : '';
   item.description = `${status}${verdict}${where ? ` · ${where}` : ''}`;
   item.id = `artifact:${folder.folder.uri.toString()}:${issue.number}:${a.kind}:${a.status}:${a.path ?? a.url ?? ''}`;
@@ -60,6 +70,9 @@ export function artifactItem(folder: FolderIssues, issue: IssueArtifacts, a: Art
   }
   if (a.url) {
     tip.appendText(`${a.url}\n\n`);
+  }
+  if (cached) {
+    tip.appendText(`GitHub could not be reached: linked by a comment fetched ${localTime(cached)}.\n\n`);
   }
   if (a.remoteReason) {
     tip.appendText(`Not opened as a local file: ${a.remoteReason}.\n\n`);
@@ -94,6 +107,20 @@ export class IssuesTreeProvider extends Disposable implements vscode.TreeDataPro
     this.register(github.onDidChange(() => this.onDidChangeEmitter.fire()));
   }
 
+  /**
+   * The view's header says when a local stand-in replaces GitHub (`ralph.github.standInUrl`), so
+   * what the view shows is never taken for GitHub's; a refused setting is said at the top.
+   */
+  showStandInOn(view: vscode.TreeView<IssueTreeNode>): void {
+    const update = (): void => {
+      const s = this.github.standIn();
+      view.description = s.url ? `GitHub stand-in at ${s.url}` : undefined;
+      view.message = s.problem;
+    };
+    update();
+    this.register(this.github.onDidChange(update));
+  }
+
   getTreeItem(node: IssueTreeNode): vscode.TreeItem {
     switch (node.kind) {
       case 'folder': {
@@ -111,7 +138,9 @@ export class IssuesTreeProvider extends Disposable implements vscode.TreeDataPro
             : n.kind === 'rate-limited'
               ? 'Rate-limited: showing documents on disk only'
               : n.kind === 'offline'
-                ? 'Offline: showing documents on disk only'
+                ? node.folder.issues.some((i) => i.cachedAt)
+                  ? 'Offline: showing cached links and documents on disk'
+                  : 'Offline: showing documents on disk only'
                 : n.kind === 'auth'
                   ? 'GitHub refused the session: sign in again'
                   : n.kind === 'no-repo'
@@ -137,7 +166,7 @@ export class IssuesTreeProvider extends Disposable implements vscode.TreeDataPro
         const item = new vscode.TreeItem(`#${i.number}${i.title ? ` ${i.title}` : ''}`, vscode.TreeItemCollapsibleState.Expanded);
         const parts = [i.state, PHASE_LABELS[i.phase], ...i.labels].filter((x): x is string => !!x);
         if (i.error) {
-          parts.unshift('disk only');
+          parts.unshift(i.cachedAt ? `cached ${ageOf(i.cachedAt, new Date())}` : 'disk only');
         }
         item.description = parts.join(' · ');
         item.iconPath = i.error
@@ -154,6 +183,9 @@ export class IssuesTreeProvider extends Disposable implements vscode.TreeDataPro
         }
         if (i.error) {
           tip.appendText(`\n${i.error}\n`);
+        }
+        if (i.cachedAt) {
+          tip.appendText(`\nLinks as read from GitHub at ${localTime(i.cachedAt)}.\n`);
         }
         item.tooltip = tip;
         item.id = `issue:${node.folder.folder.uri.toString()}:${i.number}`;

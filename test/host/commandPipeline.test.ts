@@ -11,9 +11,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RalphApi, TreeSnapshotNode } from '../../src/api';
 import { GitHubEmulator } from '../support/githubEmulator';
-import { answering, api, expectCommandError, readPrdBytes, takeCommandErrors, waitFor, workspaceFolder } from './helpers';
+import { answering, api, expectCommandError, readPrdBytes, takeCommandErrors, waitFor, workspaceFolder, useStandIn } from './helpers';
 
-const TOKEN = 'ghp_pipelineTestToken_do_not_log_17';
 const PLAN = 'thoughts/shared/plans/2026-11-16-GH-0042-task-priorities.md';
 const RESEARCH = 'thoughts/shared/research/2026-11-15-GH-0042-task-priorities.md';
 
@@ -37,10 +36,10 @@ suite('one command pipeline: registrar, trust from declared needs, one confirmat
 
   suiteSetup(async () => {
     ralph = await api();
-    gh = await new GitHubEmulator({ token: TOKEN }).start();
+    gh = await new GitHubEmulator().start();
     gh.addIssue(42, 'Task priorities');
     await config().update('repository', 'acme/taskflow', vscode.ConfigurationTarget.Workspace);
-    process.env.RALPH_TEST_GITHUB = JSON.stringify({ apiUrl: gh.apiUrl, token: TOKEN });
+    await useStandIn(gh.apiUrl);
   });
 
   setup(async () => {
@@ -56,7 +55,7 @@ suite('one command pipeline: registrar, trust from declared needs, one confirmat
   });
 
   suiteTeardown(async () => {
-    delete process.env.RALPH_TEST_GITHUB;
+    await useStandIn(undefined);
     await config().update('repository', undefined, vscode.ConfigurationTarget.Workspace);
     await ralph.refreshIssues();
     await ralph.whenIdle();

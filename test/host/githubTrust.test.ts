@@ -8,9 +8,8 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RalphApi, TreeSnapshotNode } from '../../src/api';
 import { GitHubEmulator } from '../support/githubEmulator';
-import { api, readPrdBytes, waitFor, workspaceFolder, writePrd } from './helpers';
+import { api, readPrdBytes, waitFor, workspaceFolder, writePrd, useStandIn } from './helpers';
 
-const TOKEN = 'ghp_hostTrustSecretToken_do_not_log_44';
 // Not named after the issue: only a comment can make it the issue's plan.
 const PLAN = 'thoughts/shared/plans/2026-11-20-trusted-plan.md';
 const MARKER = 'PLAN-MARKER-7f3a: only a trusted link brings this line into the prompt';
@@ -28,12 +27,12 @@ suite('GitHub trust: untrusted links (emulator)', () => {
   suiteSetup(async () => {
     ralph = await api();
     original = await readPrdBytes();
-    gh = await new GitHubEmulator({ token: TOKEN }).start();
+    gh = await new GitHubEmulator().start();
     gh.addIssue(44, 'Trust');
     await vscode.workspace.fs.writeFile(planUri(), new TextEncoder().encode(`# Plan\n\n${MARKER}\n`));
     gh.addComment(44, `## Implementation Plan\n\n${blob(PLAN)}`, { login: 'drive-by', association: 'NONE' });
     await config().update('repository', 'acme/taskflow', vscode.ConfigurationTarget.Workspace);
-    process.env.RALPH_TEST_GITHUB = JSON.stringify({ apiUrl: gh.apiUrl, token: TOKEN });
+    await useStandIn(gh.apiUrl);
     const text = new TextDecoder().decode(original);
     assert.ok(text.includes('"id": "US-006",'));
     await writePrd(text.replace('"id": "US-006",', '"id": "US-006",\n      "issue": 44,'));
@@ -46,7 +45,7 @@ suite('GitHub trust: untrusted links (emulator)', () => {
   suiteTeardown(async () => {
     await writePrd(original);
     await vscode.workspace.fs.delete(planUri());
-    delete process.env.RALPH_TEST_GITHUB;
+    await useStandIn(undefined);
     await config().update('repository', undefined, vscode.ConfigurationTarget.Workspace);
     await ralph.refreshIssues();
     await ralph.whenIdle();

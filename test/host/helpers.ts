@@ -363,3 +363,11 @@ export function useDemoRestore(): void {
     await waitForTree('the demo tree (12 stories, no problems node) after restoring prd.json', (nodes) => nodes.length === 12 && nodes.every(isStory));
   });
 }
+
+/**
+ * Points the extension at a local GitHub stand-in (the emulator) as a user does, through the
+ * user setting ralph.github.standInUrl (application scope); undefined: GitHub itself again.
+ */
+export async function useStandIn(url: string | undefined): Promise<void> {
+  await vscode.workspace.getConfiguration('ralph.github').update('standInUrl', url, vscode.ConfigurationTarget.Global);
+}

@@ -1,7 +1,7 @@
 /**
  * The Issues view and a story's artifacts in the real workbench, against the local GitHub
- * emulator (127.0.0.1). The test-only seam RALPH_TEST_GITHUB gives the extension host the
- * emulator's URL and a token; the repository comes from the ralph.github.repository setting.
+ * emulator (127.0.0.1), the GitHub stand-in of the user setting ralph.github.standInUrl (application scope) (no
+ * token); the repository comes from the ralph.github.repository setting.
  */
 import * as assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,6 @@ import type { Page } from 'playwright-core';
 import { GitHubEmulator } from '../support/githubEmulator';
 import { eventually, graphFrame, host, openRalphContainer, pane, rows, setExpanded, shot, storiesPane, runCommand, showRalph, storyRow, useWorkbench, widenSideBar } from './workbench';
 
-const TOKEN = 'ghp_uiTestToken_not_a_secret';
 const RESEARCH = 'thoughts/shared/research/2026-11-15-GH-0042-task-priorities.md';
 const PLAN = 'thoughts/shared/plans/2026-11-16-GH-0042-task-priorities.md';
 const blob = (p: string): string => `https://github.com/acme/taskflow/blob/main/${p}`;
@@ -24,7 +23,7 @@ async function issueRows(page: Page): Promise<string[]> {
 describe('Issues view (UI, emulator)', function () {
   this.timeout(120_000);
   const ui = useWorkbench(async () => {
-    gh = await new GitHubEmulator({ token: TOKEN, lifetimeMs: 600_000 }).start();
+    gh = await new GitHubEmulator({ lifetimeMs: 600_000 }).start();
     gh.addIssue(42, 'Task priorities', ['ralph']);
     gh.addComment(42, `## Research Document\n\n${blob(RESEARCH)}\n\nKey findings: priorities live on the task row.`);
     gh.addComment(42, `## Plan Review\n\nVERDICT: APPROVED\n\nFull critique: ${blob('thoughts/shared/reviews/2026-11-16-GH-0042-critique.md')}`);
@@ -37,8 +36,7 @@ describe('Issues view (UI, emulator)', function () {
     const wb = await h.openWorkbench({
       folder,
       viewport: { width: 1400, height: 900 },
-      settings: { 'ralph.github.repository': 'acme/taskflow' },
-      env: { RALPH_TEST_GITHUB: JSON.stringify({ apiUrl: gh.apiUrl, token: TOKEN }) },
+      settings: { 'ralph.github.repository': 'acme/taskflow', 'ralph.github.standInUrl': gh.apiUrl },
     });
     return { wb, folder };
   });
@@ -105,7 +103,7 @@ describe('Issues view (UI, emulator)', function () {
     await eventually('the badge of US-006 to show #42 R P V', async () => (await words.textContent().catch(() => '')) === '#42 R P V', 20_000, () => badge.textContent().catch(() => 'no badge'));
     assert.equal(await badge.getAttribute('data-issue'), '42');
     assert.match((await badge.getAttribute('class')) ?? '', /^artifacts$/, 'no warning: every prerequisite is there');
-    assert.equal(await f.locator('g.node text.artifacts').count(), 1, 'only the story with an issue has a badge');
+    assert.equal(await f.locator('g.node[data-id="US-005"] text.artifacts').count(), 0, 'a story without an issue has no badge');
     const label = (await f.locator('g.node[data-id="US-006"]').getAttribute('aria-label')) ?? '';
     assert.match(label, /issue #42: research linked, plan (linked|on disk, not linked), review linked, implementation missing$/);
     await shot(page, 'task-graph-artifact-badge');

@@ -45,8 +45,10 @@ export interface IssueArtifacts {
   readonly phase: Phase;
   readonly artifacts: readonly ArtifactEntry[];
   readonly warnings: readonly string[];
-  /** Set when the issue could not be read from GitHub: the artifacts come from disk only. */
+  /** Set when the issue could not be read from GitHub: the artifacts come from disk only (or from the cache, see `cachedAt`). */
   readonly error?: string;
+  /** Set when GitHub was unreachable and the comments are those fetched at this time (ISO): links shown are cached. */
+  readonly cachedAt?: string;
 }
 
 export interface AssembleInput {

@@ -182,3 +182,36 @@ export function webHostForApiUrl(apiUrl: string): string {
   }
   return u.port ? `${h}:${u.port}` : h;
 }
+
+/** The hosts a GitHub stand-in may run on: this machine only. */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * The `ralph.github.standInUrl` setting read by its rule: an http URL on 127.0.0.1, localhost or
+ * [::1] (a local stand-in for GitHub: the demo's recorded answers, an emulator), with no user
+ * name, password, query or fragment. Anything else is refused with a message saying why, so
+ * issue text never travels to another machine without a token's protection. Empty: no stand-in.
+ */
+export function standInUrl(raw: string): { url?: string; problem?: string } {
+  const text = raw.trim();
+  if (text === '') {
+    return {};
+  }
+  const problem = (why: string): { problem: string } => ({ problem: `ralph.github.standInUrl must be an http URL on 127.0.0.1, localhost or [::1] (it is "${text}": ${why}); GitHub is used instead.` });
+  let u: URL;
+  try {
+    u = new URL(text);
+  } catch {
+    return problem('not a URL');
+  }
+  if (u.protocol !== 'http:') {
+    return problem(`${u.protocol.replace(/:$/, '')} is not http`);
+  }
+  if (!LOOPBACK_HOSTS.has(u.hostname.toLowerCase())) {
+    return problem(`${u.hostname} is not this machine`);
+  }
+  if (u.username || u.password || u.search || u.hash) {
+    return problem('no user name, password, query or fragment');
+  }
+  return { url: `${u.protocol}//${u.host}${u.pathname}`.replace(/\/+$/, '') };
+}

@@ -5,17 +5,12 @@
  * raw JavaScript error further on.
  */
 import { z } from 'zod';
+import { issueCommentSchema } from '../../core/artifacts/commentCache';
 import type { IssueComment } from '../../core/artifacts/protocol';
 import { GitHubError } from './errors';
 
-export const commentSchema = z.object({
-  id: z.number(),
-  body: z.string().nullish(),
-  created_at: z.string().optional(),
-  html_url: z.string().optional(),
-  user: z.object({ login: z.string().optional() }).nullish(),
-  author_association: z.string().nullish(),
-});
+/** A comment as the REST API answers it (shared with the offline comment cache, which reads it back). */
+export const commentSchema = issueCommentSchema;
 
 // zod drops every key a schema does not name: a field the protocol reads (IssueComment) but this
 // schema forgot would silently read as absent (an author_association lost reads as NONE, and every

@@ -5,6 +5,7 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { simpleGit } from 'simple-git';
+import type { CachedIssue } from '../../core/artifacts/commentCache';
 import { ARTIFACT_DIRS, type ArtifactDir, discoverOnDisk, type DiskArtifact } from '../../core/artifacts/discovery';
 import { issueArtifacts, type ArtifactEntry, type IssueArtifacts } from '../../core/artifacts/issueArtifacts';
 import { type IssueComment, linkBody, scanComments, type ArtifactKind, type Verdict, verdictFromDocument } from '../../core/artifacts/protocol';
@@ -82,7 +83,15 @@ export interface ReadIssuesOptions {
   readonly concurrency?: number;
   /** Who may link documents, which documents may be read (default: DEFAULT_TRUST). */
   readonly trust?: TrustRules;
+  /**
+   * The issue as last read, used when GitHub cannot be reached (a network failure or a time-out):
+   * its comments link documents as they did then, and the result says when they were fetched.
+   */
+  readonly cached?: (issue: number) => CachedIssue | undefined;
 }
+
+/** Failures after which GitHub is unreachable, so the cached comments stand in. */
+const UNREACHABLE: readonly GitHubError['kind'][] = ['network', 'timeout'];
 
 export interface ReadIssue {
   readonly result: IssueArtifacts;
@@ -91,7 +100,7 @@ export interface ReadIssue {
   readonly errorKind?: GitHubError['kind'];
 }
 
-async function assemble(root: string, repo: RepoRef | undefined, number: number, listing: ArtifactListing, trust: TrustRules, gh?: { issue?: { title: string; state: string; labels: readonly string[] }; comments?: readonly IssueComment[]; error?: string }): Promise<IssueArtifacts> {
+async function assemble(root: string, repo: RepoRef | undefined, number: number, listing: ArtifactListing, trust: TrustRules, gh?: { issue?: { title?: string; state?: string; labels?: readonly string[] }; comments?: readonly IssueComment[]; error?: string }): Promise<IssueArtifacts> {
   const disk: DiskArtifact[] = discoverOnDisk(number, listing);
   const local = new Set(disk.map((d) => d.path));
   if (gh?.comments && repo) {
@@ -159,7 +168,9 @@ export async function readIssues(o: ReadIssuesOptions): Promise<ReadIssue[]> {
       } catch (e) {
         // Never a raw JavaScript error text in front of a user: say what failed and where.
         const err = e instanceof GitHubError ? e : new GitHubError('other', `Could not read issue #${number} from GitHub (an internal ${(e as Error)?.name ?? 'error'}): showing what is on disk.`);
-        out[i] = { result: await assemble(o.root, o.repo, number, listing, trust, { error: err.message }), errorKind: err.kind };
+        const cached = UNREACHABLE.includes(err.kind) ? o.cached?.(number) : undefined;
+        const result = await assemble(o.root, o.repo, number, listing, trust, cached ? { issue: cached, comments: cached.comments, error: err.message } : { error: err.message });
+        out[i] = { result: cached ? { ...result, cachedAt: cached.fetchedAt } : result, errorKind: err.kind };
       }
     }
   };
