@@ -11,11 +11,9 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFile
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import * as esbuild from 'esbuild';
+import { bundleSources } from './bench-cli.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const arg = (name, dflt) => {
   const i = args.indexOf(name);
@@ -33,28 +31,16 @@ const median = (xs) => {
 };
 
 try {
-  const bundle = path.join(tmp, 'parallel.cjs');
-  await esbuild.build({
-    stdin: {
-      contents: [
-        "export { preflight, addWorktree, removeWorktree } from './src/node/parallel/worktrees';",
-        "export { mergeStory } from './src/node/parallel/mergeStory';",
-        "export { setPassesByIdEdits } from './src/core/prd/graphEdits';",
-        "export { applyEdits } from './src/core/textEdit';",
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'ts',
-      sourcefile: 'bench-worktrees-entry.ts',
-    },
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    // jsonc-parser's UMD build requires its parts at run time: take its ES module build.
-    mainFields: ['module', 'main'],
-    logLevel: 'warning',
-  });
+  const bundle = await bundleSources(
+    tmp,
+    [
+      "export { preflight, addWorktree, removeWorktree } from './src/node/parallel/worktrees';",
+      "export { mergeStory } from './src/node/parallel/mergeStory';",
+      "export { setPassesByIdEdits } from './src/core/prd/graphEdits';",
+      "export { applyEdits } from './src/core/textEdit';",
+    ].join('\n'),
+    'parallel.cjs',
+  );
   const { preflight, addWorktree, removeWorktree, mergeStory, setPassesByIdEdits, applyEdits } = createRequire(import.meta.url)(bundle);
 
   // The repository: FILES tracked files in 50 folders, prd.json with one story per timed run.
