@@ -70,6 +70,7 @@ describe('Memory view, learnings under stories and the compaction preview in the
     // Give the Memory view the whole side bar.
     await setExpanded(ui.page, 'Stories', false);
     await setExpanded(ui.page, 'Runs', false);
+    await setExpanded(ui.page, 'Task Graph', false);
     await setExpanded(ui.page, 'Memory', true);
     const memory = pane(ui.page, 'Memory');
     await eventually('the four sections of the Memory view', async () => {
@@ -115,6 +116,7 @@ describe('Memory view, learnings under stories and the compaction preview in the
   it('a story in the Stories view shows its learnings as children', async () => {
     await ensureRalphOpen(ui.page);
     await setExpanded(ui.page, 'Memory', false);
+    await setExpanded(ui.page, 'Task Graph', false);
     await setExpanded(ui.page, 'Stories', true);
     const us002 = storyRow(ui.page, 'US-002:');
     await us002.waitFor({ state: 'visible', timeout: 10_000 });
@@ -157,6 +159,7 @@ describe('Memory view, learnings under stories and the compaction preview in the
     writeFileSync(file, long);
     await ensureRalphOpen(ui.page);
     await setExpanded(ui.page, 'Stories', false);
+    await setExpanded(ui.page, 'Task Graph', false);
     await setExpanded(ui.page, 'Memory', true);
     const memory = pane(ui.page, 'Memory');
     await eventually('the Memory view to read the long progress.txt', async () => (await rows(memory)).some((x) => /^Learnings \| 107 in \d+ stories$/.test(x)), 15_000, () => rows(memory));

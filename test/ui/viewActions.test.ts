@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { eventually, openDemo, pane, rowLabels, runCommand as runCommandByTitle, shot, showRalph, storiesPane, storyRow, untilShown, useWorkbench, widenSideBar, fakeAgentSettings } from './workbench';
+import { eventually, openDemo, pane, rowLabels, runCommand as runCommandByTitle, setExpanded, shot, showRalph, storiesPane, storyRow, untilShown, useWorkbench, widenSideBar, fakeAgentSettings } from './workbench';
 
 const TITLES: Record<string, string> = {
   'US-005': 'Filter the task list by priority',
@@ -30,8 +30,21 @@ async function titleAction(page: Page, view: string, label: string): Promise<Loc
 /** Clicks an entry of a view title's "More Actions..." menu. */
 async function overflowAction(page: Page, view: string, label: string): Promise<void> {
   const item = page.locator('.monaco-menu .action-item', { hasText: label }).first();
-  await untilShown(page, async () => (await titleAction(page, view, 'More Actions...')).click(), item, `"${label}" in the ${view} view's "More Actions..." menu`);
-  await item.click();
+  // A busy workbench can close the menu it just opened (a view re-rendering its title actions as
+  // the Task Graph page loads beside it): the item then detaches before the click lands. Playwright
+  // reports a click only once it has landed, so a click that timed out did nothing: open the menu
+  // again and click again, until the deadline.
+  const deadline = Date.now() + 60_000;
+  for (let attempt = 1; ; attempt++) {
+    await untilShown(page, async () => (await titleAction(page, view, 'More Actions...')).click(), item, `"${label}" in the ${view} view's "More Actions..." menu`);
+    if (await item.click({ timeout: 5_000 }).then(() => true, () => false)) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`"${label}" in the ${view} view's "More Actions..." menu closed before it could be clicked, ${attempt} times`);
+    }
+    await page.keyboard.press('Escape');
+  }
 }
 
 /** Runs a title action that asks for the loop's length, again while the question does not show. */
@@ -124,6 +137,9 @@ describe('View-title and inline actions of the Stories and Runs views (demo work
       await eventually('the agents\' terminals to be gone', async () => (await ui.page.locator('.part.panel').getByText(/^Ralph: US-/).count()) === 0);
     }
     await showRalph(ui.page);
+    // These tests are about the Stories and Runs views: the Task Graph view (expanded by default)
+    // would leave the Stories view too short to show the story a run has just finished.
+    await setExpanded(ui.page, 'Task Graph', false);
     await eventually('US-006 to be the next story again', async () => /\bnext\b/.test((await storyRow(ui.page, 'US-006:').first().getAttribute('aria-label')) ?? ''), 15_000, () => rowLabels(ui.page));
     await clearNotifications(ui.page);
   }
@@ -186,6 +202,13 @@ describe('View-title and inline actions of the Stories and Runs views (demo work
     await clickStoryRow('US-007');
     await clickQuietStoriesActions('a story selected');
     await clickStoryRow('US-007');
+    // Selected, with its children folded (←, as a user would): open, its criteria, dependencies
+    // and its issue's documents would push the finished story below the rows the view shows.
+    const us007 = storyRow(ui.page, 'US-007:').first();
+    if ((await us007.getAttribute('aria-expanded')) === 'true') {
+      await ui.page.keyboard.press('ArrowLeft');
+      await eventually('US-007 to be folded', async () => (await us007.getAttribute('aria-expanded')) === 'false');
+    }
 
     await (await titleAction(ui.page, 'Stories', 'Run Next Ready Story')).click();
     await expectRun(ui.page, 'US-006', 'Run Next Ready Story with US-007 selected');
