@@ -4,10 +4,8 @@
  * same moment cannot both see "not linked" and both post. A holder that crashed stops updating
  * the lock, which is then stale and taken over: it never blocks for ever.
  */
-import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { lock } from 'proper-lockfile';
-import { resolveInside } from '../workspacePath';
+import { ralphLockPath, takeLock } from '../ralphLock';
 import { GitHubError } from './errors';
 
 /** A lock not updated for this long belongs to a holder that crashed. */
@@ -22,27 +20,13 @@ export interface PostLockOptions {
 export async function withPostLock<T>(root: string, issue: number, fn: () => Promise<T>, options: PostLockOptions = {}): Promise<T> {
   const rel = `.ralph/github-post-${issue}.lock`;
   // The path rule first: a .ralph that is a symlink leading outside the folder is refused.
-  const ralph = await resolveInside(root, '.ralph', { what: 'folder' });
-  try {
-    await mkdir(ralph, { recursive: true });
-  } catch (e) {
-    throw new GitHubError('lock', `Cannot create .ralph/ for the posting lock (${(e as NodeJS.ErrnoException).code ?? 'error'}): nothing was posted.`);
-  }
-  // Again after creating it: the folder must still be the one inside the workspace.
-  const lockPath = path.join(await resolveInside(root, '.ralph', { what: 'folder' }), path.basename(rel));
+  const lockPath = await ralphLockPath(root, path.basename(rel), (e) => new GitHubError('lock', `Cannot create .ralph/ for the posting lock (${e.code ?? 'error'}): nothing was posted.`));
   const waitMs = options.waitMs ?? 60_000;
   let release: () => Promise<void>;
   try {
-    release = await lock(lockPath, {
-      lockfilePath: lockPath,
-      realpath: false,
-      stale: POST_LOCK_STALE_MS,
-      update: POST_LOCK_STALE_MS / 5,
-      retries: { retries: Math.ceil(waitMs / 250), minTimeout: 25, maxTimeout: 250, factor: 1.5 },
-      // A lock taken over while held (the machine slept past `stale`): the post under way finishes;
-      // the re-read of the next holder still sees it. Never an uncaught exception in a timer.
-      onCompromised: () => undefined,
-    });
+    // A lock taken over while held (the machine slept past `stale`): the post under way finishes;
+    // the re-read of the next holder still sees it.
+    release = await takeLock(lockPath, POST_LOCK_STALE_MS, { retries: Math.ceil(waitMs / 250), minTimeout: 25, maxTimeout: 250, factor: 1.5 });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ELOCKED') {

@@ -5,11 +5,10 @@
  * it over, so a crash never locks a workspace for ever. Who holds it is written beside it, for the
  * message of the run that is refused.
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import * as path from 'node:path';
-import { lock } from 'proper-lockfile';
 import { writeFileAtomically } from '../atomicWrite';
-import { resolveInside } from '../workspacePath';
+import { ralphLockPath, takeLock } from '../ralphLock';
 import { ParallelError } from './git';
 
 export const RUN_LOCK = '.ralph/run.lock';
@@ -23,20 +22,11 @@ export interface RunLock {
 
 /** Takes the workspace's run lock for `holder` ("the CLI", "VS Code"), or refuses naming who has it. */
 export async function acquireRunLock(root: string, holder: string): Promise<RunLock> {
-  const ralph = await resolveInside(root, '.ralph', { what: 'folder' });
-  await mkdir(ralph, { recursive: true });
-  const lockPath = path.join(await resolveInside(root, '.ralph', { what: 'folder' }), path.basename(RUN_LOCK));
+  const lockPath = await ralphLockPath(root, path.basename(RUN_LOCK));
   let release: () => Promise<void>;
   try {
-    release = await lock(lockPath, {
-      lockfilePath: lockPath,
-      realpath: false,
-      stale: RUN_LOCK_STALE_MS,
-      update: RUN_LOCK_STALE_MS / 5,
-      retries: 0,
-      // Taken over while held (the machine slept past `stale`): the run goes on; never an uncaught exception in a timer.
-      onCompromised: () => undefined,
-    });
+    // Taken over while held (the machine slept past `stale`): the run goes on.
+    release = await takeLock(lockPath, RUN_LOCK_STALE_MS, 0);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ELOCKED') {
       const owner = await readOwner(root);
