@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { parseRuns, type RunRecord, RUNS_FILE, type RunsParseError } from '../core/runs/runs';
 import { Disposable } from '../util/disposable';
 import { KeyedDebouncer } from '../util/debounce';
-import { readInsideText } from './runFiles';
+import { readInsideText } from '../node/runFiles';
 import { joinRelative } from './workspaceFiles';
 
 export interface FolderRuns {

@@ -56,7 +56,8 @@ describe('Stories view at the default side-bar width (demo workspace)', function
     await ui.page.locator('.tabs-container .tab.active', { hasText: 'tasks.ts' }).waitFor({ state: 'visible', timeout: 10_000 });
     // The TypeScript server has loaded the file when it answers a hover on `SELECT_TASK`.
     const word = ui.page.locator('.editor-instance .view-line span', { hasText: /^SELECT_TASK$/ }).first();
-    await word.waitFor({ state: 'visible', timeout: 10_000 });
+    // A busy machine may take a while to open and tokenize the editor.
+    await word.waitFor({ state: 'visible', timeout: 45_000 });
     const hover = ui.page.locator('.monaco-hover:not(.hidden)', { hasText: 'const SELECT_TASK' });
     const deadline = Date.now() + 60_000;
     while (!(await hover.isVisible().catch(() => false))) {

@@ -81,7 +81,7 @@ describe('Running an agent from the VS Code UI (demo workspace, fake agent)', fu
     assert.equal(git('log', '-1', '--format=%s'), 'feat: US-006 - Sort tasks by priority');
 
     // The terminal stays open with the agent's output.
-    await ui.page.locator('.part.panel').getByText(TERMINAL_NAME, { exact: true }).first().waitFor({ state: 'visible', timeout: 5_000 });
+    await ui.page.locator('.part.panel').getByText(TERMINAL_NAME, { exact: true }).first().waitFor({ state: 'visible', timeout: 20_000 });
     await ui.page.mouse.move(900, 300);
     await shot(ui.page, '11-runs-view');
   });

@@ -9,13 +9,16 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { eventually, graphFrame, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench, fakeAgentSettings, nodeInView, zoomOutUntil } from './workbench';
+import { clearHovers, eventually, graphFrame, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench, fakeAgentSettings, nodeInView, zoomOutUntil } from './workbench';
 
 /** The editor drawing, brought to the front by its command (which reveals an open panel or opens one). */
 async function editorGraph(page: Page): Promise<Frame> {
   await runCommand(page, 'Ralph: Open Task Graph in Editor');
   await page.locator('.tabs-container .tab.active', { hasText: 'Task Graph' }).waitFor({ state: 'visible', timeout: 10_000 });
-  return graphFrame(page, 'editor');
+  const f = await graphFrame(page, 'editor');
+  // The last click may have been on the graph's tab, whose hover would then cover the toolbar.
+  await clearHovers(page);
+  return f;
 }
 
 describe('Task Graph in the VS Code UI (demo workspace)', function () {

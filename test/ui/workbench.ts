@@ -247,6 +247,18 @@ export async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promis
   return found as Frame;
 }
 
+/**
+ * Moves the mouse off whatever it last clicked (to the empty middle of the status bar) and waits
+ * until no workbench hover is showing: a tab's hover ("Task Graph") that opens late on a busy
+ * machine lies over the top of the editor and would take the next click meant for the page below.
+ */
+export async function clearHovers(page: Page): Promise<void> {
+  const size = page.viewportSize() ?? { width: 1280, height: 800 };
+  await page.mouse.move(Math.round(size.width / 2), size.height - 4);
+  const hover = page.locator('.context-view .hover-contents, .workbench-hover-container .workbench-hover');
+  await eventually('the workbench hover to close', async () => (await hover.count()) === 0 || !(await hover.first().isVisible().catch(() => false)), 10_000, () => hover.allInnerTexts());
+}
+
 /** Two animation frames of a webview page: what a resize or a click set off has been drawn. */
 export async function settled(f: Frame): Promise<void> {
   await f.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
@@ -267,6 +279,9 @@ export async function zoomOutUntil(f: Frame, what: string, done: () => Promise<b
       assert.fail(`timed out after ${timeoutMs} ms (zoomed out ${k} times) waiting for ${what}`);
     }
     if (k < clicks && (await f.locator('g.node').count()) > 0) {
+      if (k === 0) {
+        await clearHovers(f.page());
+      }
       await f.locator('vscode-toolbar-button[data-action="zoomOut"]').click();
       k++;
       await settled(f);

@@ -14,7 +14,7 @@ import { analyzePrd } from '../../src/core/prd/index';
 import { parseRuns } from '../../src/core/runs/runs';
 import { processExecutor, type ProcessRun } from '../../src/node/processExecutor';
 import { RunEngine } from '../../src/services/run/engine';
-import { recordIteration } from '../../src/services/run/recorder';
+import { recordIteration } from '../../src/node/runRecorder';
 import { makePrd } from './helpers';
 
 const repoRoot = path.join(__dirname, '..', '..');

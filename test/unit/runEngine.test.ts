@@ -12,7 +12,7 @@ import { RunBusyError } from '../../src/core/loop/runSet';
 import { analyzePrd, type PrdAnalysis } from '../../src/core/prd/index';
 import { parseRuns } from '../../src/core/runs/runs';
 import { RunEngine, type RunPorts } from '../../src/services/run/engine';
-import { recordIteration } from '../../src/services/run/recorder';
+import { recordIteration } from '../../src/node/runRecorder';
 import { makePrd } from './helpers';
 
 interface Folder {

@@ -50,6 +50,15 @@ describe('runs.jsonl', () => {
     assert.match(serializeRun(record()), /^\{"start":"[^"]+","end":"[^"]+","storyId":"US-006","storyTitle":/);
   });
 
+  it('records where a parallel run ran and what became of its merge, and reads it back (unknown values dropped)', () => {
+    const parallel = record({ parallel: { wave: 2, worktree: '/tmp/.repo-ralph-worktrees/US-006', branch: 'ralph/demo-US-006', merge: 'merged', mergeCommit: 'a'.repeat(40) } });
+    assert.match(serializeRun(parallel), /"loopId":"loop-1","parallel":\{"wave":2,"worktree":"[^"]+","branch":"ralph\/demo-US-006","merge":"merged","mergeCommit":"a{40}"\}\}\n$/);
+    assert.deepEqual(parseRuns(serializeRun(parallel)).runs, [parallel]);
+    const odd = serializeRun(record()).replace(/\}\n$/, ',"parallel":{"wave":-1,"worktree":"/w","branch":"b","merge":"exploded","mergeCommit":"; rm -rf"}}\n');
+    assert.deepEqual(parseRuns(odd).runs[0].parallel, { wave: 0, worktree: '/w', branch: 'b' });
+    assert.equal(parseRuns(serializeRun(record()).replace(/\}\n$/, ',"parallel":"yes"}\n')).runs[0].parallel, undefined);
+  });
+
   it('records what the agent left uncommitted, bounded, and reads it back', () => {
     const withLeft = record({ uncommitted: ['README.md', 'src/a b.ts'] });
     assert.match(serializeRun(withLeft), /"loopId":"loop-1","uncommitted":\["README\.md","src\/a b\.ts"\]\}\n$/);

@@ -88,6 +88,8 @@ export interface ParallelLoopOptions {
   readonly prdLabel?: string;
   /** The repository paths of prd.json and progress.txt, never counted by the guard (default prd.json, progress.txt). */
   readonly memoryFiles?: readonly string[];
+  /** Run only these stories (`run --story`): the others count as skipped from the start. */
+  readonly only?: readonly string[];
 }
 
 export class ParallelLoop {
@@ -138,7 +140,7 @@ export class ParallelLoop {
       if (!this.indexOf.has(s.id)) {
         this.indexOf.set(s.id, i);
       }
-      this.phase.set(s.id, s.passes ? 'merged' : 'pending');
+      this.phase.set(s.id, s.passes ? 'merged' : options.only && !options.only.includes(s.id) ? 'skipped' : 'pending');
     });
     for (const [id, paths] of options.predictions ?? []) {
       this.files.set(id, guardedPaths(paths, this.memory));

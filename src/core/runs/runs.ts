@@ -42,6 +42,23 @@ export interface RunRecord {
   readonly uncommitted?: readonly string[];
   /** How many more uncommitted paths there were than listed. */
   readonly uncommittedMore?: number;
+  /** Set for an iteration of a parallel loop: where it ran and what became of its work. */
+  readonly parallel?: ParallelRunFields;
+}
+
+/** What merging a story's worktree did (absent while not tried: the agent did not finish the story). */
+export const MERGE_RESULTS = ['merged', 'conflict', 'check-failed', 'error'] as const;
+export type MergeResult = (typeof MERGE_RESULTS)[number];
+
+export interface ParallelRunFields {
+  /** The story's wave in the schedule when the loop began (0: ready then). */
+  readonly wave: number;
+  /** The worktree folder (absolute) and its branch. */
+  readonly worktree: string;
+  readonly branch: string;
+  readonly merge?: MergeResult;
+  /** The feature branch's commit that merged the story. */
+  readonly mergeCommit?: string;
 }
 
 /** At most this many uncommitted paths are recorded per iteration. */
@@ -71,6 +88,7 @@ export function serializeRun(r: RunRecord): string {
     loopId: r.loopId,
     ...(r.uncommitted && r.uncommitted.length > 0 ? { uncommitted: r.uncommitted.slice(0, MAX_UNCOMMITTED) } : {}),
     ...(r.uncommittedMore ? { uncommittedMore: r.uncommittedMore } : {}),
+    ...(r.parallel ? { parallel: parallelFields(r.parallel) } : {}),
   };
   // JSON.stringify escapes U+2028/9 and every control character, so the record is one line.
   return `${JSON.stringify(ordered)}\n`;
@@ -159,6 +177,38 @@ function toRecord(v: unknown): RunRecord | string {
     iteration: num('iteration', 1),
     loopId: str('loopId'),
     ...uncommittedOf(o),
+    ...parallelOf(o.parallel),
+  };
+}
+
+/** The parallel fields in their order, unknown keys dropped. */
+function parallelFields(p: ParallelRunFields): ParallelRunFields {
+  return {
+    wave: p.wave,
+    worktree: p.worktree,
+    branch: p.branch,
+    ...(p.merge ? { merge: p.merge } : {}),
+    ...(p.mergeCommit ? { mergeCommit: p.mergeCommit } : {}),
+  };
+}
+
+function parallelOf(v: unknown): Pick<RunRecord, 'parallel'> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    return {};
+  }
+  const o = v as Record<string, unknown>;
+  if (typeof o.worktree !== 'string' || typeof o.branch !== 'string') {
+    return {};
+  }
+  const merge = typeof o.merge === 'string' && (MERGE_RESULTS as readonly string[]).includes(o.merge) ? (o.merge as MergeResult) : undefined;
+  return {
+    parallel: parallelFields({
+      wave: typeof o.wave === 'number' && Number.isInteger(o.wave) && o.wave >= 0 ? o.wave : 0,
+      worktree: o.worktree,
+      branch: o.branch,
+      merge,
+      mergeCommit: typeof o.mergeCommit === 'string' && /^[0-9a-f]{7,64}$/.test(o.mergeCommit) ? o.mergeCommit : undefined,
+    }),
   };
 }
 

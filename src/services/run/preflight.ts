@@ -13,7 +13,7 @@ import type { RunStep, StopStep } from '../../core/loop/loop';
 import { preflightProblems, type PreflightProblem } from '../../core/loop/preflight';
 import type { PrdAnalysis } from '../../core/prd/index';
 import { GitRepo } from '../git';
-import { unwritableReason } from '../runFiles';
+import { unwritableReason } from '../../node/runFiles';
 import { askDirtyTree } from '../runMessages';
 import { readSettings } from '../settings';
 import { isTrusted } from '../trust';

@@ -21,12 +21,12 @@ import { terminalLookup } from '../../node/programLookup';
 import { PromptInputError, readPromptInputs } from '../../node/promptInputs';
 import { hasUnsavedChanges } from '../../util/documents';
 import { GitRepo } from '../git';
-import { archiveIfBranchChanged, readInsideText, writablePath, writeInside } from '../runFiles';
+import { archiveIfBranchChanged, readInsideText, writablePath, writeInside } from '../../node/runFiles';
 import { type DirtyTreeAnswer, openSourceControl, showArchived, showStashed } from '../runMessages';
 import { type RalphSettings, readTerminalEnv } from '../settings';
 import { exists, joinRelative, readBytes } from '../workspaceFiles';
 import type { PreparedIteration } from './engine';
-import { LAST_PRD_FILE } from './recorder';
+import { LAST_PRD_FILE } from '../../node/runRecorder';
 
 /**
  * A readable error for the user; the loop stops with it and nothing is recorded as a crash. With a

@@ -15,14 +15,14 @@ import type { LoopOutcome } from '../../core/loop/scheduler';
 import type { PrdAnalysis } from '../../core/prd/index';
 import { Disposable } from '../../util/disposable';
 import type { PrdWorkspace } from '../prdWorkspace';
-import { RunFileError } from '../runFiles';
+import { RunFileError } from '../../node/runFiles';
 import { showFalseCompletion } from '../runMessages';
 import { readSettings, type RalphSettings } from '../settings';
 import { isTrusted } from '../trust';
 import { RunEngine } from './engine';
 import { type PrepareContext, prepareIteration, RunError, storyPrompt } from './preparer';
 import { preflight } from './preflight';
-import { recordIteration } from './recorder';
+import { recordIteration } from '../../node/runRecorder';
 import { terminalExecutor, type TerminalRun } from './terminalExecutor';
 
 export type { LoopOutcome } from '../../core/loop/scheduler';

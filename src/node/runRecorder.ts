@@ -3,9 +3,9 @@
  * path rule) and of `.ralph/last-prd.json`, the prd.json after the last iteration that archiving
  * copies when the next feature starts. No vscode: a headless run records the same way.
  */
-import type { PrdAnalysis } from '../../core/prd/index';
-import { RUNS_FILE, type RunRecord, serializeRun } from '../../core/runs/runs';
-import { appendInside, writeInside } from '../runFiles';
+import type { PrdAnalysis } from '../core/prd/index';
+import { RUNS_FILE, type RunRecord, serializeRun } from '../core/runs/runs';
+import { appendInside, writeInside } from './runFiles';
 
 export const LAST_PRD_FILE = '.ralph/last-prd.json';
 

@@ -7,7 +7,7 @@
 import { appendFile, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { archiveFolderName, parseLastBranch, shouldArchive } from '../core/runs/archive';
-import { resolveInside, writableInside, WorkspacePathError } from '../node/workspacePath';
+import { resolveInside, writableInside, WorkspacePathError } from './workspacePath';
 
 /** A write Ralph Workbench refused (outside the workspace, or not a regular file). */
 export class RunFileError extends Error {}

@@ -1,0 +1,488 @@
+/**
+ * The parallel runner (issue 19): the pure loop (src/core/loop/parallelLoop.ts) driven with real
+ * work, the same for the headless CLI (`ralph-workbench run`) and the extension. It takes the
+ * workspace's run lock, resumes what a crashed run left (resume.ts), then feeds the loop the
+ * events of its agents (storyRun.ts, each in its own worktree) and of the merge queue
+ * (mergeQueue.ts), and carries out the loop's commands: start a story, merge one, end an agent,
+ * raise a Needs You item, stop. Each agent run becomes one runs.jsonl line, written when the fate
+ * of its work is known (merged, conflicted, failed its check, or not finished).
+ */
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { errorMessage } from '../../core/errorMessage';
+import { ParallelLoop, type ParallelCommand, type ParallelEvent, type NeedsYouItem, type ParallelStop, type StoryPhase, type AgentOutcome } from '../../core/loop/parallelLoop';
+import type { ParallelConfig } from '../../core/loop/parallelPlan';
+import { predictAll } from '../../core/loop/sameFile';
+import type { StopMode } from '../../core/loop/loop';
+import type { MergeMode, ParallelState } from '../../core/parallel/state';
+import { analyzePrd, type PrdAnalysis } from '../../core/prd/index';
+import { parsePin } from '../../core/pin/format';
+import { parseProgress } from '../../core/progress/parse';
+import { filesChangedByStory } from '../../core/progress/views';
+import type { MergeResult, RunOutcome, RunRecord } from '../../core/runs/runs';
+import { recordIteration } from '../runRecorder';
+import { git, ParallelError } from './git';
+import { MergeQueue } from './mergeQueue';
+import { resumeParallel, type ResumeReport } from './resume';
+import { acquireRunLock, type RunLock } from './runLock';
+import { ParallelStateStore } from './stateFile';
+import { finishedInWorktree, type MemoryPaths, StoryRun, type StoryRunContext, type StoryRunResult, updateFromFeature } from './storyRun';
+import { addWorktree, defaultWorktreeRoot, preflight, type RepoInfo, type StoryWorktree } from './worktrees';
+
+export interface ParallelRunOptions {
+  readonly config: Partial<ParallelConfig>;
+  readonly mergeMode: MergeMode;
+  /** Run in the main tree after each merge; a failure undoes the merge. */
+  readonly checkCommand?: string;
+  readonly checkTimeoutMs?: number;
+  /** The parent folder of the worktrees (default `<repo>/../.<repo>-ralph-worktrees`). */
+  readonly worktreeRoot?: string;
+  /** Per agent run (0: no limit). */
+  readonly runTimeoutMs: number;
+  readonly files: MemoryPaths;
+  /** Who holds the run lock, for the message of a run refused meanwhile ("the CLI", "VS Code"). */
+  readonly holder: string;
+  /** Only these stories (`--story`): the others are not started. */
+  readonly only?: readonly string[];
+}
+
+export type RunnerEvent =
+  | { readonly kind: 'resumed'; readonly report: ResumeReport }
+  | { readonly kind: 'started'; readonly storyId: string; readonly storyTitle: string; readonly iteration: number; readonly maxIterations: number; readonly runId: string; readonly worktree: StoryWorktree; readonly logFile: string; readonly wave: number }
+  | { readonly kind: 'agentEnded'; readonly storyId: string; readonly runId: string; readonly outcome: AgentOutcome; readonly exitCode: number | null; readonly durationMs: number; readonly message?: string }
+  | { readonly kind: 'merging'; readonly storyId: string }
+  | { readonly kind: 'merged'; readonly storyId: string; readonly result: MergeResult; readonly commit?: string; readonly message?: string }
+  | { readonly kind: 'needsYou'; readonly item: NeedsYouItem }
+  | { readonly kind: 'note'; readonly storyId?: string; readonly message: string }
+  | { readonly kind: 'stopped'; readonly stop: ParallelStop };
+
+export interface ParallelRunPorts extends Pick<StoryRunContext, 'executor' | 'planAgent' | 'issuePlanFor'> {
+  onEvent?(event: RunnerEvent): void;
+  readonly now?: () => Date;
+}
+
+/** One story as the runner sees it (the graph's marks, the Needs You node, the CLI's status). */
+export interface StoryStatus {
+  readonly storyId: string;
+  readonly phase: StoryPhase;
+  readonly worktree?: StoryWorktree;
+  /** While its agent runs. */
+  readonly runId?: string;
+  readonly startedAt?: number;
+  readonly iteration?: number;
+}
+
+interface PendingLine {
+  readonly line: RunRecord;
+  readonly wave: number;
+}
+
+export class ParallelRunner {
+  readonly loopId: string;
+  private loop: ParallelLoop | undefined;
+  private repo: RepoInfo | undefined;
+  private queue: MergeQueue | undefined;
+  private prd: PrdAnalysis | undefined;
+  private readonly worktrees = new Map<string, StoryWorktree>();
+  private readonly runs = new Map<string, { run: StoryRun; runId: string; started: number; iteration: number }>();
+  /** What the last try of a story ended with, for its retry. */
+  private readonly lastTrouble = new Map<string, { why: 'conflict' | 'check-failed'; detail: string }>();
+  private readonly pendingLines = new Map<string, PendingLine>();
+  private readonly work = new Set<Promise<unknown>>();
+  private readonly attempts = new Map<string, number>();
+  /** Stories asked to stop while their agent was still being prepared (no run to stop yet). */
+  private readonly stopBeforeStart = new Set<string>();
+  private finished: ((stop: ParallelStop) => void) | undefined;
+  private pendingStop: StopMode | undefined;
+
+  constructor(
+    readonly root: string,
+    private readonly options: ParallelRunOptions,
+    private readonly ports: ParallelRunPorts,
+  ) {
+    this.loopId = `parallel-${this.now().toISOString().replace(/[:.]/g, '-')}`;
+  }
+
+  private now(): Date {
+    return this.ports.now?.() ?? new Date();
+  }
+
+  private emit(event: RunnerEvent): void {
+    try {
+      this.ports.onEvent?.(event);
+    } catch {
+      // A listener's failure is not the run's.
+    }
+  }
+
+  /**
+   * Runs the loop to its end. Throws a ParallelError when it cannot start (not a repository, a
+   * dirty tree, another run holds the workspace, a damaged state file); everything after that ends
+   * in the returned stop, with its Needs You items.
+   */
+  async run(): Promise<ParallelStop> {
+    const lock = await acquireRunLock(this.root, this.options.holder);
+    try {
+      return await this.runLocked(lock);
+    } finally {
+      await Promise.allSettled([...this.work]);
+      await lock.release();
+    }
+  }
+
+  private async runLocked(_lock: RunLock): Promise<ParallelStop> {
+    const top = (await git(this.root, ['rev-parse', '--show-toplevel'])).stdout.trim() || this.root;
+    const store = new ParallelStateStore(top);
+    const state = await store.read();
+    const queueOptions = { mode: this.options.mergeMode, checkCommand: this.options.checkCommand || undefined, checkTimeoutMs: this.options.checkTimeoutMs, prdPath: this.options.files.prd, progressPath: this.options.files.progress };
+    if (state && state.stories.some((s) => s.state !== 'merged')) {
+      const report = await resumeParallel(top, { ...queueOptions, worktreeRoot: this.options.worktreeRoot });
+      this.emit({ kind: 'resumed', report });
+    }
+    this.repo = await preflight(top);
+    this.queue = new MergeQueue(this.repo, store, { ...queueOptions, now: () => this.now() });
+    await this.adoptKept(await store.read());
+    this.prd = await this.readPrd();
+    const stories = this.prd?.doc.stories ?? [];
+    const predictions = predictAll(stories, await this.predictionInputs());
+    this.loop = new ParallelLoop(this.prd, {
+      config: this.options.config,
+      predictions,
+      prdLabel: this.options.files.prd,
+      memoryFiles: [this.options.files.prd, this.options.files.progress],
+      only: this.options.only,
+    });
+    const done = new Promise<ParallelStop>((resolve) => (this.finished = resolve));
+    this.dispatch(this.loop.begin());
+    if (this.pendingStop) {
+      this.post({ kind: 'stopRequested', mode: this.pendingStop });
+    }
+    return done;
+  }
+
+  /** Stop All: `after-iteration` lets running agents finish (their work merges), `now` ends them. */
+  requestStop(mode: StopMode): void {
+    if (!this.loop) {
+      this.pendingStop = mode;
+      return;
+    }
+    this.post({ kind: 'stopRequested', mode });
+  }
+
+  /** Stop This Agent: ends one story's agent; the story then needs the user (the loop goes on). */
+  async stopAgent(storyId: string): Promise<boolean> {
+    if (this.loop?.phaseOf(storyId) !== 'running') {
+      return false;
+    }
+    await this.stopStory(storyId);
+    return true;
+  }
+
+  private async stopStory(storyId: string): Promise<void> {
+    const r = this.runs.get(storyId);
+    if (r) {
+      await r.run.stop();
+    } else {
+      this.stopBeforeStart.add(storyId);
+    }
+  }
+
+  /** Retry on a Needs You item. */
+  retry(storyId: string): boolean {
+    return this.post({ kind: 'retry', storyId });
+  }
+
+  /** Skip Story on a Needs You item (or a story that has not started). */
+  skip(storyId: string): boolean {
+    return this.post({ kind: 'skip', storyId });
+  }
+
+  get needsYou(): readonly NeedsYouItem[] {
+    return this.loop?.needsYou ?? [];
+  }
+
+  /** Every story of the loop with its phase, running ones with their run. */
+  stories(): StoryStatus[] {
+    const loop = this.loop;
+    if (!loop || !this.prd) {
+      return [];
+    }
+    return this.prd.doc.stories.map((s) => {
+      const r = this.runs.get(s.id);
+      return { storyId: s.id, phase: loop.phaseOf(s.id) ?? 'pending', worktree: this.worktrees.get(s.id), ...(r ? { runId: r.runId, startedAt: r.started, iteration: r.iteration } : {}) };
+    });
+  }
+
+  get waits(): ParallelLoop['waits'] {
+    return this.loop?.waits ?? [];
+  }
+
+  get worktreeRoot(): string {
+    return this.options.worktreeRoot ?? defaultWorktreeRoot(this.repo?.root ?? this.root);
+  }
+
+  /** Feeds the loop one event; false when it did not fit (nothing changed). */
+  private post(event: ParallelEvent): boolean {
+    if (!this.loop) {
+      return false;
+    }
+    const before = this.loop.status;
+    const commands = this.loop.handle(event);
+    this.dispatch(commands);
+    return commands.length > 0 || this.loop.status !== before;
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.work.add(p);
+    void p.finally(() => this.work.delete(p));
+  }
+
+  private dispatch(commands: readonly ParallelCommand[]): void {
+    for (const c of commands) {
+      switch (c.kind) {
+        case 'start':
+          this.track(this.start(c));
+          break;
+        case 'merge':
+          this.track(this.merge(c.storyId));
+          break;
+        case 'stopAgent':
+          this.track(this.stopStory(c.storyId));
+          break;
+        case 'needsYou':
+          this.emit({ kind: 'needsYou', item: c.item });
+          break;
+        case 'stop':
+          this.track(this.end(c));
+          break;
+      }
+    }
+  }
+
+  private async end(stop: ParallelStop): Promise<void> {
+    // Every line of this loop is on disk before the run says it is over.
+    for (const [storyId, p] of this.pendingLines) {
+      await this.writeLine(p.line, p.wave, undefined, storyId);
+    }
+    this.pendingLines.clear();
+    this.emit({ kind: 'stopped', stop });
+    this.finished?.(stop);
+  }
+
+  private waveOf(storyId: string): number {
+    const prd = this.prd;
+    const i = prd?.doc.stories.findIndex((s) => s.id === storyId) ?? -1;
+    return prd && i >= 0 ? Math.max(0, prd.readiness.schedule.wave[i]) : 0;
+  }
+
+  private async start(c: Extract<ParallelCommand, { kind: 'start' }>): Promise<void> {
+    const repo = this.repo as RepoInfo;
+    const id = c.storyId;
+    const attempt = (this.attempts.get(id) ?? 0) + 1;
+    this.attempts.set(id, attempt);
+    const runId = `${this.loopId}-${id.replace(/[^A-Za-z0-9._-]/g, '_')}-${attempt}`;
+    let wt = this.worktrees.get(id);
+    const trouble = this.lastTrouble.get(id);
+    this.lastTrouble.delete(id);
+    try {
+      if (!wt) {
+        wt = await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot });
+        this.worktrees.set(id, wt);
+      } else if (trouble?.why === 'conflict') {
+        const files = await updateFromFeature(wt, repo.featureBranch);
+        if (files.length > 0) {
+          this.post({ kind: 'agentEnded', storyId: id, outcome: 'error', message: `merging ${repo.featureBranch} into its worktree conflicts in ${files.join(', ')}: resolve them in ${wt.folder}, commit, then Retry` });
+          return;
+        }
+      }
+      await (this.queue as MergeQueue).record(wt, 'running');
+    } catch (e) {
+      this.post({ kind: 'agentEnded', storyId: id, outcome: 'error', message: errorMessage(e) });
+      return;
+    }
+    // A kept worktree that already holds the finished story (resumed, or resolved by the user) merges as it is.
+    if (trouble?.why !== 'check-failed' && (await finishedInWorktree(wt, this.options.files.prd))) {
+      this.emit({ kind: 'note', storyId: id, message: `${id}: its worktree already holds the finished story; it merges without running the agent again.` });
+      this.post({ kind: 'agentEnded', storyId: id, outcome: 'passed' });
+      return;
+    }
+    const wave = this.waveOf(id);
+    const ctx: StoryRunContext = {
+      root: repo.root,
+      files: this.options.files,
+      executor: this.ports.executor,
+      planAgent: (r) => this.ports.planAgent(r),
+      issuePlanFor: this.ports.issuePlanFor ? (s) => (this.ports.issuePlanFor as NonNullable<StoryRunContext['issuePlanFor']>)(s) : undefined,
+      timeoutMs: this.options.runTimeoutMs,
+      now: () => this.now(),
+    };
+    const extraPrompt =
+      trouble?.why === 'check-failed'
+        ? `## The check failed after your last merge\nYour work on ${id} merged, then the check command \`${this.options.checkCommand ?? ''}\` failed, so the merge was undone. Its output ended with:\n\n\`\`\`\n${trouble.detail.slice(-1500)}\n\`\`\`\n\nFix what makes it fail, commit with a "feat: ${id} - …" message, and keep the story passing.`
+        : undefined;
+    if (this.stopBeforeStart.delete(id)) {
+      await (this.queue as MergeQueue).record(wt, 'interrupted', { note: 'stopped before its agent started' }).catch(() => undefined);
+      this.post({ kind: 'agentEnded', storyId: id, outcome: 'stopped' });
+      return;
+    }
+    const run = new StoryRun(ctx, { runId, storyId: id, storyTitle: c.storyTitle, worktree: wt, extraPrompt });
+    const started = this.now().getTime();
+    this.runs.set(id, { run, runId, started, iteration: c.iteration });
+    this.emit({ kind: 'started', storyId: id, storyTitle: c.storyTitle, iteration: c.iteration, maxIterations: c.maxIterations, runId, worktree: wt, logFile: `.ralph/logs/${runId}.log`, wave });
+    const result = await run.result;
+    this.runs.delete(id);
+    const line = this.lineOf(c, result, wt, wave);
+    this.emit({ kind: 'agentEnded', storyId: id, runId, outcome: result.outcome, exitCode: result.exit?.exitCode ?? null, durationMs: result.ended.getTime() - result.started.getTime(), message: result.message });
+    if (result.outcome === 'passed') {
+      // Its line waits for the merge's outcome.
+      this.pendingLines.set(id, { line, wave });
+      await (this.queue as MergeQueue).record(wt, 'done').catch(() => undefined);
+    } else {
+      await (this.queue as MergeQueue).record(wt, 'interrupted', { note: result.message }).catch(() => undefined);
+      await this.writeLine(line, wave, undefined, id);
+    }
+    this.post({ kind: 'agentEnded', storyId: id, outcome: result.outcome, message: result.message, filesChanged: result.filesChanged });
+  }
+
+  private lineOf(c: Extract<ParallelCommand, { kind: 'start' }>, r: StoryRunResult, wt: StoryWorktree, wave: number): RunRecord {
+    const passing = this.prd?.readiness.counts.done ?? 0;
+    const outcome: RunOutcome = r.outcome === 'passed' ? 'passed' : r.outcome === 'failed' ? 'failed' : r.outcome === 'stopped' ? 'stopped' : r.outcome === 'no-progress' ? (r.completeSignal ? 'false-complete' : 'no-progress') : 'error';
+    return {
+      start: r.started.toISOString(),
+      end: r.ended.toISOString(),
+      storyId: c.storyId,
+      storyTitle: c.storyTitle,
+      agent: r.agent,
+      exitCode: r.exit?.exitCode ?? null,
+      durationMs: r.ended.getTime() - r.started.getTime(),
+      passingBefore: passing,
+      passingAfter: passing + (r.outcome === 'passed' ? 1 : 0),
+      storyPasses: r.storyPasses,
+      commit: r.commit,
+      complete: r.completeSignal,
+      outcome,
+      promptFile: r.promptFile ?? '',
+      iteration: c.iteration,
+      loopId: this.loopId,
+      ...(r.uncommitted.length > 0 ? { uncommitted: r.uncommitted } : {}),
+      parallel: { wave, worktree: wt.folder, branch: wt.branch },
+    };
+  }
+
+  private async writeLine(line: RunRecord, wave: number, merge: { result: MergeResult; commit?: string } | undefined, storyId: string): Promise<void> {
+    const wt = this.worktrees.get(storyId);
+    const parallel = { wave, worktree: line.parallel?.worktree ?? wt?.folder ?? '', branch: line.parallel?.branch ?? wt?.branch ?? '', ...(merge ? { merge: merge.result, ...(merge.commit ? { mergeCommit: merge.commit } : {}) } : {}) };
+    try {
+      await recordIteration(this.repo?.root ?? this.root, { ...line, parallel }, undefined);
+    } catch (e) {
+      this.emit({ kind: 'note', storyId, message: `${storyId}: its run could not be recorded in .ralph/runs.jsonl (${errorMessage(e)}).` });
+    }
+  }
+
+  private async merge(storyId: string): Promise<void> {
+    const wt = this.worktrees.get(storyId);
+    const queue = this.queue as MergeQueue;
+    this.emit({ kind: 'merging', storyId });
+    let event: Extract<ParallelEvent, { kind: 'merged' }>;
+    let result: MergeResult;
+    let commit: string | undefined;
+    if (!wt) {
+      result = 'error';
+      event = { kind: 'merged', storyId, outcome: 'error', message: 'its worktree is not known to this run' };
+    } else {
+      try {
+        const o = await queue.merge(wt);
+        switch (o.kind) {
+          case 'merged':
+            result = 'merged';
+            commit = o.commit;
+            event = { kind: 'merged', storyId, outcome: 'merged' };
+            this.worktrees.delete(storyId);
+            if (o.ignoredStories.length > 0) {
+              this.emit({ kind: 'note', storyId, message: `${storyId}: its agent also changed ${o.ignoredStories.join(', ')} in ${this.options.files.prd}; those edits were not merged.` });
+            }
+            if (o.kept) {
+              this.emit({ kind: 'note', storyId, message: o.kept });
+            }
+            break;
+          case 'conflict':
+            result = 'conflict';
+            this.lastTrouble.set(storyId, { why: 'conflict', detail: o.files.join(', ') });
+            event = { kind: 'merged', storyId, outcome: 'conflict', message: `conflicts in ${o.files.join(', ')}` };
+            break;
+          case 'check-failed':
+            result = 'check-failed';
+            this.lastTrouble.set(storyId, { why: 'check-failed', detail: o.output });
+            event = { kind: 'merged', storyId, outcome: 'check-failed', message: `exit ${o.exitCode ?? 'none'}: ${o.output.trim().split('\n').slice(-1)[0] ?? ''}`.trim() };
+            break;
+          case 'not-done':
+            result = 'error';
+            event = { kind: 'merged', storyId, outcome: 'error', message: o.reason };
+            break;
+        }
+      } catch (e) {
+        result = 'error';
+        event = { kind: 'merged', storyId, outcome: 'error', message: errorMessage(e) };
+      }
+    }
+    if (result === 'merged') {
+      await this.refreshPrd();
+    }
+    const pending = this.pendingLines.get(storyId);
+    if (pending) {
+      this.pendingLines.delete(storyId);
+      await this.writeLine(pending.line, pending.wave, { result, commit }, storyId);
+    }
+    this.emit({ kind: 'merged', storyId, result, commit, message: event.message });
+    this.post(event);
+  }
+
+  /** Worktrees a previous run kept (interrupted, conflicted, failed their check): the stories continue there. */
+  private async adoptKept(state: ParallelState | undefined): Promise<void> {
+    for (const r of state?.stories ?? []) {
+      if (r.state === 'merged' || r.state === 'orphaned') {
+        continue;
+      }
+      const branch = await git(this.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${r.branch}`]);
+      const folder = await git(r.worktree, ['rev-parse', '--show-toplevel']).catch(() => undefined);
+      if (branch.code === 0 && folder?.code === 0) {
+        this.worktrees.set(r.storyId, { storyId: r.storyId, branch: r.branch, folder: r.worktree, base: r.base });
+        if (r.state === 'conflict') {
+          this.lastTrouble.set(r.storyId, { why: 'conflict', detail: (r.conflicts ?? []).join(', ') });
+        } else if (r.state === 'check-failed') {
+          this.lastTrouble.set(r.storyId, { why: 'check-failed', detail: r.note ?? '' });
+        }
+      }
+    }
+  }
+
+  private async readPrd(): Promise<PrdAnalysis | undefined> {
+    try {
+      return analyzePrd(await readFile(path.join((this.repo as RepoInfo).root, this.options.files.prd), 'utf8'));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        return undefined;
+      }
+      throw new ParallelError('state', `${this.options.files.prd} could not be read (${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}).`);
+    }
+  }
+
+  /** prd.json after a merge (the counts of the next lines). */
+  private async refreshPrd(): Promise<void> {
+    const fresh = await this.readPrd().catch(() => undefined);
+    if (fresh?.readable) {
+      this.prd = fresh;
+    }
+  }
+
+  private async predictionInputs(): Promise<Parameters<typeof predictAll>[1]> {
+    const root = (this.repo as RepoInfo).root;
+    const read = (rel: string) => readFile(path.join(root, rel), 'utf8').catch(() => undefined);
+    const [pinText, progressText] = await Promise.all([read(this.options.files.pin), read(this.options.files.progress)]);
+    return {
+      pin: pinText !== undefined ? parsePin(pinText) : undefined,
+      progressFiles: progressText !== undefined ? filesChangedByStory(parseProgress(progressText)) : undefined,
+      memoryFiles: [this.options.files.prd, this.options.files.progress],
+    };
+  }
+}

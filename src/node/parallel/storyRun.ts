@@ -1,0 +1,275 @@
+/**
+ * One agent run of a parallel loop, in the story's own worktree: the prompt written under the
+ * worktree's `.ralph/prompts/`, the agent started through the executor (a child process for the
+ * CLI, a terminal in VS Code), its output streamed to `.ralph/logs/<run>.log` of the main folder,
+ * a per-run time limit, and, when it ends, what git and the worktree's prd.json show turned into
+ * the loop's outcome. An agent that left its branch, rewrote the history below its work or
+ * dirtied nothing but failed is told apart, each with a sentence that says what was kept where.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { IssuePlanInput } from '../../core/artifacts/promptSection';
+import { buildPrompt, promptFileName } from '../../core/context/prompt';
+import { errorMessage } from '../../core/errorMessage';
+import type { AgentExecutor, AgentExit, AgentHandle } from '../../core/loop/executor';
+import type { AgentCommandPlan } from '../../core/loop/iteration';
+import type { AgentOutcome } from '../../core/loop/parallelLoop';
+import { storyPasses } from '../../core/parallel/prdMerge';
+import { analyzePrd } from '../../core/prd/index';
+import { detectFeatCommit, type FeatCommit, fewPaths } from '../../core/runs/runs';
+import { readPromptInputs } from '../promptInputs';
+import { writableInside } from '../workspacePath';
+import { commitsNotOn, firstLine, git } from './git';
+import { type StoryWorktree, uncommitted } from './worktrees';
+
+/** The files of the workspace, relative to a tree's top (the main one or a worktree). */
+export interface MemoryPaths {
+  readonly prd: string;
+  readonly progress: string;
+  readonly pin: string;
+  /** `ralph.prompt.templateFile` (blank: the built-in template). */
+  readonly template?: string;
+}
+
+export interface AgentPlanRequest {
+  readonly storyId: string;
+  /** Absolute path of the prompt file. */
+  readonly promptPath: string;
+  /** The folder the agent runs in (its worktree). */
+  readonly cwd: string;
+}
+
+export interface StoryRunContext {
+  /** The main working tree (logs go under its `.ralph/logs/`). */
+  readonly root: string;
+  readonly files: MemoryPaths;
+  readonly executor: AgentExecutor;
+  planAgent(req: AgentPlanRequest): AgentCommandPlan | Promise<AgentCommandPlan>;
+  issuePlanFor?(storyId: string): Promise<IssuePlanInput | undefined>;
+  /** Past this, the agent is ended and the run counts as an error (0: no limit). */
+  readonly timeoutMs: number;
+  readonly now: () => Date;
+}
+
+export interface StoryRunRequest {
+  readonly runId: string;
+  readonly storyId: string;
+  readonly storyTitle: string;
+  readonly worktree: StoryWorktree;
+  /** Said to the agent at the end of its prompt (e.g. the output of the check its last merge failed). */
+  readonly extraPrompt?: string;
+}
+
+export interface StoryRunResult {
+  readonly outcome: AgentOutcome;
+  readonly message?: string;
+  readonly exit?: AgentExit;
+  readonly started: Date;
+  readonly ended: Date;
+  /** Workspace-relative to the worktree. */
+  readonly promptFile?: string;
+  readonly logFile: string;
+  readonly agent: string;
+  readonly commit: FeatCommit | null;
+  readonly storyPasses: boolean;
+  readonly completeSignal: boolean;
+  /** Files the branch changed since its base (the same-file guard learns them). */
+  readonly filesChanged: readonly string[];
+  readonly uncommitted: readonly string[];
+}
+
+const COMPLETE = '<promise>COMPLETE</promise>';
+
+/** A started run: `handle` while the agent runs (Stop This Agent), `result` when it is over. */
+export class StoryRun {
+  handle: AgentHandle | undefined;
+  readonly result: Promise<StoryRunResult>;
+  private stopRequested = false;
+
+  constructor(
+    private readonly ctx: StoryRunContext,
+    private readonly req: StoryRunRequest,
+  ) {
+    this.result = this.go();
+  }
+
+  /** Ends the agent (or keeps it from starting). */
+  async stop(): Promise<void> {
+    this.stopRequested = true;
+    await this.handle?.stop();
+  }
+
+  private async go(): Promise<StoryRunResult> {
+    const { ctx, req } = this;
+    const started = ctx.now();
+    const logRel = `.ralph/logs/${req.runId}.log`;
+    const base = { started, logFile: logRel, agent: '', commit: null, storyPasses: false, completeSignal: false, filesChanged: [], uncommitted: [] };
+    const fail = (message: string): StoryRunResult => ({ ...base, outcome: 'error', message, ended: ctx.now() });
+    let promptFile: string;
+    let plan: AgentCommandPlan;
+    try {
+      promptFile = await this.writePrompt(started);
+      plan = await ctx.planAgent({ storyId: req.storyId, promptPath: path.join(req.worktree.folder, promptFile), cwd: req.worktree.folder });
+    } catch (e) {
+      return fail(errorMessage(e));
+    }
+    if (!plan.ok) {
+      return fail(plan.message);
+    }
+    if (this.stopRequested) {
+      return { ...base, outcome: 'stopped', promptFile, agent: plan.agent, ended: ctx.now() };
+    }
+    let log: WriteStream | undefined;
+    try {
+      log = await openLog(ctx.root, logRel);
+    } catch (e) {
+      return fail(`${req.storyId}: the log ${logRel} could not be opened (${errorMessage(e)}).`);
+    }
+    log.write(`# ${req.storyId} — ${req.storyTitle}\n# worktree ${req.worktree.folder} (branch ${req.worktree.branch})\n# started ${started.toISOString()}\n`);
+    let tail = '';
+    let completeSignal = false;
+    const handle = ctx.executor.start({
+      name: `Ralph: ${req.storyId} — ${req.storyTitle}`.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 80),
+      cwd: req.worktree.folder,
+      commandLine: plan.commandLine,
+      env: plan.env,
+      onOutput: (chunk) => {
+        log?.write(chunk);
+        // The signal may be split across chunks: keep enough of the last one to see it.
+        tail = (tail + chunk).slice(-4096);
+        completeSignal ||= tail.includes(COMPLETE);
+      },
+    });
+    this.handle = handle;
+    let timedOut = false;
+    const timer =
+      ctx.timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            void handle.stop();
+          }, ctx.timeoutMs)
+        : undefined;
+    const exit = await handle.exit;
+    clearTimeout(timer);
+    handle.dispose();
+    const ended = ctx.now();
+    log.write(`\n# ended ${ended.toISOString()}: ${exit.stopped ? (timedOut ? 'ended at the time limit' : 'stopped') : `exit ${exit.exitCode ?? 'unknown'}`}\n`);
+    await new Promise<void>((resolve) => log.end(resolve));
+    const seen = await observe(ctx, req, exit, timedOut).catch((e: unknown) => ({ outcome: 'error' as const, message: `${req.storyId}: what the agent left could not be read (${errorMessage(e)}).`, commit: null, storyPasses: false, filesChanged: [], uncommitted: [] }));
+    return { ...base, ...seen, exit, ended, promptFile, agent: plan.agent, completeSignal };
+  }
+
+  /** The story's prompt, built from the worktree's own memory files, under its `.ralph/prompts/`. */
+  private async writePrompt(now: Date): Promise<string> {
+    const { ctx, req } = this;
+    const folder = req.worktree.folder;
+    const prdText = await readFile(path.join(folder, ctx.files.prd), 'utf8').catch((e: NodeJS.ErrnoException) => {
+      throw new Error(`${req.storyId}: its worktree has no readable ${ctx.files.prd} (${e.code ?? e.message}).`);
+    });
+    const inputs = readPromptInputs(folder, { progress: ctx.files.progress, pin: ctx.files.pin, template: ctx.files.template || undefined });
+    const issuePlan = await ctx.issuePlanFor?.(req.storyId).catch(() => undefined);
+    let text = buildPrompt({
+      prd: analyzePrd(prdText),
+      storyId: req.storyId,
+      progressText: inputs.progressText,
+      pinText: inputs.pinText,
+      template: inputs.template,
+      issuePlan,
+      readFile: inputs.readSpec,
+      files: ctx.files,
+    });
+    if (req.extraPrompt) {
+      text += `\n\n${req.extraPrompt}\n`;
+    }
+    const dir = path.join(folder, '.ralph', 'prompts');
+    await mkdir(dir, { recursive: true });
+    const name = promptFileName(now, req.storyId);
+    try {
+      await writeFile(path.join(dir, name), text);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new Error(code === 'ENOSPC' ? `${req.storyId}: the disk is full: its prompt could not be written (nothing was started; free some space and Retry).` : `${req.storyId}: its prompt could not be written (${code ?? errorMessage(e)}).`);
+    }
+    return `.ralph/prompts/${name}`;
+  }
+}
+
+async function openLog(root: string, rel: string): Promise<WriteStream> {
+  const file = await writableInside(root, rel, { what: 'agent log' });
+  await mkdir(path.dirname(file), { recursive: true });
+  const stream = createWriteStream(file, { flags: 'a' });
+  // A full disk or a removed folder must not crash the runner: the agent's run goes on unlogged.
+  stream.on('error', () => undefined);
+  return stream;
+}
+
+type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPasses' | 'filesChanged' | 'uncommitted'>;
+
+/** What the agent left in its worktree, as the loop's outcome. */
+async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentExit, timedOut: boolean): Promise<Observed> {
+  const { worktree: wt, storyId } = req;
+  const none = { commit: null, storyPasses: false, filesChanged: [], uncommitted: [] };
+  // Where the worktree's HEAD is now: an agent that checked out another branch took its work with it.
+  const head = await git(wt.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  const onBranch = head.code === 0 ? head.stdout.trim() : undefined;
+  if (onBranch !== wt.branch) {
+    const where = onBranch ? `the branch ${onBranch}` : 'a detached HEAD';
+    return { ...none, outcome: 'error', message: `${storyId}: its agent left the worktree on ${where} instead of ${wt.branch}; nothing was merged. Its commits are kept there: check out ${wt.branch} in ${wt.folder} (or move the commits onto it), then Retry.` };
+  }
+  const ancestor = await git(wt.folder, ['merge-base', '--is-ancestor', wt.base, 'HEAD']);
+  if (ancestor.code !== 0) {
+    return { ...none, outcome: 'error', message: `${storyId}: its agent rewrote history below its own work (${wt.branch} no longer contains ${wt.base.slice(0, 8)}, where it started); nothing was merged. The branch is kept as it is, for you to look at (git reflog in ${wt.folder} shows what it was).` };
+  }
+  const commits = await commitsNotOn(wt.folder, 'HEAD', wt.base);
+  const commit = detectFeatCommit(commits, storyId);
+  const prd = await readFile(path.join(wt.folder, ctx.files.prd), 'utf8').catch(() => undefined);
+  const passes = prd !== undefined && storyPasses(prd, storyId);
+  const diff = await git(wt.folder, ['diff', '--name-only', '-z', wt.base, 'HEAD']);
+  const filesChanged = diff.code === 0 ? diff.stdout.split('\0').filter((p) => p !== '') : [];
+  const dirty = await uncommitted(wt.folder).catch(() => [] as string[]);
+  const seen = { commit, storyPasses: passes, filesChanged, uncommitted: dirty };
+  if (timedOut) {
+    return { ...seen, outcome: 'error', message: `${storyId}: its agent ran past the time limit (${Math.round(ctx.timeoutMs / 60_000)} min) and was ended; its worktree ${wt.folder} keeps what it did.` };
+  }
+  if (exit.stopped) {
+    return { ...seen, outcome: 'stopped' };
+  }
+  if (passes && commit) {
+    return { ...seen, outcome: 'passed' };
+  }
+  if (exit.exitCode !== undefined && exit.exitCode !== 0) {
+    return { ...seen, outcome: 'failed', message: `its agent exited with code ${exit.exitCode}` };
+  }
+  const why = passes ? `it passes in ${ctx.files.prd} but no "feat: ${storyId} - …" commit was made` : commit ? `it was committed but does not pass in ${ctx.files.prd}` : 'the story does not pass yet';
+  return { ...seen, outcome: 'no-progress', message: `${why}${dirty.length > 0 ? `; uncommitted: ${fewPaths(dirty)}` : ''}` };
+}
+
+/** Whether a kept worktree already holds the finished story (its feat commit, passing): it merges without an agent. */
+export async function finishedInWorktree(wt: StoryWorktree, prdRel: string): Promise<boolean> {
+  const head = await git(wt.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  if (head.code !== 0 || head.stdout.trim() !== wt.branch) {
+    return false;
+  }
+  const commits = await commitsNotOn(wt.folder, 'HEAD', wt.base).catch(() => []);
+  const prd = await readFile(path.join(wt.folder, prdRel), 'utf8').catch(() => undefined);
+  return detectFeatCommit(commits, wt.storyId) !== null && prd !== undefined && storyPasses(prd, wt.storyId);
+}
+
+/**
+ * Brings a kept story branch up to the feature branch (before a retry after a conflict), so the
+ * conflict shows in the worktree where it can be resolved. Returns the conflicting files, or [] when
+ * it merged (or had nothing to do); a conflicted merge is left in the worktree for the user.
+ */
+export async function updateFromFeature(wt: StoryWorktree, featureBranch: string): Promise<string[]> {
+  const r = await git(wt.folder, ['merge', '--no-edit', '-m', `Merge ${featureBranch} into ${wt.branch}`, `refs/heads/${featureBranch}`]);
+  if (r.code === 0) {
+    return [];
+  }
+  const u = await git(wt.folder, ['diff', '--name-only', '--diff-filter=U', '-z']);
+  const files = u.stdout.split('\0').filter((p) => p !== '');
+  if (files.length === 0) {
+    throw new Error(`git could not merge ${featureBranch} into ${wt.branch}: ${firstLine(r.stderr || r.stdout)}`);
+  }
+  return files;
+}

@@ -1,0 +1,245 @@
+/**
+ * The parallel runner (src/node/parallel/runner.ts) end to end with real git: worktrees, the merge
+ * queue, the check, runs.jsonl and the state file, with pretend agents that do in their worktree
+ * what a Ralph agent does (agentWork), through a scripted executor (the same interface as the
+ * process and terminal executors). Whole-process runs with the pretend agent CLI are in cli-run.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { AgentExecutor, AgentExit, AgentHandle, AgentLaunch } from '../../src/core/loop/executor';
+import { PARALLEL_STATE_FILE, type ParallelState } from '../../src/core/parallel/state';
+import { parseRuns } from '../../src/core/runs/runs';
+import { ParallelError } from '../../src/node/parallel/git';
+import { ParallelRunner, type ParallelRunOptions, type RunnerEvent } from '../../src/node/parallel/runner';
+import { makePrd } from './helpers';
+import { agentWork, cleanRepos, git, makeRepo, passing, readJson } from './parallelRepo';
+
+type Behaviour = 'pass' | 'conflict' | 'break-check' | 'fail' | 'hang' | 'wrong-branch' | 'no-progress';
+
+/** Runs each story's behaviour in its worktree, as an agent process would. */
+function scriptedExecutor(plan: Record<string, Behaviour>, started: string[] = []): AgentExecutor {
+  return {
+    start(launch: AgentLaunch): AgentHandle {
+      const id = launch.env.RALPH_STORY_ID;
+      started.push(id);
+      let settle!: (e: AgentExit) => void;
+      const exit = new Promise<AgentExit>((r) => (settle = r));
+      let stopped = false;
+      const work = async (): Promise<void> => {
+        await new Promise((r) => setImmediate(r));
+        const cwd = launch.cwd;
+        launch.onOutput?.(`working on ${id}\n`);
+        switch (plan[id] ?? 'pass') {
+          case 'pass':
+            agentWork(cwd, id, { files: { [`src/${id}.ts`]: `export const id = '${id}';\n` } });
+            break;
+          case 'conflict':
+            agentWork(cwd, id, { files: { 'src/shared.ts': `export const value = '${id}';\n` } });
+            break;
+          case 'break-check':
+            agentWork(cwd, id, { files: { CHECK_FAILS: id } });
+            break;
+          case 'wrong-branch':
+            git(cwd, 'checkout', '-q', '-b', `${id}-stray`);
+            agentWork(cwd, id, { files: { [`src/${id}.ts`]: 'x\n' } });
+            break;
+          case 'no-progress':
+            break;
+          case 'fail':
+            settle({ exitCode: 3, stopped: false, via: 'process' });
+            return;
+          case 'hang':
+            return; // until stopped
+        }
+        launch.onOutput?.('<promise>COMPLETE</promise>\n');
+        if (!stopped) {
+          settle({ exitCode: 0, stopped: false, via: 'process' });
+        }
+      };
+      void work();
+      return {
+        exit,
+        stop: async () => {
+          stopped = true;
+          settle({ exitCode: undefined, stopped: true, via: 'process' });
+          await exit;
+        },
+        dispose: () => undefined,
+      };
+    },
+  };
+}
+
+const CHECK = `node -e "process.exit(require('fs').existsSync('CHECK_FAILS')?1:0)"`;
+
+function options(over: Partial<ParallelRunOptions> = {}): ParallelRunOptions {
+  return {
+    config: { maxAgents: 4, maxIterations: 20, failureLimit: 2, noProgressLimit: 2 },
+    mergeMode: 'merge',
+    runTimeoutMs: 0,
+    files: { prd: 'prd.json', progress: 'progress.txt', pin: 'specs/INDEX.md' },
+    holder: 'a test',
+    ...over,
+  };
+}
+
+function runnerFor(root: string, plan: Record<string, Behaviour>, over: Partial<ParallelRunOptions> = {}, events: RunnerEvent[] = [], started: string[] = []): ParallelRunner {
+  return new ParallelRunner(root, options(over), {
+    executor: scriptedExecutor(plan, started),
+    planAgent: (req) => ({ ok: true, commandLine: 'agent', env: { RALPH_STORY_ID: req.storyId, RALPH_PROMPT_FILE: req.promptPath }, warnings: [], agent: 'pretend' }),
+    onEvent: (e) => events.push(e),
+  });
+}
+
+const runsOf = (root: string) => parseRuns(readFileSync(path.join(root, '.ralph', 'runs.jsonl'), 'utf8')).runs;
+const featSubjects = (root: string): string[] => git(root, 'log', '--format=%s', 'HEAD').split('\n').filter((s) => s.startsWith('feat:'));
+const count = (text: string, needle: string): number => text.split(needle).length - 1;
+
+describe('parallel runner: a loop with real git and pretend agents', function () {
+  this.timeout(120_000);
+  after(cleanRepos);
+
+  it('two stories succeed, one conflicts, one fails its check: merges, Needs You items, runs.jsonl, learnings once', async () => {
+    const root = makeRepo();
+    const events: RunnerEvent[] = [];
+    const stop = await runnerFor(root, { 'US-001': 'pass', 'US-002': 'conflict', 'US-003': 'conflict', 'US-004': 'break-check' }, { checkCommand: CHECK }, events).run();
+
+    assert.equal(stop.reason, 'needs-you', stop.message);
+    // US-002 and US-003 change the same line: whichever finished first merged, the other conflicted.
+    const conflicted = stop.needsYou.find((n) => n.why === 'conflict')?.storyId ?? '';
+    const winner = conflicted === 'US-002' ? 'US-003' : 'US-002';
+    assert.deepEqual(passing(root).sort(), ['US-001', winner].sort());
+    assert.deepEqual(stop.needsYou.map((n) => [n.storyId, n.why]).sort(), [[conflicted, 'conflict'], ['US-004', 'check-failed']].sort());
+    assert.ok(stop.needsYou.find((n) => n.storyId === conflicted)?.message.includes('conflict'), JSON.stringify(stop.needsYou));
+    // Every feat commit of a merged story is reachable from the feature branch; the failed check's merge was undone.
+    assert.deepEqual(featSubjects(root).sort(), ['feat: US-001 - Story US-001', `feat: ${winner} - Story ${winner}`].sort());
+    assert.ok(!existsSync(path.join(root, 'CHECK_FAILS')));
+    assert.equal(git(root, 'status', '--porcelain'), '');
+    const progress = readFileSync(path.join(root, 'progress.txt'), 'utf8');
+    assert.equal(count(progress, 'learning of US-001'), 1);
+    assert.equal(count(progress, `learning of ${winner}`), 1);
+    assert.equal(count(progress, `learning of ${conflicted}`), 0);
+    // One line per agent run, with where it ran and what became of its work.
+    const runs = runsOf(root);
+    assert.equal(runs.length, 4);
+    const merge = Object.fromEntries(runs.map((r) => [r.storyId, r.parallel?.merge]));
+    assert.deepEqual(merge, { 'US-001': 'merged', [winner]: 'merged', [conflicted]: 'conflict', 'US-004': 'check-failed' });
+    const us1 = runs.find((r) => r.storyId === 'US-001');
+    assert.ok(us1?.parallel?.mergeCommit && git(root, 'merge-base', '--is-ancestor', us1.parallel.mergeCommit, 'HEAD') === '');
+    assert.ok(us1?.parallel?.branch.endsWith('US-001'));
+    assert.equal(us1?.outcome, 'passed');
+    // The merged stories' worktrees are gone; the others are kept with their commits, recorded in the state.
+    const state = readJson<ParallelState>(path.join(root, PARALLEL_STATE_FILE));
+    const byId = Object.fromEntries(state.stories.map((s) => [s.storyId, s]));
+    assert.equal(byId['US-001'].state, 'merged');
+    assert.equal(byId[conflicted].state, 'conflict');
+    assert.ok(existsSync(byId[conflicted].worktree));
+    assert.ok(!existsSync(byId['US-001'].worktree));
+    // The user saw each step.
+    assert.ok(events.some((e) => e.kind === 'started' && e.storyId === 'US-004'));
+    assert.equal(events.filter((e) => e.kind === 'needsYou').length, 2);
+    assert.equal(events.at(-1)?.kind, 'stopped');
+    // Each agent's output is in its log.
+    const log = readFileSync(path.join(root, '.ralph', 'logs', `${runs[0].loopId}-US-001-1.log`), 'utf8');
+    assert.match(log, /working on US-001/);
+  });
+
+  it('a conflict resolved by hand in the kept worktree merges on the next run, without running its agent again', async () => {
+    const root = makeRepo(makePrd([{ id: 'US-001' }, { id: 'US-002' }], { branchName: 'ralph/demo' }));
+    const first = await runnerFor(root, { 'US-001': 'conflict', 'US-002': 'conflict' }).run();
+    assert.equal(first.reason, 'needs-you');
+    const loser = first.needsYou[0].storyId;
+    const record = readJson<ParallelState>(path.join(root, PARALLEL_STATE_FILE)).stories.find((s) => s.storyId === loser);
+    assert.ok(record && existsSync(record.worktree));
+    // The user brings the story branch up to date and resolves the conflict there.
+    assert.throws(() => git(record.worktree, 'merge', '-q', 'ralph/demo'));
+    writeFileSync(path.join(record.worktree, 'src', 'shared.ts'), "export const value = 'both';\n");
+    git(record.worktree, 'commit', '-qam', 'resolve the conflict');
+    const started: string[] = [];
+    const events: RunnerEvent[] = [];
+    const second = await runnerFor(root, {}, {}, events, started).run();
+    assert.equal(second.reason, 'all-pass', second.message);
+    assert.deepEqual(started, [], 'no agent ran again');
+    assert.deepEqual(passing(root).sort(), ['US-001', 'US-002']);
+    assert.equal(readFileSync(path.join(root, 'src', 'shared.ts'), 'utf8'), "export const value = 'both';\n");
+    assert.ok(events.some((e) => e.kind === 'note' && /merges without running the agent again/.test(e.message)));
+  });
+
+  it('Stop All ends running agents: the stop says so, the worktrees are kept, a second run takes the lock', async () => {
+    const root = makeRepo();
+    const events: RunnerEvent[] = [];
+    const runner = runnerFor(root, { 'US-001': 'hang', 'US-002': 'hang', 'US-003': 'hang', 'US-004': 'hang' }, {}, events);
+    const done = runner.run();
+    await waitFor(() => events.filter((e) => e.kind === 'started').length === 4, 'four agents start');
+    runner.requestStop('now');
+    const stop = await done;
+    assert.equal(stop.reason, 'stop-requested');
+    assert.equal(stop.needsYou.length, 0);
+    const state = readJson<ParallelState>(path.join(root, PARALLEL_STATE_FILE));
+    assert.deepEqual(state.stories.map((s) => s.state), ['interrupted', 'interrupted', 'interrupted', 'interrupted']);
+    assert.equal(runsOf(root).filter((r) => r.outcome === 'stopped').length, 4);
+    // The lock was released: the next run starts, re-attaches the kept worktrees and finishes.
+    const stop2 = await runnerFor(root, {}).run();
+    assert.equal(stop2.reason, 'all-pass', stop2.message);
+    assert.deepEqual(passing(root).sort(), ['US-001', 'US-002', 'US-003', 'US-004']);
+  });
+
+  it('refuses a second run of the same workspace while one runs', async () => {
+    const root = makeRepo();
+    const events: RunnerEvent[] = [];
+    const first = runnerFor(root, { 'US-001': 'hang', 'US-002': 'hang', 'US-003': 'hang', 'US-004': 'hang' }, {}, events);
+    const done = first.run();
+    await waitFor(() => events.some((e) => e.kind === 'started'), 'the first run starts');
+    await assert.rejects(runnerFor(root, {}).run(), (e: unknown) => e instanceof ParallelError && e.code === 'locked' && /Another run is using this workspace \(a test/.test(e.message));
+    first.requestStop('now');
+    await done;
+  });
+
+  it('an agent that commits on another branch, one past its time limit, one that fails twice: each needs you with what was kept', async () => {
+    const root = makeRepo();
+    const stop = await runnerFor(root, { 'US-001': 'wrong-branch', 'US-002': 'hang', 'US-003': 'fail', 'US-004': 'pass' }, { runTimeoutMs: 1500 }).run();
+    const why = Object.fromEntries(stop.needsYou.map((n) => [n.storyId, n]));
+    assert.match(why['US-001'].message, /left the worktree on the branch US-001-stray instead of ralph\/demo-US-001.*commits are kept there/);
+    assert.match(why['US-002'].message, /time limit/);
+    assert.equal(why['US-003'].why, 'failures');
+    assert.deepEqual(passing(root), ['US-004']);
+    // The stray commit is not lost.
+    assert.match(git(root, 'log', '--format=%s', 'US-001-stray'), /feat: US-001/);
+  });
+
+  it('--story runs only that story', async () => {
+    const root = makeRepo();
+    const started: string[] = [];
+    const stop = await runnerFor(root, {}, { only: ['US-002'] }, [], started).run();
+    assert.deepEqual(started, ['US-002']);
+    assert.deepEqual(passing(root), ['US-002']);
+    assert.equal(stop.needsYou.length, 0);
+  });
+
+  it('a story that waits on another starts once it has merged, in a worktree that holds its blocker', async () => {
+    const root = makeRepo(makePrd([{ id: 'US-001' }, { id: 'US-002', dependsOn: ['US-001'] }], { branchName: 'ralph/demo' }));
+    const events: RunnerEvent[] = [];
+    const stop = await runnerFor(root, {}, {}, events).run();
+    assert.equal(stop.reason, 'all-pass');
+    const order = events.filter((e) => e.kind === 'started' || e.kind === 'merged').map((e) => `${e.kind}:${e.storyId}`);
+    assert.deepEqual(order, ['started:US-001', 'merged:US-001', 'started:US-002', 'merged:US-002']);
+  });
+
+  it('writes nothing when the feature branch has uncommitted changes', async () => {
+    const root = makeRepo();
+    writeFileSync(path.join(root, 'src', 'shared.ts'), 'changed\n');
+    await assert.rejects(runnerFor(root, {}).run(), (e: unknown) => e instanceof ParallelError && e.code === 'dirty');
+    assert.ok(!existsSync(path.join(root, '.ralph', 'runs.jsonl')));
+  });
+});
+
+async function waitFor(condition: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting until ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
