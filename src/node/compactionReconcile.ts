@@ -45,8 +45,21 @@ function isMissing(e: unknown): boolean {
   return (e as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
+export interface ReconcileOptions {
+  /** The file's name in messages. Default: its base name. */
+  readonly displayName?: string;
+  /**
+   * Where the late bytes go instead of `file`: the previous feature's archived progress.txt when a
+   * new feature has just restarted `file` (the late lines belong to the feature they were written in).
+   */
+  readonly into?: string;
+}
+
 /** Appends to `file` what the last compaction's linked archive gained since it was last carried. */
-export async function reconcileCompaction(file: string, now: Date, displayName = path.basename(file)): Promise<Reconciled> {
+export async function reconcileCompaction(file: string, now: Date, nameOrOptions: string | ReconcileOptions = {}): Promise<Reconciled> {
+  const options: ReconcileOptions = typeof nameOrOptions === 'string' ? { displayName: nameOrOptions } : nameOrOptions;
+  const displayName = options.displayName ?? path.basename(file);
+  const into = options.into ?? file;
   const last = await lastCompaction(file);
   // Only a saved original of this file is followed, whatever else a hand-edited log may name.
   if (!last || last.carried === undefined || path.dirname(last.archive) !== path.join(ralphDir(file), 'archive')) {
@@ -75,7 +88,7 @@ export async function reconcileCompaction(file: string, now: Date, displayName =
       return { carriedBytes: 0, archive: last.archive };
     }
     const late = await readFrom(handle, last.carried);
-    const before = await readFile(file).catch((e: unknown) => {
+    const before = await readFile(into).catch((e: unknown) => {
       if (isMissing(e)) {
         return undefined;
       }
@@ -85,16 +98,17 @@ export async function reconcileCompaction(file: string, now: Date, displayName =
       return {
         carriedBytes: 0,
         archive: last.archive,
-        warning: `${displayName} is missing: the ${late.length} bytes written to it after the last compaction stay in ${rel}.`,
+        warning: `${into === file ? displayName : path.relative(path.dirname(file), into)} is missing: the ${late.length} bytes written to ${displayName} after the last compaction stay in ${rel}.`,
       };
     }
     // One O_APPEND write: an agent appending at the same moment lands before or after, never inside.
-    await appendFile(file, late);
+    await appendFile(into, late);
     // Undo stays possible only when nothing but Ralph changed progress.txt since the compaction;
     // the hash is of what this append made, not a re-read that may hold another writer's line.
-    const result = last.resultSha256 && sha256(before) === last.resultSha256 ? sha256(Buffer.concat([before, late])) : undefined;
+    const result = into === file && last.resultSha256 && sha256(before) === last.resultSha256 ? sha256(Buffer.concat([before, late])) : undefined;
     const logLine =
       `${now.toISOString()} ${displayName}: ${late.length} bytes written to the replaced file after compaction ` +
+      (into === file ? '' : `(into ${path.relative(path.dirname(file), into)}, the previous feature's) `) +
       `carried over from ${rel}${linkedNote(last.carried + late.length)}${resultNote(result)}`;
     await appendCompactionLog(file, logLine);
     return { carriedBytes: late.length, archive: last.archive, logLine };

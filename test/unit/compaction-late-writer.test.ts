@@ -6,7 +6,7 @@
  * returned (this process's own descriptor is never listed by the holder scan).
  */
 import assert from 'node:assert/strict';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -138,6 +138,23 @@ describe('compaction and a writer stalled past the follow window', function () {
     await reconcileCompaction(file, now);
     await assert.rejects(undoLastCompaction(file, now), /has changed since it was compacted/);
     assert.ok(readFileSync(file, 'utf8').endsWith(`- an agent appended to the new file\n${LATE}`));
+  });
+
+  it('carries late lines into the previous feature\'s archived progress.txt when a new feature restarted it', async () => {
+    const c = await compactWithStalledWriter();
+    c.write(LATE);
+    c.close();
+    // A branch change archives progress.txt (archive/<date>-<feature>/) and starts a fresh one.
+    const previous = path.join(dir, 'archive', '2026-02-03-old-feature', 'progress.txt');
+    mkdirSync(path.dirname(previous), { recursive: true });
+    copyFileSync(file, previous);
+    const fresh = '# Ralph Progress Log\nStarted: 2026-02-03\n---\n';
+    writeFileSync(file, fresh);
+    const r = await reconcileCompaction(file, now, { into: previous });
+    assert.equal(r.carriedBytes, Buffer.byteLength(LATE));
+    assert.ok(readFileSync(previous, 'utf8').endsWith(LATE), 'the late line joins the feature it was written in');
+    assert.equal(readFileSync(file, 'utf8'), fresh, 'the new feature\'s progress.txt is untouched');
+    assert.equal((await reconcileCompaction(file, now)).carriedBytes, 0, 'carried once');
   });
 
   it('`ralph-workbench compact` carries late lines even when there is nothing to compact', async () => {

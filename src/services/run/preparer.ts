@@ -126,7 +126,8 @@ export async function prepareIteration(ctx: PrepareContext, step: RunStep, befor
   if ((await readInsideText(root, '.ralph/.gitignore')) === undefined) {
     await writeInside(root, '.ralph/.gitignore', '# Ralph Workbench runtime state (prompts, runs, logs): not for git\n*\n');
   }
-  await carryLateLines(ctx);
+  // After a branch change the late lines belong to the previous feature, archived above.
+  await carryLateLines(ctx, archived ? path.join(root, archived.target, 'progress.txt') : undefined);
   await autoCompact(ctx);
   const promptText = await storyPrompt(ctx, before, step.storyId);
   await writeInside(root, promptFile, promptText);
@@ -214,13 +215,13 @@ export function promptInputsOf({ folder, settings }: PrepareContext): ReturnType
  * Carries into progress.txt the lines an agent stalled past the last compaction wrote to the file
  * it replaced (kept as the saved original): the iteration's prompt reads them. Never stops the run.
  */
-async function carryLateLines({ folder, settings, log }: PrepareContext): Promise<void> {
+async function carryLateLines({ folder, settings, log }: PrepareContext, into: string | undefined): Promise<void> {
   if (hasUnsavedChanges(joinRelative(folder.uri, settings.progressPath))) {
     return; // appending under an editor's unsaved text would make its save conflict: next time
   }
   try {
     const file = await writablePath(folder.uri.fsPath, settings.progressPath, 'ralph.progressPath');
-    const r = await reconcileCompaction(file, new Date(), settings.progressPath);
+    const r = await reconcileCompaction(file, new Date(), { displayName: settings.progressPath, into });
     if (r.logLine) {
       log.info(`[runner] ${r.logLine}`);
     }
