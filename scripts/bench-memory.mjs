@@ -233,7 +233,7 @@ try {
         `compaction with ${what}: 0 lines lost`,
         s.lost === 0 && s.duplicated === 0 && s.badPrefix === 0,
         `${s.lost} of ${s.written.toLocaleString('en')} lines lost over ${s.trials} interleavings (${s.compacted} compacted, ${s.refused} refused` +
-          `${s.refused ? `: "${s.refusals[0].replace(/pid \d+/, 'pid …')}"` : ''}; ${s.duplicated} duplicated) in ${((Date.now() - t) / 1000).toFixed(0)} s`,
+          `${s.refused ? `: "${s.refusals[0].replace(/pid \d+/, 'pid …')}"` : ''}; ${s.duplicated} duplicated; ${s.late} carried late by reconcile) in ${((Date.now() - t) / 1000).toFixed(0)} s`,
       );
     }
   }

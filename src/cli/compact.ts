@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DEFAULT_KEEP_RECENT_LINES, DEFAULT_THRESHOLD, planCompaction, stillOverAdvice, type CompactionPlan } from '../core/progress/compact';
 import { decodeText, looksBinary, splitLines } from '../core/progress/parse';
 import { applyCompaction } from '../node/compaction';
+import { reconcileCompaction } from '../node/compactionReconcile';
 import type { MemoryArgs, MemoryIo } from './memory';
 
 
@@ -32,6 +33,27 @@ export async function compact(args: MemoryArgs, io: MemoryIo): Promise<number> {
     file = 'scripts/ralph/progress.txt';
   }
   const abs = path.resolve(cwd, file);
+  const json = args.flags.has('--json');
+  const dry = args.flags.has('--dry-run');
+  const now = io.now ? io.now() : new Date();
+  let late = 0;
+  if (!dry) {
+    // Lines a stalled agent wrote to the file the last compaction replaced: carried first, so that
+    // they are in the plan (and `compact` carries them even when there is nothing to compact).
+    try {
+      const r = await reconcileCompaction(abs, now, path.relative(cwd, abs) || file);
+      late = r.carriedBytes;
+      if (r.warning) {
+        io.stderr(`ralph-workbench compact: ${r.warning}\n`);
+      }
+      if (late > 0 && r.archive && !json) {
+        io.stdout(`Carried ${late} bytes written to the replaced ${file} after the last compaction (kept in ${path.relative(cwd, r.archive)}).\n`);
+      }
+    } catch (e) {
+      io.stderr(`ralph-workbench compact: cannot carry the lines written after the last compaction: ${(e as Error).message}\n`);
+      return 1;
+    }
+  }
   let bytes: Uint8Array;
   try {
     bytes = io.readFile(abs);
@@ -40,18 +62,15 @@ export async function compact(args: MemoryArgs, io: MemoryIo): Promise<number> {
     io.stderr(`ralph-workbench compact: cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message}\n`);
     return 1;
   }
-  const json = args.flags.has('--json');
-  const dry = args.flags.has('--dry-run');
   const text = decodeText(bytes);
   if (bytes.includes(0) || looksBinary(text)) {
     io.stderr(`ralph-workbench compact: ${file} does not look like a text file (NUL bytes or invalid UTF-8); nothing changed.\n`);
     return 1;
   }
-  const now = io.now ? io.now() : new Date();
   const plan = planCompaction(text, { threshold: threshold as number, keepRecentLines: keep as number, now });
   if (!plan.changed) {
     if (json) {
-      io.stdout(`${JSON.stringify(planJson(plan, file, dry, null))}\n`);
+      io.stdout(`${JSON.stringify(planJson(plan, file, dry, null, late))}\n`);
     } else {
       io.stdout(`${file}: ${plan.reason}\n${adviceLine(plan)}`);
     }
@@ -59,7 +78,7 @@ export async function compact(args: MemoryArgs, io: MemoryIo): Promise<number> {
   }
   if (dry) {
     if (json) {
-      io.stdout(`${JSON.stringify(planJson(plan, file, true, null))}\n`);
+      io.stdout(`${JSON.stringify(planJson(plan, file, true, null, late))}\n`);
     } else {
       io.stdout(`${file}: would compact (dry run, nothing written).\n${describe(plan)}\n${diffSummary(text, plan, file)}`);
     }
@@ -73,11 +92,14 @@ export async function compact(args: MemoryArgs, io: MemoryIo): Promise<number> {
     io.stderr(`ralph-workbench compact: ${(e as Error).message}\n`);
     return 1;
   }
+  if (done.warning) {
+    io.stderr(`ralph-workbench compact: ${done.warning}\n`);
+  }
   const relArchive = path.relative(cwd, done.archive) || done.archive;
   const dir = path.dirname(abs);
   const ralph = path.join(dir, '.ralph');
   if (json) {
-    io.stdout(`${JSON.stringify(planJson(plan, file, false, relArchive))}\n`);
+    io.stdout(`${JSON.stringify(planJson(plan, file, false, relArchive, late))}\n`);
   } else {
     io.stdout(`${file}: compacted.\n${describe(plan)}\nOriginal saved to ${relArchive}; logged to ${path.relative(cwd, path.join(ralph, 'compaction.log'))}.\n`);
   }
@@ -93,7 +115,7 @@ function canRead(io: MemoryIo, p: string): boolean {
   }
 }
 
-function planJson(plan: CompactionPlan, file: string, dryRun: boolean, archive: string | null): object {
+function planJson(plan: CompactionPlan, file: string, dryRun: boolean, archive: string | null, lateBytesCarried: number): object {
   return {
     file,
     changed: plan.changed,
@@ -106,6 +128,7 @@ function planJson(plan: CompactionPlan, file: string, dryRun: boolean, archive: 
     stories: plan.stories,
     stillOver: stillOverAdvice(plan, CLI_KNOBS) ?? null,
     archive,
+    lateBytesCarried,
   };
 }
 

@@ -28,6 +28,7 @@ export const memoryUsage = `Usage:
       older ones per story (id, files changed, learnings) in a "Compacted history" section.
       The original is saved to .ralph/archive/progress-<time>.txt first and the action is logged
       to .ralph/compaction.log (both beside the file). --dry-run shows what would change.
+      Lines an agent wrote to the replaced file after the last compaction are carried first.
   ralph-workbench pin [--root DIR] [--pin FILE] [--write] [--json]
       Generate the Pin (specs/INDEX.md) for the repository in DIR (default .): modules from the
       files of \`git ls-files\` (or a folder walk that honours .gitignore), keywords from names,

@@ -6,6 +6,7 @@ import { settingId } from '../core/settingKeys';
 import { decodeText, looksBinary } from '../core/progress/parse';
 import { writeFileAtomically } from '../node/atomicWrite';
 import { applyCompaction, undoLastCompaction } from '../node/compaction';
+import { reconcileCompaction } from '../node/compactionReconcile';
 import { generateRepoPinOffThread, PinCancelled } from '../node/pinRepo';
 import { Commands } from '../constants';
 import { type FolderMemory, type MemoryWorkspace, usablePinUri, usableProgressUri } from '../services/memoryWorkspace';
@@ -60,6 +61,16 @@ export function registerCompactionCommands(context: vscode.ExtensionContext, dep
       // The agent appends to progress.txt at the end of its iteration: compacting now would race it.
       void vscode.window.showWarningMessage(`An iteration is running in ${m.folder.name}: compact ${name} when it has finished (or stop the loop first).`);
       return { changed: false, reason: 'iteration running' };
+    }
+    if (!hasUnsavedChanges(m.progressUri)) {
+      // Lines a stalled agent wrote to the file the last compaction replaced: into the plan too.
+      const late = await reconcileCompaction(file, new Date(), name);
+      if (late.logLine) {
+        log.info(`[memory] ${late.logLine}`);
+      }
+      if (late.warning) {
+        log.warn(`[memory] ${late.warning}`);
+      }
     }
     const bytes = await readBytes(m.progressUri);
     if (bytes === undefined) {

@@ -1,9 +1,10 @@
 /**
  * Applying and undoing a progress.txt compaction on disk, shared by the CLI and the extension.
  *
- * Applying saves the original to `.ralph/archive/progress-<time>.txt` first (beside the file),
- * then replaces the file so that no line an agent appends meanwhile is lost (ARCHITECTURE.md,
- * "Compaction and concurrent writers"):
+ * Applying first carries what a stalled writer appended to the previous compaction's saved original
+ * (src/node/compactionReconcile.ts), saves the original to `.ralph/archive/progress-<time>.txt`
+ * (beside the file), then replaces the file so that no line an agent appends meanwhile is lost
+ * (ARCHITECTURE.md, "Compaction and concurrent writers"):
  *
  * 1. If another process holds progress.txt open (an agent's `tee -a`, `exec 3>>`), it would keep
  *    writing to the file it opened: compaction refuses with a message and changes nothing.
@@ -14,15 +15,21 @@
  * 4. Writers that opened the old file before the rename (open-append-close: `echo >>`) may still
  *    write to it: after a short grace period, until no other process holds the old file, every
  *    byte appended to it beyond what was carried is appended to the new file.
+ * 5. The saved original is the old file itself, a hard link made before the rename: a writer
+ *    stalled past step 4 appends to a file that still exists, and reconcile carries its bytes
+ *    later (the log records how many were carried). Where no hard link can be made (EPERM, another
+ *    file system), the original is copied as before and the result's warning says so.
  *
- * Undo restores the saved original when progress.txt still holds exactly what the compaction
- * wrote (checked by its SHA-256).
+ * Undo restores the saved original (with any late lines in it) when progress.txt still holds
+ * exactly what the compaction and the reconciles after it wrote (checked by its SHA-256).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { type FileHandle, appendFile, mkdir, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { appendFile, link as hardLink, mkdir, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CompactionPlan } from '../core/progress/compact';
 import { writeFileAtomically } from './atomicWrite';
+import { appendCompactionLog, archiveInLog, compactionLogPath, lastCompaction, linkedNote, ralphDir, sha256 } from './compactionLog';
+import { readFrom, reconcileCompaction } from './compactionReconcile';
 import { type FileIdentity, describeHolders, fileHolders } from './fileHolders';
 
 export interface AppliedCompaction {
@@ -34,7 +41,12 @@ export interface AppliedCompaction {
   readonly logLine: string;
   /** Bytes appended by other writers while the compaction ran, carried into the new file. */
   readonly carriedBytes: number;
-  /** Set when a process still held the replaced file at the end (its later lines cannot be carried). */
+  /**
+   * Whether the saved original is the replaced file itself (a hard link), so that what a stalled
+   * writer appends to it later is carried by reconcile; false where it had to be copied.
+   */
+  readonly linked: boolean;
+  /** Set when a process still held the replaced file at the end, or the original had to be copied. */
   readonly warning?: string;
 }
 
@@ -51,18 +63,12 @@ export interface ApplyOptions {
   readonly graceMs?: number;
   /** How long to wait for writers still holding the replaced file (ms). Default 5000. */
   readonly settleMs?: number;
-}
-
-export function sha256(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  /** Makes the hard link that keeps the replaced file as the saved original. Default: fs.link. */
+  readonly link?: (existing: string, newPath: string) => Promise<void>;
 }
 
 function fileStamp(d: Date): string {
   return d.toISOString().replace(/[:.]/g, '-');
-}
-
-function ralphDir(file: string): string {
-  return path.join(path.dirname(file), '.ralph');
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -70,22 +76,6 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const STEP_MS = 25;
 /** A look that came this much later than asked means this process was starved (a busy machine). */
 const STARVED_MS = 100;
-
-/** Bytes of `handle` from `offset` to its current end. */
-async function readFrom(handle: FileHandle, offset: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let pos = offset;
-  for (;;) {
-    const buf = Buffer.allocUnsafe(65536);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
-    if (bytesRead === 0) {
-      break;
-    }
-    chunks.push(buf.subarray(0, bytesRead));
-    pos += bytesRead;
-  }
-  return Buffer.concat(chunks);
-}
 
 function startsWith(data: Uint8Array, prefix: Uint8Array): boolean {
   return data.length >= prefix.length && Buffer.from(data.buffer, data.byteOffset, prefix.length).equals(Buffer.from(prefix));
@@ -106,6 +96,9 @@ export async function applyCompaction(
   if (!plan.changed) {
     throw new CompactionError(`${displayName}: nothing to compact (${plan.reason}).`);
   }
+  // Late lines kept in the previous compaction's saved original are carried first: once this
+  // compaction is logged, nothing looks at that archive again. They arrive as appended bytes.
+  const earlier = await reconcileCompaction(file, now, displayName);
   const holders = await lastingHolders(file);
   if (holders.length > 0) {
     throw new CompactionError(
@@ -115,7 +108,8 @@ export async function applyCompaction(
   }
   const old = await open(file, 'r');
   let temp: string | undefined;
-  let archive: string | undefined;
+  /** The saved original while the file is not replaced yet: removed if anything fails before. */
+  let unneeded: string | undefined;
   try {
     const st = await old.stat();
     const identity: FileIdentity = { dev: st.dev, ino: st.ino };
@@ -123,17 +117,12 @@ export async function applyCompaction(
     if (!startsWith(current, original)) {
       throw new CompactionError(`${displayName} changed while it was being compacted (not only appended to); nothing changed. Run it again.`);
     }
-    const ralph = ralphDir(file);
-    const archiveDir = path.join(ralph, 'archive');
+    const archiveDir = path.join(ralphDir(file), 'archive');
     await mkdir(archiveDir, { recursive: true });
-    archive = path.join(archiveDir, `progress-${fileStamp(now)}.txt`);
-    for (let k = 1; await exists(archive); k++) {
-      archive = path.join(archiveDir, `progress-${fileStamp(now)}-${k}.txt`);
-    }
-    await writeFile(archive, original, { flag: 'wx' });
-    if (sha256(await readFile(archive)) !== sha256(original)) {
-      throw new CompactionError(`the saved copy ${archive} does not match ${displayName}; nothing changed.`);
-    }
+    const kept = await keepOriginal(file, identity, current, path.join(archiveDir, `progress-${fileStamp(now)}`), options.link ?? hardLink, displayName);
+    const archive = kept.archive;
+    unneeded = archive;
+    const rel = archiveInLog(file, archive);
     // The new content: the compacted text, then whatever was appended since the plan was made.
     const parts: Buffer[] = [Buffer.from(plan.text, 'utf8'), current.subarray(original.length)];
     let carried = current.length;
@@ -147,6 +136,9 @@ export async function applyCompaction(
           break;
         }
         await out.writeFile(more);
+        if (kept.linkRefused) {
+          await appendFile(archive, more); // the copy keeps all the old file had, for undo
+        }
         parts.push(more);
         carried += more.length;
       }
@@ -165,11 +157,18 @@ export async function applyCompaction(
       throw e;
     }
     temp = undefined;
+    unneeded = undefined;
     // Writers that opened the old file before the rename: carry what they append to it, until the
     // old file has been quiet (no holder, nothing new) for graceMs. A writer held inside open() on
     // a busy machine has the old file but no descriptor yet, so no scan can see it: only time does.
     let carriedAfter = 0;
-    let warning: string | undefined;
+    const warnings: string[] = [earlier.warning ?? ''];
+    if (kept.linkRefused) {
+      warnings.push(
+        `The original of ${displayName} was copied to ${rel} (a hard link was refused: ${kept.linkRefused}), so a line an agent ` +
+          `appends to the replaced file after compaction stopped following it (${graceMs} ms without a write) cannot be carried over.`,
+      );
+    }
     const deadline = Date.now() + settleMs;
     let quietSince = Date.now();
     for (;;) {
@@ -183,6 +182,9 @@ export async function applyCompaction(
       const more = await readFrom(old, carried);
       if (more.length > 0) {
         await appendFile(file, more);
+        if (kept.linkRefused) {
+          await appendFile(archive, more); // the copy keeps all the old file had, for undo
+        }
         carried += more.length;
         carriedAfter += more.length;
         quietSince = Date.now();
@@ -196,9 +198,12 @@ export async function applyCompaction(
       }
       if (Date.now() > deadline) {
         if (held) {
-          warning =
+          warnings.push(
             `${describeHolders(still)} still holds the replaced ${displayName} open; ` +
-            `what it writes from now on does not reach ${displayName} (the original is saved at ${path.relative(path.dirname(file), archive)}).`;
+              (kept.linkRefused
+                ? `what it writes from now on does not reach ${displayName} (the original is saved at ${rel}).`
+                : `what it writes from now on goes to the saved original ${rel} and is carried into ${displayName} before the next iteration or compaction.`),
+          );
         }
         break;
       }
@@ -207,22 +212,76 @@ export async function applyCompaction(
     const carriedNote = written.length > plan.text.length || carriedAfter > 0 ? `, ${written.length - Buffer.byteLength(plan.text) + carriedAfter} appended bytes carried over` : '';
     const logLine =
       `${now.toISOString()} ${displayName}: ${plan.linesBefore} → ${plan.linesAfter} lines, ` +
-      `${plan.entriesSummarised} entries summarised${stories}${carriedNote}, original saved to ${path.relative(path.dirname(file), archive)}, ` +
+      `${plan.entriesSummarised} entries summarised${stories}${carriedNote}, original saved to ${rel}${kept.linkRefused ? '' : linkedNote(carried)}, ` +
       `result sha256 ${sha256(carriedAfter > 0 ? await readFile(file) : written)}`;
-    const log = path.join(ralph, 'compaction.log');
-    await appendFile(log, `${logLine}\n`);
-    const done: AppliedCompaction = { archive, log, logLine, carriedBytes: written.length - Buffer.byteLength(plan.text) + carriedAfter, warning };
-    archive = undefined;
+    await appendCompactionLog(file, logLine);
+    const warning = warnings.filter(Boolean).join(' ') || undefined;
+    const done: AppliedCompaction = {
+      archive,
+      log: compactionLogPath(file),
+      logLine,
+      carriedBytes: written.length - Buffer.byteLength(plan.text) + carriedAfter,
+      linked: !kept.linkRefused,
+      warning,
+    };
     return done;
   } finally {
     await old.close();
     if (temp) {
       await unlink(temp).catch(() => undefined);
     }
-    if (archive) {
-      // Failed before the file was replaced: the saved copy is not needed.
-      await unlink(archive).catch(() => undefined);
+    if (unneeded) {
+      // Failed before the file was replaced: the saved original is not needed.
+      await unlink(unneeded).catch(() => undefined);
     }
+  }
+}
+
+/**
+ * Saves the original at `<base>.txt` (or `<base>-<k>.txt` when taken): a hard link to the opened
+ * file, checked to be that file (the path may have been replaced since it was opened), else, where
+ * the link is refused, a copy of `current`, checked byte for byte.
+ */
+async function keepOriginal(
+  file: string,
+  identity: FileIdentity,
+  current: Buffer,
+  base: string,
+  link: (existing: string, newPath: string) => Promise<void>,
+  displayName: string,
+): Promise<{ archive: string; linkRefused?: string }> {
+  for (let k = 0; ; k++) {
+    const archive = k === 0 ? `${base}.txt` : `${base}-${k}.txt`;
+    let refused: string | undefined;
+    try {
+      await link(file, archive);
+    } catch (e) {
+      refused = (e as NodeJS.ErrnoException).code ?? 'error';
+      if (refused === 'EEXIST') {
+        continue;
+      }
+    }
+    if (refused === undefined) {
+      const st = await stat(archive);
+      if (st.dev !== identity.dev || st.ino !== identity.ino) {
+        await unlink(archive);
+        throw new CompactionError(`${displayName} was replaced while it was being compacted; nothing changed. Run it again.`);
+      }
+      return { archive };
+    }
+    try {
+      await writeFile(archive, current, { flag: 'wx' });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
+        continue;
+      }
+      throw e;
+    }
+    if (sha256(await readFile(archive)) !== sha256(current)) {
+      await unlink(archive);
+      throw new CompactionError(`the saved copy ${archive} does not match ${displayName}; nothing changed.`);
+    }
+    return { archive, linkRefused: refused };
   }
 }
 
@@ -250,35 +309,6 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
-export interface LastCompaction {
-  readonly archive: string;
-  readonly resultSha256?: string;
-  readonly line: string;
-}
-
-/** The newest compaction of `file` in its log that was not undone, if any. */
-export async function lastCompaction(file: string): Promise<LastCompaction | undefined> {
-  const log = path.join(ralphDir(file), 'compaction.log');
-  let text: string;
-  try {
-    text = await readFile(log, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i];
-    if (/ compaction undone, /.test(line)) {
-      return undefined;
-    }
-    const saved = / original saved to (.+?)(?:, result sha256 ([0-9a-f]{64}))?$/.exec(line);
-    if (saved) {
-      return { archive: path.resolve(path.dirname(file), saved[1]), resultSha256: saved[2], line };
-    }
-  }
-  return undefined;
-}
-
 /**
  * Restores the original saved by the last compaction, when progress.txt has not changed since
  * (the file's hash is the one the compaction wrote). Returns the restored archive's path.
@@ -297,7 +327,8 @@ export async function undoLastCompaction(file: string, now: Date, displayName = 
       `${displayName} has changed since it was compacted, so undoing would lose those changes. The original is still saved at ${last.archive}.`,
     );
   }
+  // A linked archive holds the late lines too: they come back with the original.
   await writeFileAtomically(file, await readFile(last.archive));
-  await appendFile(path.join(ralphDir(file), 'compaction.log'), `${now.toISOString()} ${displayName}: compaction undone, restored ${path.relative(path.dirname(file), last.archive)}\n`);
+  await appendCompactionLog(file, `${now.toISOString()} ${displayName}: compaction undone, restored ${archiveInLog(file, last.archive)}`);
   return last.archive;
 }

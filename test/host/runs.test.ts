@@ -525,6 +525,35 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     assert.match(after.trimEnd().split('\n---').slice(-2).join('\n'), /US-006/, "the agent's own entry follows the compaction");
   });
 
+  test('a line an agent stalled past auto-compaction wrote to the replaced progress.txt is carried into it before the next iteration', async () => {
+    await useFakeAgent({ mode: 'pass' });
+    let long = fs.readFileSync(ws('progress.txt'), 'utf8');
+    for (let i = 0; i < 60; i++) {
+      long += `\n## 2026-11-1${i % 9} 10:00 - US-00${1 + (i % 4)}\n- Iteration ${i}\n- **Learnings for future iterations:**\n  - Auto learning ${i}\n---\n`;
+    }
+    fs.writeFileSync(ws('progress.txt'), long);
+    git('add', 'progress.txt');
+    git(...GIT_IDENTITY, 'commit', '-q', '-m', 'long progress.txt');
+    await vscode.workspace.getConfiguration('ralph', workspaceFolder().uri).update('progress.autoCompact', true, vscode.ConfigurationTarget.Workspace);
+    // An agent's `echo >> progress.txt` that opened the file before auto-compaction replaced it, and
+    // was held (a loaded machine) until compaction had stopped following the old file.
+    const stalled = fs.openSync(ws('progress.txt'), 'a');
+    const late = '\n## 2026-11-20 10:00 - US-099\n- written by an agent stalled past the compaction\n';
+    try {
+      const first = await runCommand('ralph.runNext');
+      assert.deepEqual(first.iterations.map((i) => i.outcome), ['passed'], first.stop.message);
+      assert.match(fs.readFileSync(ws('progress.txt'), 'utf8'), /^## Compacted history/m, 'compacted before the first iteration');
+      fs.writeSync(stalled, late);
+    } finally {
+      fs.closeSync(stalled);
+    }
+    const second = await runCommand('ralph.runNext');
+    assert.deepEqual(second.iterations.map((i) => i.outcome), ['passed'], second.stop.message);
+    const after = fs.readFileSync(ws('progress.txt'), 'utf8');
+    assert.equal(after.split(late).length - 1, 1, 'the late entry is in progress.txt once');
+    assert.ok(after.indexOf(late) < after.lastIndexOf('## '), 'carried before the second iteration, whose entry follows it');
+  });
+
   test('story ids with shell metacharacters and slashes run safely (nothing executed, file names sanitised)', async () => {
     const ids = ['US-1;touch PWNED', 'a/b$(touch PWNED2)', "q'`touch PWNED3`"];
     await useCustomPrd(

@@ -331,7 +331,9 @@ describe('CLI compact', () => {
     const now = readFileSync(file, 'utf8');
     assert.ok(now.includes('## Compacted history'));
     const log = readFileSync(path.join(dir, '.ralph', 'compaction.log'), 'utf8');
-    assert.match(log, /^\d{4}-\d{2}-\d{2}T\S+Z \S*progress\.txt: 80 → 69 lines, 3 entries summarised \(US-001, US-002, US-003\), original saved to \.ralph\/archive\/progress-.*\.txt, result sha256 [0-9a-f]{64}\n$/);
+    // The saved original is the replaced file itself (a hard link), all of whose bytes were carried.
+    assert.equal(Number(/\(linked, (\d+) bytes carried\)/.exec(log)?.[1]), Buffer.byteLength(demo));
+    assert.match(log, /^\d{4}-\d{2}-\d{2}T\S+Z \S*progress\.txt: 80 → 69 lines, 3 entries summarised \(US-001, US-002, US-003\), original saved to \.ralph\/archive\/progress-.*\.txt \(linked, \d+ bytes carried\), result sha256 [0-9a-f]{64}\n$/);
     // No temp file left behind; a second run changes nothing.
     assert.deepEqual(
       readdirSync(dir).sort(),

@@ -1,6 +1,7 @@
 /**
  * Compaction while another process appends to progress.txt: one trial starts a real writer (bash),
- * compacts the file while it writes, stops it, and counts the writer's lines in the result.
+ * compacts the file while it writes, stops it, carries what it wrote late (reconcile, as before the
+ * next iteration), and counts the writer's lines in the result.
  * Used by test/unit/compaction-concurrency.test.ts and by `npm run bench` (scripts/bench-memory.mjs).
  *
  * Writers:
@@ -12,6 +13,7 @@ import { readFile, stat, writeFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { CompactionPlan } from '../../src/core/progress/compact';
 import { planCompaction } from '../../src/core/progress/compact';
+import { reconcileCompaction } from '../../src/node/compactionReconcile';
 
 export type WriterKind = 'append' | 'held';
 
@@ -28,6 +30,8 @@ export interface TrialResult {
   readonly refused?: string;
   /** When compacted: whether the file starts with the compacted text. */
   readonly prefixOk: boolean;
+  /** Bytes the writer appended to the replaced file after compaction returned, carried by reconcile. */
+  readonly lateBytes: number;
 }
 
 const WRITER = `
@@ -106,6 +110,9 @@ export async function compactionTrial(dir: string, kind: WriterKind, delayMs: nu
     await writeFile(stopFile, '');
   }
   await exited;
+  // What the extension does before the next iteration: lines of a writer stalled past the
+  // compaction's follow window are in the saved original (the replaced file), carried now.
+  const lateBytes = compacted ? (await reconcileCompaction(file, new Date())).carriedBytes : 0;
   const written = Number(out.trim());
   const text = await readFile(file, 'utf8');
   const seen = new Set<number>();
@@ -130,6 +137,7 @@ export async function compactionTrial(dir: string, kind: WriterKind, delayMs: nu
     compacted,
     refused,
     prefixOk: !compacted || (plan !== undefined && text.startsWith(plan.text)),
+    lateBytes,
   };
 }
 
@@ -142,6 +150,8 @@ export interface TrialSummary {
   readonly refused: number;
   readonly badPrefix: number;
   readonly refusals: string[];
+  /** Trials in which reconcile carried late bytes (a writer stalled past the follow window). */
+  readonly late: number;
 }
 
 export async function runTrials(dir: string, kind: WriterKind, trials: number, apply: Apply): Promise<TrialSummary> {
@@ -150,6 +160,7 @@ export async function runTrials(dir: string, kind: WriterKind, trials: number, a
   let duplicated = 0;
   let compacted = 0;
   let badPrefix = 0;
+  let late = 0;
   const refusals: string[] = [];
   for (let t = 0; t < trials; t++) {
     const r = await compactionTrial(dir, kind, t % 7, apply);
@@ -158,9 +169,10 @@ export async function runTrials(dir: string, kind: WriterKind, trials: number, a
     duplicated += r.duplicated;
     compacted += r.compacted ? 1 : 0;
     badPrefix += r.prefixOk ? 0 : 1;
+    late += r.lateBytes > 0 ? 1 : 0;
     if (r.refused) {
       refusals.push(r.refused);
     }
   }
-  return { trials, written, lost, duplicated, compacted, refused: refusals.length, badPrefix, refusals };
+  return { trials, written, lost, duplicated, compacted, refused: refusals.length, badPrefix, refusals, late };
 }

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { shellKindOf, type ShellKind } from '../../core/agents/presets';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
 import { buildPrompt, promptFileName } from '../../core/context/prompt';
+import { errorMessage } from '../../core/errorMessage';
 import { type AgentCommandPlan, planAgentCommand } from '../../core/loop/iteration';
 import type { RunStep, StopStep } from '../../core/loop/loop';
 import type { PrdAnalysis } from '../../core/prd/index';
@@ -17,6 +18,7 @@ import { decodeText } from '../../core/progress/parse';
 import { freshProgressText, LAST_BRANCH_FILE } from '../../core/runs/archive';
 import { fewPaths } from '../../core/runs/runs';
 import { applyCompaction, CompactionError } from '../../node/compaction';
+import { reconcileCompaction } from '../../node/compactionReconcile';
 import { terminalLookup } from '../../node/programLookup';
 import { PromptInputError, readPromptInputs } from '../../node/promptInputs';
 import { hasUnsavedChanges } from '../../util/documents';
@@ -124,6 +126,8 @@ export async function prepareIteration(ctx: PrepareContext, step: RunStep, befor
   if ((await readInsideText(root, '.ralph/.gitignore')) === undefined) {
     await writeInside(root, '.ralph/.gitignore', '# Ralph Workbench runtime state (prompts, runs, logs): not for git\n*\n');
   }
+  // After a branch change the late lines belong to the previous feature, archived above.
+  await carryLateLines(ctx, archived ? path.join(root, archived.target, 'progress.txt') : undefined);
   await autoCompact(ctx);
   const promptText = await storyPrompt(ctx, before, step.storyId);
   await writeInside(root, promptFile, promptText);
@@ -204,6 +208,28 @@ export function promptInputsOf({ folder, settings }: PrepareContext): ReturnType
     );
   } catch (e) {
     throw e instanceof PromptInputError ? new RunError(e.message) : e;
+  }
+}
+
+/**
+ * Carries into progress.txt the lines an agent stalled past the last compaction wrote to the file
+ * it replaced (kept as the saved original): the iteration's prompt reads them. Never stops the run.
+ */
+async function carryLateLines({ folder, settings, log }: PrepareContext, into: string | undefined): Promise<void> {
+  if (hasUnsavedChanges(joinRelative(folder.uri, settings.progressPath))) {
+    return; // appending under an editor's unsaved text would make its save conflict: next time
+  }
+  try {
+    const file = await writablePath(folder.uri.fsPath, settings.progressPath, 'ralph.progressPath');
+    const r = await reconcileCompaction(file, new Date(), { displayName: settings.progressPath, into });
+    if (r.logLine) {
+      log.info(`[runner] ${r.logLine}`);
+    }
+    if (r.warning) {
+      log.warn(`[runner] ${r.warning}`);
+    }
+  } catch (e) {
+    log.warn(`[runner] the lines written after the last compaction were not carried into ${settings.progressPath}: ${errorMessage(e)}`);
   }
 }
 
