@@ -6,7 +6,9 @@
  */
 import * as vscode from 'vscode';
 import type { AgentPresetId } from '../core/agents/presets';
+import type { MergeMode } from '../core/parallel/state';
 import { SETTING_KEYS, type SettingName, SETTINGS_SECTION, type SettingValues } from '../core/settingKeys';
+import { usableSettings } from '../core/settingValues';
 
 export { SETTING_KEYS, type SettingName, settingId, SETTINGS_SECTION } from '../core/settingKeys';
 
@@ -26,7 +28,20 @@ export interface RalphSettings {
   readonly autoCompact: boolean;
   /** Finished agent terminals kept open (older ones are closed). */
   readonly keepFinishedTerminals: number;
+  /** Agents a parallel run starts at once (≥ 1). */
+  readonly parallelMaxAgents: number;
+  /** The worktrees' parent folder; empty: `defaultWorktreeRoot` (src/node/parallel/worktrees.ts). Machine scope: never from a workspace. */
+  readonly parallelWorktreeRoot: string;
+  /** How a finished story's branch joins the feature branch. */
+  readonly parallelMerge: MergeMode;
+  /** Run after each merge; empty: no check. */
+  readonly parallelCheckCommand: string;
+  /** Let stories predicted to change the same file run at once. */
+  readonly parallelAllowOverlap: boolean;
+  /** Minutes an agent of a parallel run may work; 0: no limit. */
+  readonly parallelRunTimeoutMinutes: number;
 }
+
 
 /** One setting of a folder (or the window), with its declared default when unset or of the wrong type. */
 export function readSetting<N extends SettingName>(name: N, folder?: vscode.Uri): SettingValues[N] {
@@ -40,28 +55,35 @@ export function affects(e: vscode.ConfigurationChangeEvent, ...names: SettingNam
   return names.some((n) => e.affectsConfiguration(`${SETTINGS_SECTION}.${SETTING_KEYS[n].key}`));
 }
 
+/**
+ * Every setting of a folder, each checked by the rule the CLI uses too (src/core/settingValues.ts):
+ * text trimmed (a blank path is its default), counts whole and at least their floor, a choice one
+ * of its values; anything else is the default.
+ */
 export function readSettings(folder?: vscode.Uri): RalphSettings {
-  const get = <N extends SettingName>(name: N): SettingValues[N] => readSetting(name, folder);
-  const text = (name: 'prdPath' | 'progressPath' | 'pinPath'): string => get(name).trim() || SETTING_KEYS[name].default;
-  const count = (name: 'maxIterations' | 'noProgressLimit' | 'failureLimit' | 'compactThreshold' | 'keepRecentLines' | 'keepFinishedTerminals', min: number): number => {
-    const v = get(name);
-    return Number.isFinite(v) && v >= min ? Math.floor(v) : SETTING_KEYS[name].default;
-  };
+  const config = vscode.workspace.getConfiguration(SETTINGS_SECTION, folder);
+  const v = usableSettings((name) => config.get<unknown>(SETTING_KEYS[name].key));
   return {
-    prdPath: text('prdPath'),
-    progressPath: text('progressPath'),
-    pinPath: text('pinPath'),
-    agentPreset: get('agentPreset') as AgentPresetId,
-    agentCommand: get('agentCommand').trim(),
-    promptTemplateFile: get('promptTemplateFile').trim(),
-    maxIterations: count('maxIterations', 1),
-    noProgressLimit: count('noProgressLimit', 1),
-    failureLimit: count('failureLimit', 1),
-    manageBranch: get('manageBranch'),
-    compactThreshold: count('compactThreshold', 1),
-    keepRecentLines: count('keepRecentLines', 1),
-    autoCompact: get('autoCompact'),
-    keepFinishedTerminals: count('keepFinishedTerminals', 0),
+    prdPath: v.prdPath,
+    progressPath: v.progressPath,
+    pinPath: v.pinPath,
+    agentPreset: v.agentPreset as AgentPresetId,
+    agentCommand: v.agentCommand,
+    promptTemplateFile: v.promptTemplateFile,
+    maxIterations: v.maxIterations,
+    noProgressLimit: v.noProgressLimit,
+    failureLimit: v.failureLimit,
+    manageBranch: v.manageBranch,
+    compactThreshold: v.compactThreshold,
+    keepRecentLines: v.keepRecentLines,
+    autoCompact: v.autoCompact,
+    keepFinishedTerminals: v.keepFinishedTerminals,
+    parallelMaxAgents: v.parallelMaxAgents,
+    parallelWorktreeRoot: v.parallelWorktreeRoot,
+    parallelMerge: v.parallelMerge as MergeMode,
+    parallelCheckCommand: v.parallelCheckCommand,
+    parallelAllowOverlap: v.parallelAllowOverlap,
+    parallelRunTimeoutMinutes: v.parallelRunTimeoutMinutes,
   };
 }
 

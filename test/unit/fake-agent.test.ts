@@ -18,6 +18,10 @@ import { parseProgress } from '../../src/core/progress/parse';
 import { detectFeatCommit, parseRuns, serializeRun, summarizeRuns } from '../../src/core/runs/runs';
 import { readPromptInputs } from '../../src/node/promptInputs';
 import { makePrd } from './helpers';
+import { MergeQueue } from '../../src/node/parallel/mergeQueue';
+import { ParallelStateStore } from '../../src/node/parallel/stateFile';
+import { addWorktree, preflight } from '../../src/node/parallel/worktrees';
+import { cleanRepos, FEATURE, git as gitIn, makeRepo, passing } from './parallelRepo';
 
 const repoRoot = path.join(__dirname, '..', '..');
 const agent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent.mjs');
@@ -263,5 +267,184 @@ describe('fake agent', function () {
     assert.equal(loop.status.falseCompletions, 3);
     assert.equal(readdirSync(path.join(w, '.ralph', 'prompts')).length, 8);
     assert.equal(git(w, 'status', '--porcelain'), '');
+  });
+});
+
+/**
+ * The modes the parallel runner's tests mix in one loop (FAKE_AGENT_PLAN), each run as the runner
+ * runs an agent: cwd = the story's git worktree, on its own branch from the feature branch's head.
+ */
+describe('fake agent: per-story plans for parallel runs', function () {
+  this.timeout(60000);
+  after(cleanRepos);
+
+  /** A worktree of `root` for the story, on `<feature>-<id>` from the feature branch's head. */
+  function worktree(root: string, id: string): string {
+    const folder = path.join(path.dirname(root), `wt-${id}`);
+    gitIn(root, 'worktree', 'add', '-q', '-b', `${FEATURE}-${id}`, folder, FEATURE);
+    return folder;
+  }
+
+  function runAgent(cwd: string, storyId: string, env: Record<string, string>): { code: number | null; stdout: string } {
+    const prompt = buildPrompt({ prd: analyzePrd(readFileSync(path.join(cwd, 'prd.json'), 'utf8')), storyId });
+    const file = path.join(path.dirname(cwd), `prompt-${storyId}.md`);
+    writeFileSync(file, prompt);
+    // Only what this test sets: none of the fake agent's variables from the environment of the run.
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FAKE_AGENT_')));
+    const r = spawnSync(process.execPath, [agent, file], { cwd, encoding: 'utf8', env: { ...inherited, ...env }, timeout: 30000 });
+    return { code: r.status, stdout: r.stdout + r.stderr };
+  }
+
+  const files = (cwd: string, rev = 'HEAD'): string[] => gitIn(cwd, 'show', '--name-only', '--format=', rev).split('\n').sort();
+  const subject = (cwd: string, rev = 'HEAD'): string => gitIn(cwd, 'log', '-1', '--format=%s', rev);
+  const isAncestor = (cwd: string, a: string, b: string): boolean => spawnSync('git', ['merge-base', '--is-ancestor', a, b], { cwd }).status === 0;
+
+  it('gives each story the mode the plan names (inline or in a file), and FAKE_AGENT_MODE to the others', () => {
+    const root = makeRepo();
+    const inline = JSON.stringify({ 'US-001': 'pass', 'US-002': 'no-progress' });
+    const planFile = path.join(path.dirname(root), 'plan.json');
+    writeFileSync(planFile, JSON.stringify({ 'US-003': 'fail' }));
+
+    const one = worktree(root, 'US-001');
+    const r1 = runAgent(one, 'US-001', { FAKE_AGENT_PLAN: inline, FAKE_AGENT_MODE: 'fail' });
+    assert.equal(r1.code, 0, r1.stdout);
+    assert.match(r1.stdout, /\(mode pass\)/);
+    assert.equal(subject(one), 'feat: US-001 - Story US-001');
+    // With a plan, a pass has content of its own besides the memory files.
+    assert.deepEqual(files(one), ['prd.json', 'progress.txt', 'work/US-001.txt']);
+    assert.equal(readFileSync(path.join(one, 'work', 'US-001.txt'), 'utf8'), 'US-001: Story US-001\n');
+
+    const two = worktree(root, 'US-002');
+    const r2 = runAgent(two, 'US-002', { FAKE_AGENT_PLAN: inline, FAKE_AGENT_MODE: 'fail' });
+    assert.equal(r2.code, 0, r2.stdout);
+    assert.match(r2.stdout, /looked at US-002 but changed nothing/);
+    assert.equal(subject(two), 'initial');
+
+    const three = worktree(root, 'US-003');
+    const r3 = runAgent(three, 'US-003', { FAKE_AGENT_PLAN: planFile });
+    assert.equal(r3.code, 3, r3.stdout);
+
+    const four = worktree(root, 'US-004');
+    const r4 = runAgent(four, 'US-004', { FAKE_AGENT_PLAN: inline, FAKE_AGENT_MODE: 'no-progress' });
+    assert.equal(r4.code, 0, r4.stdout);
+    assert.match(r4.stdout, /\(mode no-progress\)/);
+  });
+
+  it('refuses a plan it cannot use, saying what is wrong, and changes nothing', () => {
+    const root = makeRepo();
+    const cases: [string, RegExp][] = [
+      ['{"US-001": ', /FAKE_AGENT_PLAN is not JSON/],
+      ['{"US-001": 3}', /must map story ids to modes/],
+      ['{"US-001": "explode"}', /unknown mode in FAKE_AGENT_PLAN for US-001 "explode"/],
+      [path.join(path.dirname(root), 'missing.json'), /cannot read the FAKE_AGENT_PLAN file/],
+    ];
+    for (const [plan, message] of cases) {
+      const r = runAgent(root, 'US-001', { FAKE_AGENT_PLAN: plan });
+      assert.equal(r.code, 2, r.stdout);
+      assert.match(r.stdout, message);
+    }
+    assert.equal(subject(root), 'initial');
+    assert.equal(gitIn(root, 'status', '--porcelain'), '');
+  });
+
+  it('conflict: of two such stories run at once, the second to merge conflicts in shared.txt (the merge queue), a pass beside them merges', async () => {
+    const root = makeRepo();
+    const repo = await preflight(root, FEATURE);
+    const plan = JSON.stringify({ 'US-001': 'conflict', 'US-002': 'conflict', 'US-003': 'pass' });
+    const wts = [];
+    for (const id of ['US-001', 'US-002', 'US-003']) {
+      const wt = await addWorktree(repo, id);
+      const r = runAgent(wt.folder, id, { FAKE_AGENT_PLAN: plan });
+      assert.equal(r.code, 0, r.stdout);
+      wts.push(wt);
+    }
+    assert.deepEqual(files(wts[0].folder), ['prd.json', 'progress.txt', 'shared.txt', 'work/US-001.txt']);
+    assert.equal(readFileSync(path.join(wts[1].folder, 'shared.txt'), 'utf8'), 'US-002 changed this line\n');
+    const outcomes = await new MergeQueue(repo, new ParallelStateStore(root)).mergeAll(wts);
+    assert.deepEqual(
+      outcomes.map((o) => [o.storyId, o.kind, o.kind === 'conflict' ? o.files : undefined]),
+      [
+        ['US-001', 'merged', undefined],
+        ['US-002', 'conflict', ['shared.txt']],
+        ['US-003', 'merged', undefined],
+      ],
+    );
+    assert.deepEqual(passing(root), ['US-001', 'US-003']);
+  });
+
+  it('break-check: commits CHECK_FAILS, so the check after its merge fails and the merge is undone', async () => {
+    const root = makeRepo();
+    const repo = await preflight(root, FEATURE);
+    const wt = await addWorktree(repo, 'US-001');
+    const r = runAgent(wt.folder, 'US-001', { FAKE_AGENT_PLAN: JSON.stringify({ 'US-001': 'break-check' }) });
+    assert.equal(r.code, 0, r.stdout);
+    assert.deepEqual(files(wt.folder), ['CHECK_FAILS', 'prd.json', 'progress.txt', 'work/US-001.txt']);
+    const checkCommand = `${quoteArg(process.execPath, 'posix')} -e "process.exit(require('fs').existsSync('CHECK_FAILS')?1:0)"`;
+    const [outcome] = await new MergeQueue(repo, new ParallelStateStore(root), { checkCommand }).mergeAll([wt]);
+    assert.equal(outcome.kind, 'check-failed');
+    assert.deepEqual(passing(root), []);
+    assert.equal(existsSync(path.join(root, 'CHECK_FAILS')), false);
+  });
+
+  it('wrong-branch: the feat commit lands on <branch>-stray, checked out, and its own branch stays without it', () => {
+    const root = makeRepo();
+    const wt = worktree(root, 'US-001');
+    const head = gitIn(root, 'rev-parse', FEATURE);
+    const r = runAgent(wt, 'US-001', { FAKE_AGENT_MODE: 'wrong-branch' });
+    assert.equal(r.code, 0, r.stdout);
+    assert.match(r.stdout, /switched to a new branch ralph\/demo-US-001-stray/);
+    assert.equal(gitIn(wt, 'branch', '--show-current'), `${FEATURE}-US-001-stray`);
+    assert.equal(gitIn(root, 'rev-parse', `${FEATURE}-US-001`), head, 'its own branch did not move');
+    assert.equal(subject(root, `${FEATURE}-US-001-stray`), 'feat: US-001 - Story US-001');
+    assert.deepEqual(files(root, `${FEATURE}-US-001-stray`), ['prd.json', 'progress.txt', 'work/US-001.txt']);
+  });
+
+  it('rewrite-history: its branch has the feat commit but no longer contains the feature branch head', () => {
+    const root = makeRepo();
+    const wt = worktree(root, 'US-001');
+    const head = gitIn(root, 'rev-parse', FEATURE);
+    const r = runAgent(wt, 'US-001', { FAKE_AGENT_PLAN: JSON.stringify({ 'US-001': 'rewrite-history' }) });
+    assert.equal(r.code, 0, r.stdout);
+    const branch = `${FEATURE}-US-001`;
+    assert.equal(gitIn(wt, 'branch', '--show-current'), branch);
+    assert.equal(subject(wt), 'feat: US-001 - Story US-001');
+    assert.deepEqual(files(wt), ['prd.json', 'progress.txt', 'work/US-001.txt']);
+    assert.equal(isAncestor(root, head, branch), false, 'the feature branch head is no longer below its work');
+    assert.equal(subject(wt, 'HEAD~1'), 'initial (rewritten by the fake agent)');
+    assert.equal(gitIn(wt, 'status', '--porcelain'), '');
+  });
+
+  it('edit-other: passes its story and also another one in prd.json, and says which', () => {
+    const root = makeRepo();
+    const wt = worktree(root, 'US-002');
+    const r = runAgent(wt, 'US-002', { FAKE_AGENT_MODE: 'edit-other' });
+    assert.equal(r.code, 0, r.stdout);
+    assert.match(r.stdout, /also marked US-001 as passing/);
+    assert.deepEqual(passesOf(wt), { 'US-001': true, 'US-002': true, 'US-003': false, 'US-004': false });
+    const chosen = worktree(root, 'US-003');
+    runAgent(chosen, 'US-003', { FAKE_AGENT_MODE: 'edit-other', FAKE_AGENT_OTHER: 'US-004' });
+    assert.deepEqual(passesOf(chosen), { 'US-001': false, 'US-002': false, 'US-003': true, 'US-004': true });
+    assert.equal(subject(chosen), 'feat: US-003 - Story US-003');
+  });
+
+  it('sleep: works FAKE_AGENT_DELAY_MS, then does the story with a file of its own', () => {
+    const root = makeRepo();
+    const wt = worktree(root, 'US-001');
+    const r = runAgent(wt, 'US-001', { FAKE_AGENT_MODE: 'sleep', FAKE_AGENT_DELAY_MS: '5' });
+    assert.equal(r.code, 0, r.stdout);
+    assert.match(r.stdout, /worked for 5 ms/);
+    assert.deepEqual(files(wt), ['prd.json', 'progress.txt', 'work/US-001.txt']);
+    assert.equal(passesOf(wt)['US-001'], true);
+  });
+
+  it('prints COMPLETE only when every story passes, as in the serial modes', () => {
+    const root = makeRepo(makePrd([{ id: 'A' }, { id: 'B', passes: true }], { branchName: FEATURE }));
+    const wt = worktree(root, 'A');
+    const r = runAgent(wt, 'A', { FAKE_AGENT_PLAN: JSON.stringify({ A: 'conflict' }) });
+    assert.equal(r.code, 0, r.stdout);
+    assert.match(r.stdout, /<promise>COMPLETE<\/promise>/);
+    const again = makeRepo();
+    const r2 = runAgent(worktree(again, 'US-001'), 'US-001', { FAKE_AGENT_PLAN: JSON.stringify({ 'US-001': 'conflict' }) });
+    assert.doesNotMatch(r2.stdout, /<promise>COMPLETE/);
   });
 });

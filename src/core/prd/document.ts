@@ -3,6 +3,7 @@
  * syntax, schema) becomes a located Problem; it never throws on bad input.
  */
 import { type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
+import { describeJsonError, MAX_NESTING, nodeValue, tooDeepAt } from '../jsonTree';
 import { LineIndex, type TextRange } from '../text';
 import { scanStoryLocators } from './fastParse';
 import type { JsonPath, PrdDocument, PrdShape, Story } from './model';
@@ -78,37 +79,9 @@ export function parsePrdWithTree(source: string, options: ParseOptions = {}): Pr
   return readPrd(source, false, options.fileName ?? 'prd.json');
 }
 
-/**
- * Deeper nesting is refused with a located problem before anything recursive (the parse tree,
- * the value walk) sees the text. Real prd.json files nest a handful of levels.
- */
-export const MAX_NESTING = 200;
-
-/** Offset of the bracket that opens level MAX_NESTING + 1, or -1. Strings are skipped. */
-export function tooDeepAt(text: string, limit = MAX_NESTING): number {
-  let depth = 0;
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34 /* " */) {
-      for (i++; i < n; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92 /* \ */) {
-          i++;
-        } else if (d === 34 || d === 10 || d === 13) {
-          break;
-        }
-      }
-    } else if (c === 91 /* [ */ || c === 123 /* { */) {
-      if (++depth > limit) {
-        return i;
-      }
-    } else if (c === 93 /* ] */ || c === 125 /* } */) {
-      depth = Math.max(0, depth - 1);
-    }
-  }
-  return -1;
-}
+// Deeper nesting is refused with a located problem before anything recursive (the parse tree,
+// the value walk) sees the text: the shared rule of src/core/jsonTree.ts.
+export { MAX_NESTING, tooDeepAt };
 
 const NO_SHAPE: PrdShape = { kind: 'none', lists: [], found: '' };
 
@@ -165,7 +138,7 @@ function readPrd(source: string, fast: boolean, fileName: string, positions = tr
     problems.push({
       code: 'syntax',
       severity: 'error',
-      message: `JSON syntax error: ${describeParseError(printParseErrorCode(e.error))}`,
+      message: `JSON syntax error: ${describeJsonError(printParseErrorCode(e.error))}`,
       // At least one character, but never past the end (an error at the end of the file is empty).
       range: lines.range(Math.min(e.offset, text.length), Math.min(Math.max(e.length, 1), text.length - Math.min(e.offset, text.length))),
     });
@@ -336,51 +309,8 @@ function treeLocator(node: Node, lines: LineIndex): StoryLocator {
   };
 }
 
-/** A plain value from a parse tree (jsonc-parser's getNodeValue, without its recursion limits on wide arrays). Depth is bounded by MAX_NESTING. */
-function nodeValue(node: Node): unknown {
-  switch (node.type) {
-    case 'object': {
-      const obj: Record<string, unknown> = {};
-      for (const prop of node.children ?? []) {
-        const [key, value] = prop.children ?? [];
-        if (key && value) {
-          // defineProperty: a "__proto__" key is data, as in JSON.parse.
-          Object.defineProperty(obj, key.value as string, { value: nodeValue(value), enumerable: true, writable: true, configurable: true });
-        }
-      }
-      return obj;
-    }
-    case 'array':
-      return (node.children ?? []).map(nodeValue);
-    default:
-      return node.value;
-  }
-}
-
 function describeNodeType(node: Node): string {
   return node.type === 'array' ? 'an array' : node.type === 'null' ? 'null' : `a ${node.type}`;
-}
-
-function describeParseError(code: string): string {
-  const words: Record<string, string> = {
-    InvalidSymbol: 'unexpected character',
-    InvalidNumberFormat: 'invalid number',
-    PropertyNameExpected: 'property name expected',
-    ValueExpected: 'value expected',
-    ColonExpected: 'colon expected',
-    CommaExpected: 'comma expected',
-    CloseBraceExpected: 'closing brace } expected',
-    CloseBracketExpected: 'closing bracket ] expected',
-    EndOfFileExpected: 'end of file expected (extra text after the JSON value)',
-    InvalidCommentToken: 'comments are not allowed in prd.json (agents read it with JSON.parse and jq)',
-    UnexpectedEndOfComment: 'unterminated comment',
-    UnexpectedEndOfString: 'unterminated string',
-    UnexpectedEndOfNumber: 'unterminated number',
-    InvalidUnicode: 'invalid unicode escape',
-    InvalidEscapeCharacter: 'invalid escape character',
-    InvalidCharacter: 'invalid character in string',
-  };
-  return words[code] ?? code;
 }
 
 /** Index of the first byte that is not part of a well-formed UTF-8 sequence, or -1. */
