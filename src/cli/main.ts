@@ -19,6 +19,7 @@ import type * as ContextModule from './commands/context';
 import type * as GraphModule from './commands/graph';
 import type * as NextModule from './commands/next';
 import type * as PinModule from './commands/pin';
+import type * as RunModule from './commands/run';
 import type * as ReadyModule from './commands/ready';
 import type * as ValidateModule from './commands/validate';
 import type { CliCommand, CliIo, StdoutKind } from './io';
@@ -44,6 +45,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { name: 'pin', load: () => (require('./commands/pin') as typeof PinModule).pinCommand },
   { name: 'graph', load: () => require('./commands/graph') as typeof GraphModule },
   { name: 'artifacts', load: () => (require('./commands/artifacts') as typeof ArtifactsModule).artifactsCommand },
+  { name: 'run', load: () => (require('./commands/run') as typeof RunModule).runCommand },
 ];
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -63,7 +65,7 @@ ${prdOptionsUsage}`;
 }
 
 /** Options any command takes a value for: their values are never the command word. */
-const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url'] as const;
+const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url', 'loop', 'parallel', 'agent', 'agent-command', 'check', 'merge', 'failure-limit', 'no-progress-limit', 'timeout-minutes', 'worktree-root'] as const;
 
 /** The command word: the first positional argument, wherever it is among the options. */
 export function commandWord(argv: readonly string[]): string | undefined {

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ParallelError } from '../../src/node/parallel/git';
 import { acquireRunLock, RUN_LOCK } from '../../src/node/parallel/runLock';
@@ -129,6 +130,27 @@ describe('parallel: the workspace run lock', function () {
     await first.release();
     const second = await acquireRunLock(root, 'the CLI');
     await second.release();
+  });
+
+  it('takes at once the fresh lock of a holder on this machine that is gone (killed), not that of one still running', async () => {
+    const root = makeRepo();
+    const lock = path.join(root, RUN_LOCK);
+    const owner = (pid: number) => writeFileSync(path.join(root, '.ralph', 'run.lock.owner.json'), JSON.stringify({ holder: 'the ralph-workbench run command', pid, host: hostname(), since: new Date().toISOString() }));
+    // A fresh lock (just refreshed) of a process that is running: refused.
+    const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      mkdirSync(lock, { recursive: true });
+      owner(live.pid as number);
+      await refusal(acquireRunLock(root, 'the CLI'), 'locked', /Another run is using this workspace \(the ralph-workbench run command, process \d+/);
+    } finally {
+      live.kill('SIGKILL');
+    }
+    // The same lock once its process is gone: taken, with no wait for the stale time.
+    await new Promise((r) => (live.exitCode !== null || live.signalCode !== null ? r(undefined) : live.on('exit', r)));
+    const started = Date.now();
+    const taken = await acquireRunLock(root, 'the CLI');
+    assert.ok(Date.now() - started < 5_000);
+    await taken.release();
   });
 
   it('takes over the lock of a holder that crashed (stale)', async () => {

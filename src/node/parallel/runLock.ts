@@ -6,6 +6,7 @@
  * message of the run that is refused.
  */
 import { readFile, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { writeFileAtomically } from '../atomicWrite';
 import { ralphLockPath, takeLock } from '../ralphLock';
@@ -28,13 +29,23 @@ export async function acquireRunLock(root: string, holder: string): Promise<RunL
     // Taken over while held (the machine slept past `stale`): the run goes on.
     release = await takeLock(lockPath, RUN_LOCK_STALE_MS, 0);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ELOCKED') {
-      const owner = await readOwner(root);
-      throw new ParallelError('locked', `Another run is using this workspace${owner ? ` (${owner})` : ''}: wait for it to end or stop it; one run per workspace at a time (lock ${RUN_LOCK}).`);
+    if ((e as NodeJS.ErrnoException).code !== 'ELOCKED') {
+      throw new ParallelError('locked', `Cannot take the run lock ${RUN_LOCK} (${(e as NodeJS.ErrnoException).code ?? 'error'}): the run did not start.`);
     }
-    throw new ParallelError('locked', `Cannot take the run lock ${RUN_LOCK} (${(e as NodeJS.ErrnoException).code ?? 'error'}): the run did not start.`);
+    const owner = await readOwner(root);
+    // A holder on this machine that is gone (killed, crashed) left its lock: take it at once
+    // rather than make the user wait out the stale time.
+    if (!owner?.gone) {
+      throw new ParallelError('locked', `Another run is using this workspace${owner ? ` (${owner.text})` : ''}: wait for it to end or stop it; one run per workspace at a time (lock ${RUN_LOCK}).`);
+    }
+    await rm(lockPath, { recursive: true, force: true });
+    try {
+      release = await takeLock(lockPath, RUN_LOCK_STALE_MS, 0);
+    } catch {
+      throw new ParallelError('locked', `Another run took this workspace just now: one run per workspace at a time (lock ${RUN_LOCK}).`);
+    }
   }
-  await writeFileAtomically(path.join(root, OWNER), `${JSON.stringify({ holder, pid: process.pid, since: new Date().toISOString() })}\n`).catch(() => undefined);
+  await writeFileAtomically(path.join(root, OWNER), `${JSON.stringify({ holder, pid: process.pid, host: hostname(), since: new Date().toISOString() })}\n`).catch(() => undefined);
   return {
     release: async () => {
       await rm(path.join(root, OWNER), { force: true }).catch(() => undefined);
@@ -43,11 +54,24 @@ export async function acquireRunLock(root: string, holder: string): Promise<RunL
   };
 }
 
-async function readOwner(root: string): Promise<string | undefined> {
+/** Who holds the lock, and whether that process is gone (it ran on this machine and no longer exists). */
+async function readOwner(root: string): Promise<{ text: string; gone: boolean } | undefined> {
+  let o: { holder?: unknown; pid?: unknown; host?: unknown; since?: unknown };
   try {
-    const o = JSON.parse(await readFile(path.join(root, OWNER), 'utf8')) as { holder?: unknown; pid?: unknown; since?: unknown };
-    return `${typeof o.holder === 'string' ? o.holder : 'a run'}, process ${String(o.pid)}, since ${String(o.since)}`;
+    o = JSON.parse(await readFile(path.join(root, OWNER), 'utf8')) as typeof o;
   } catch {
     return undefined;
+  }
+  const text = `${typeof o.holder === 'string' ? o.holder : 'a run'}, process ${String(o.pid)}, since ${String(o.since)}`;
+  return { text, gone: o.host === hostname() && typeof o.pid === 'number' && Number.isInteger(o.pid) && o.pid > 0 && !alive(o.pid) };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it exists but belongs to someone else.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
