@@ -46,6 +46,14 @@ export const Commands = {
   githubLinkToIssue: "ralph.github.linkToIssue",
   githubOpenArtifact: "ralph.github.openArtifact",
   githubOpenIssue: "ralph.github.openIssue",
+  parallelRunWave: "ralph.parallel.runWave",
+  parallelStartLoop: "ralph.parallel.startLoop",
+  parallelStopAll: "ralph.parallel.stopAll",
+  needsYouRetry: "ralph.needsYou.retry",
+  needsYouSkip: "ralph.needsYou.skip",
+  needsYouShowTerminal: "ralph.needsYou.showTerminal",
+  needsYouOpenWorktree: "ralph.needsYou.openWorktree",
+  needsYouOpenConflict: "ralph.needsYou.openConflict",
 } as const;
 
 export const Views = {

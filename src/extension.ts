@@ -9,12 +9,14 @@ import { registerCompactionCommands } from './commands/compactionCommands';
 import { commandRegistrar } from './commands/registrar';
 import { registerGitHubCommands } from './commands/githubCommands';
 import { registerMemoryCommands } from './commands/memoryCommands';
+import { registerParallelCommands } from './commands/parallelCommands';
 import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
 import { Commands, Views } from './constants';
 import { GitHubAuth } from './services/githubAuth';
 import { GitHubWorkspace } from './services/githubWorkspace';
 import { MemoryWorkspace } from './services/memoryWorkspace';
+import { ParallelService } from './services/parallel/parallelService';
 import { PrdWorkspace } from './services/prdWorkspace';
 import { Runner } from './services/run/runner';
 import { RunsWorkspace } from './services/runsWorkspace';
@@ -23,6 +25,7 @@ import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
 import { MemoryTreeProvider } from './views/memoryTree';
 import { PROPOSED_SCHEME, ProposedContentProvider } from './views/proposedContent';
 import { IssuesTreeProvider } from './views/issuesTree';
+import { NeedsYouAnnouncer } from './views/needsYouAnnouncer';
 import { storyArtifactChildren } from './views/storyArtifactNodes';
 import { ARCHIVE_SCHEME, ArchiveContentProvider, RunsTreeProvider } from './views/runsTree';
 import { RalphStatusBar } from './views/statusBar';
@@ -42,11 +45,18 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   const githubAuth = new GitHubAuth();
   const github = new GitHubWorkspace(prds, githubAuth, context.workspaceState, log);
   const runner = new Runner(prds, log, (folder, storyId) => github.issuePlanFor(folder, storyId));
-  const tree = new StoriesTreeProvider(prds, (folder, storyId) => memory.learningsFor(folder, storyId), memory.onDidChange, runner, {
-    of: storyArtifactChildren(github),
-    onDidChange: github.onDidChange,
-  });
+  const parallel = new ParallelService(log);
+  const tree = new StoriesTreeProvider(
+    prds,
+    (folder, storyId) => memory.learningsFor(folder, storyId),
+    memory.onDidChange,
+    runner,
+    { of: storyArtifactChildren(github), onDidChange: github.onDidChange },
+    { get runs() { return parallel.runs; }, needsYou: () => parallel.needsYou(), onDidChange: parallel.onDidChange },
+  );
   const treeView = vscode.window.createTreeView(Views.stories, { treeDataProvider: tree, showCollapseAll: true });
+  const needsYou = new NeedsYouAnnouncer(parallel, treeView);
+  context.subscriptions.push(parallel, needsYou);
   const memoryTree = new MemoryTreeProvider(memory);
   context.subscriptions.push(prds, memory, tree, treeView, new PrdDiagnostics(prds), memoryTree);
   context.subscriptions.push(vscode.window.createTreeView(Views.memory, { treeDataProvider: memoryTree, showCollapseAll: true }));
@@ -57,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   );
   context.subscriptions.push(bindStoriesViewDescription(treeView, prds));
 
-  const statusBar = new RalphStatusBar(prds, runner);
+  const statusBar = new RalphStatusBar(prds, runner, parallel);
   const runsWorkspace = new RunsWorkspace(runner.onDidRecord);
   const runs = new RunsTreeProvider(runsWorkspace, runner);
   context.subscriptions.push(
@@ -73,13 +83,14 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   const proposed = new ProposedContentProvider();
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
   registerStoryCommands(context, { prds, tree, treeView, log });
-  registerRunCommands(context, { prds, runner, tree, log, proposed, refreshRuns: () => runsWorkspace.reloadAll() });
+  registerRunCommands(context, { prds, runner, parallel, tree, log, proposed, refreshRuns: () => runsWorkspace.reloadAll() });
+  registerParallelCommands(context, { prds, parallel, log });
   registerMemoryCommands(context, { prds, memory, runs: runsWorkspace, storiesView: treeView, log });
   registerCompactionCommands(context, {
     memory,
     proposed,
     log,
-    iterationRunning: (f) => runner.isRunning(f),
+    iterationRunning: (f) => runner.isRunning(f) || parallel.isRunning(f),
   });
 
   const graph = new TaskGraphController({
@@ -118,7 +129,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   // The test build returns the test API; in production this is `return undefined` and esbuild
   // drops src/testApi.ts (ARCHITECTURE.md, "The composition root and the test API").
   return __RALPH_TEST__
-    ? createTestApi({ prds, memory, github, runner, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, statusBar, logFolder: context.logUri.fsPath, workspaceState: context.workspaceState })
+    ? createTestApi({ prds, memory, github, runner, parallel, needsYou, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, statusBar, logFolder: context.logUri.fsPath, workspaceState: context.workspaceState })
     : undefined;
 }
 

@@ -15,6 +15,8 @@ import type { MemoryWorkspace } from './services/memoryWorkspace';
 import { prdParses } from './services/prdParses';
 import type { PrdWorkspace } from './services/prdWorkspace';
 import type { Runner } from './services/run/runner';
+import type { ParallelService } from './services/parallel/parallelService';
+import type { NeedsYouAnnouncer } from './views/needsYouAnnouncer';
 import type { RunsWorkspace } from './services/runsWorkspace';
 import type { HostMessage } from './core/webview/graphProtocol';
 import type { IssuesTreeProvider } from './views/issuesTree';
@@ -32,6 +34,8 @@ export interface TestApiParts {
   readonly memory: MemoryWorkspace;
   readonly github: GitHubWorkspace;
   readonly runner: Runner;
+  readonly parallel: ParallelService;
+  readonly needsYou: NeedsYouAnnouncer;
   readonly runsWorkspace: RunsWorkspace;
   readonly stories: StoriesTreeProvider;
   readonly memoryTree: MemoryTreeProvider;
@@ -97,5 +101,12 @@ export function createTestApi(p: TestApiParts): RalphApi {
       const s = p.runner.state;
       return { running: s.running, storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, terminalName: s.terminal?.name };
     },
+    parallelState: () => ({
+      running: p.parallel.isRunning(),
+      runningStories: p.parallel.runs.map((r) => r.storyId),
+      needsYou: p.parallel.needsYou().map((i) => ({ storyId: i.storyId, why: i.why, message: i.message, worktree: i.worktree })),
+      badge: p.needsYou.badge,
+      notifications: [...p.needsYou.announced],
+    }),
   };
 }

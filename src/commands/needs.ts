@@ -70,6 +70,16 @@ export const COMMAND_NEEDS: { readonly [id in CommandId]: CommandNeeds } = {
   [Commands.githubLinkToIssue]: post,
   [Commands.githubOpenArtifact]: none,
   [Commands.githubOpenIssue]: none,
+  // A parallel run makes worktrees and branches, merges, and starts agents.
+  [Commands.parallelRunWave]: run('Running agents in parallel'),
+  [Commands.parallelStartLoop]: run('Running a parallel agent loop'),
+  [Commands.parallelStopAll]: none,
+  [Commands.needsYouRetry]: run('Retrying a story'),
+  [Commands.needsYouSkip]: none,
+  [Commands.needsYouShowTerminal]: none,
+  [Commands.needsYouOpenWorktree]: none,
+  // Merges the feature branch into the story's worktree so the conflict shows there.
+  [Commands.needsYouOpenConflict]: run('Opening a merge conflict'),
 };
 
 /**

@@ -1,6 +1,7 @@
 /** Commands that run agents: next ready story, this story, a loop; stop; preview the prompt. */
 import * as vscode from 'vscode';
 import { Commands } from '../constants';
+import type { ParallelService } from '../services/parallel/parallelService';
 import type { PrdWorkspace } from '../services/prdWorkspace';
 import { type LoopOutcome, type Runner, RunError } from '../services/run/runner';
 import { showRunError } from '../services/runMessages';
@@ -12,10 +13,12 @@ import { StoryNode } from '../views/storyNodes';
 import type { StoriesTreeProvider } from '../views/storiesTree';
 import { commandRegistrar } from './registrar';
 import { confirm } from '../services/confirm';
+import { askMaxIterations } from './loopInput';
 
 export interface RunCommandDeps {
   readonly prds: PrdWorkspace;
   readonly runner: Runner;
+  readonly parallel: ParallelService;
   readonly tree: StoriesTreeProvider;
   readonly log: vscode.LogOutputChannel;
   /** Serves Preview Prompt's read-only document. */
@@ -25,29 +28,10 @@ export interface RunCommandDeps {
 }
 
 export function registerRunCommands(context: vscode.ExtensionContext, deps: RunCommandDeps): void {
-  const { prds, runner, tree, log, proposed } = deps;
+  const { prds, runner, parallel, tree, log, proposed } = deps;
   const reg = commandRegistrar(context, log);
 
-  /**
-   * The folder to run in: the one the argument names (a Uri, or the node a view passes when the
-   * command is clicked in its title or on a row), the only one with a prd.json, or the user's pick.
-   */
-  const prdFolder = async (hint?: unknown): Promise<vscode.WorkspaceFolder | undefined> => {
-    // A named folder wins, with or without a prd.json (the runner then says what is missing).
-    const named = folderOf(hint);
-    if (named) {
-      return named;
-    }
-    const entries = prds.list();
-    if (entries.length === 0) {
-      const pick = await vscode.window.showWarningMessage('There is no prd.json in this workspace.', 'Create prd.json');
-      if (pick) {
-        await vscode.commands.executeCommand(Commands.createPrd);
-      }
-      return undefined;
-    }
-    return (await pickFolder({ hint, candidates: entries, folderOf: (e) => e.folder, placeHolder: 'Run in which folder?' }))?.folder;
-  };
+  const prdFolder = prdFolderPicker(prds);
 
   /**
    * Runs a loop and reports how it stopped. The returned promise settles when the loop ends (a
@@ -115,22 +99,18 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
     }
     let max = typeof maxArg === 'number' ? maxArg : undefined;
     if (max === undefined) {
-      const input = await vscode.window.showInputBox({
-        title: 'Start a Ralph loop',
-        prompt: 'How many iterations at most? The loop also stops when every story passes, when nothing is ready, or when no progress is made.',
-        value: String(readSettings(folder.uri).maxIterations),
-        validateInput: (v) => (/^\d+$/.test(v.trim()) && Number(v) >= 1 && Number(v) <= 1000 ? undefined : 'A whole number from 1 to 1000'),
-      });
-      if (input === undefined) {
+      max = await askMaxIterations('Start a Ralph loop', readSettings(folder.uri).maxIterations);
+      if (max === undefined) {
         return undefined;
       }
-      max = Number(input.trim());
     }
     return launch(folder, max);
   });
 
+  // Both stops cover a parallel run as well: its agents finish (and merge), or end now.
   reg(Commands.stopAfterIteration, () => {
-    if (!runner.stopAfterIteration()) {
+    const serial = runner.stopAfterIteration();
+    if (!parallel.requestStop('after-iteration') && !serial) {
       void vscode.window.showInformationMessage('No Ralph loop is running.');
       return false;
     }
@@ -139,7 +119,8 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
   });
 
   reg(Commands.stopNow, async () => {
-    if (!(await runner.stopNow())) {
+    const serial = await runner.stopNow();
+    if (!parallel.requestStop('now') && !serial) {
       void vscode.window.showInformationMessage('No Ralph loop is running.');
       return false;
     }
@@ -184,4 +165,27 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
       throw new Error(`The prompt file ${relative} no longer exists.`);
     }
   });
+}
+
+/**
+ * The folder to run in: the one the argument names (a Uri, or the node a view passes when the
+ * command is clicked in its title or on a row), the only one with a prd.json, or the user's pick.
+ */
+export function prdFolderPicker(prds: PrdWorkspace): (hint?: unknown) => Promise<vscode.WorkspaceFolder | undefined> {
+  return async (hint?: unknown): Promise<vscode.WorkspaceFolder | undefined> => {
+    // A named folder wins, with or without a prd.json (the runner then says what is missing).
+    const named = folderOf(hint);
+    if (named) {
+      return named;
+    }
+    const entries = prds.list();
+    if (entries.length === 0) {
+      const pick = await vscode.window.showWarningMessage('There is no prd.json in this workspace.', 'Create prd.json');
+      if (pick) {
+        await vscode.commands.executeCommand(Commands.createPrd);
+      }
+      return undefined;
+    }
+    return (await pickFolder({ hint, candidates: entries, folderOf: (e) => e.folder, placeHolder: 'Run in which folder?' }))?.folder;
+  };
 }

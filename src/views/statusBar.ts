@@ -18,11 +18,16 @@ export class RalphStatusBar extends Disposable {
   constructor(
     private readonly prds: PrdWorkspace,
     private readonly runner: Runner,
+    /** The parallel loop: its agents count as running (the Stop commands and buttons then show). */
+    private readonly parallel?: { isRunning(): boolean; readonly runs: readonly unknown[]; readonly onDidChange: vscode.Event<unknown> },
   ) {
     super();
     this.item.name = 'Ralph';
     this.register(prds.onDidChange(() => this.update()));
     this.register(runner.onDidChange(() => this.update()));
+    if (parallel) {
+      this.register(parallel.onDidChange(() => this.update()));
+    }
     this.register({ dispose: () => this.stopTimer() });
     this.update();
   }
@@ -34,7 +39,16 @@ export class RalphStatusBar extends Disposable {
 
   private update(): void {
     const s = this.runner.state;
-    void vscode.commands.executeCommand('setContext', 'ralph.running', s.running);
+    const parallelRunning = this.parallel?.isRunning() ?? false;
+    void vscode.commands.executeCommand('setContext', 'ralph.running', s.running || parallelRunning);
+    if (!s.running && parallelRunning) {
+      const n = this.parallel?.runs.length ?? 0;
+      this.item.text = `${icon('running')} Ralph: parallel · ${n} ${n === 1 ? 'agent' : 'agents'}`;
+      this.item.tooltip = 'A parallel Ralph loop is running: see the Stories view.';
+      this.item.command = undefined;
+      this.item.show();
+      return;
+    }
     if (s.running) {
       if (!this.timer) {
         this.timer = setInterval(() => this.update(), 1000);

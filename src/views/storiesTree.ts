@@ -9,13 +9,20 @@ import * as vscode from 'vscode';
 import type { Problem } from '../core/prd/problems';
 import { STORY_STATES } from '../core/vocabulary';
 import type { PrdEntry, PrdWorkspace } from '../services/prdWorkspace';
+import type { NeedsYouEntry } from '../services/parallel/parallelService';
 import { Disposable } from '../util/disposable';
+import { NeedsYouNode } from './needsYouNodes';
 import { FolderNode, InfoNode, ProblemNode, ProblemsNode, RefusedNode, type RunningIteration, type StoryLearningRef, StoryNode, type StoryTreeNode } from './storyNodes';
 
 /** What the tree needs of the runner: which stories run now (one per folder at most), and when that changes. */
 export interface RunningSource {
   readonly runs: readonly { readonly folder?: vscode.WorkspaceFolder; readonly storyId?: string; readonly iteration?: number; readonly maxIterations?: number }[];
   readonly onDidChange: vscode.Event<unknown>;
+}
+
+/** What the tree needs of the parallel loop: the stories its agents work on, its open Needs You items. */
+export interface ParallelSource extends RunningSource {
+  needsYou(): readonly NeedsYouEntry[];
 }
 
 interface EntryNodes {
@@ -31,6 +38,7 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
   /** Per folder: the entry of the last read that could be read as a list of stories. */
   private readonly lastGood = new Map<string, PrdEntry>();
   private lastRunning = '';
+  private lastParallel = '';
 
   constructor(
     private readonly prds: PrdWorkspace,
@@ -39,6 +47,7 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     private readonly runner?: RunningSource,
     /** More children of a story after the built-in ones (the GitHub layer's issue artifacts). */
     private readonly extraChildren?: { of: (story: StoryNode) => StoryTreeNode[]; onDidChange: vscode.Event<void> },
+    private readonly parallel?: ParallelSource,
   ) {
     super();
     const refresh = (): void => {
@@ -67,6 +76,18 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     if (extraChildren) {
       this.register(extraChildren.onDidChange(refresh));
     }
+    if (parallel) {
+      this.register(
+        parallel.onDidChange(() => {
+          const key = `${this.runningKey()}\n${parallel.needsYou().map((i) => `${i.folder.uri.toString()}|${i.storyId}|${i.message}|${i.conflictFiles?.join(',') ?? ''}`).join('\n')}`;
+          if (key !== this.lastParallel) {
+            this.lastParallel = key;
+            this.cache.clear();
+            this.onDidChangeEmitter.fire(undefined);
+          }
+        }),
+      );
+    }
   }
 
   private rememberGoodReads(): void {
@@ -86,12 +107,16 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
   }
 
   private runningKey(): string {
-    return (this.runner?.runs ?? []).map((r) => `${r.folder?.uri.toString()}|${r.storyId}|${r.iteration}/${r.maxIterations}`).join('\n');
+    return this.allRuns().map((r) => `${r.folder?.uri.toString()}|${r.storyId}|${r.iteration}/${r.maxIterations}`).join('\n');
   }
 
-  /** The iteration running in this folder, once its story is known. */
-  private running(folderKey: string): RunningIteration | undefined {
-    const s = this.runner?.runs.find((r) => r.folder?.uri.toString() === folderKey);
+  private allRuns(): RunningSource['runs'] {
+    return [...(this.runner?.runs ?? []), ...(this.parallel?.runs ?? [])];
+  }
+
+  /** The iteration running this story in this folder (a serial run's one story, or one of a parallel run's). */
+  private running(folderKey: string, storyId: string): RunningIteration | undefined {
+    const s = this.allRuns().find((r) => r.folder?.uri.toString() === folderKey && r.storyId === storyId);
     if (!s?.storyId) {
       return undefined;
     }
@@ -118,6 +143,7 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
       case 'problems':
         return node.entry.analysis.problems.map((p, i) => new ProblemNode(node.entry, p, node, i));
       case 'info':
+      case 'needsYou':
         return node.children();
       case 'story':
         return [...node.children((id) => this.nodesFor(node.entry).byId.get(id), this.learningsOf(node.entry.folder.uri, node.id)), ...(this.extraChildren?.of(node) ?? [])];
@@ -155,8 +181,12 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
   private entryChildren(entry: PrdEntry, parent: FolderNode | undefined): StoryTreeNode[] {
     const a = entry.analysis;
     const out: StoryTreeNode[] = [];
+    const items = this.parallel?.needsYou().filter((i) => i.folder.uri.toString() === entry.folder.uri.toString()) ?? [];
+    if (items.length > 0) {
+      out.push(new NeedsYouNode(entry.folder.uri.toString(), items));
+    }
     if (!a.readable) {
-      return this.unreadableChildren(entry, parent);
+      return [...out, ...this.unreadableChildren(entry, parent)];
     }
     if (a.problems.length > 0) {
       out.push(new ProblemsNode(entry, parent));
@@ -215,7 +245,7 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
       }
       const titleOf = (id: string): string | undefined => titles.get(id);
       const stories = entry.analysis.readiness.order.map(
-        (state) => new StoryNode(entry, state, problemsByStory.get(state.story.index) ?? [], folderParent, titleOf, () => this.running(key)),
+        (state) => new StoryNode(entry, state, problemsByStory.get(state.story.index) ?? [], folderParent, titleOf, (id) => this.running(key, id)),
       );
       const byId = new Map<string, StoryNode>();
       for (const n of [...stories].sort((x, y) => x.state.story.index - y.state.story.index)) {

@@ -1,5 +1,6 @@
 /** The nodes of the Stories tree. Each builds its own TreeItem; the provider only wires them. */
 import * as vscode from 'vscode';
+import type { NeedsYouItemNode, NeedsYouNode } from './needsYouNodes';
 import type { Problem } from '../core/prd/problems';
 import { presentStory } from '../core/prd/present';
 import type { StoryState } from '../core/prd/readiness';
@@ -9,7 +10,7 @@ import type { LearningRef } from '../services/memoryWorkspace';
 import type { PrdEntry, RefusedPrd } from '../services/prdWorkspace';
 import { toRange } from '../util/ranges';
 
-export type StoryTreeNode = RefusedNode | FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode | ExtraStoryChild;
+export type StoryTreeNode = RefusedNode | FolderNode | ProblemsNode | ProblemNode | InfoNode | InfoDetailNode | StoryNode | CriterionNode | LinkNode | LearningNode | ExtraStoryChild | NeedsYouNode | NeedsYouItemNode;
 
 /** A child of a story contributed by another layer (the GitHub layer's issue artifacts). */
 export interface ExtraStoryChild {
@@ -181,7 +182,8 @@ export class StoryNode {
     readonly problems: readonly Problem[],
     readonly parent: FolderNode | undefined,
     private readonly titleOf: (id: string) => string | undefined,
-    private readonly running: () => RunningIteration | undefined = () => undefined,
+    /** The iteration running this story now (several stories run at once in a parallel run). */
+    private readonly running: (storyId: string) => RunningIteration | undefined = () => undefined,
     readonly stale = false,
   ) {}
 
@@ -192,7 +194,7 @@ export class StoryNode {
   treeItem(): vscode.TreeItem {
     const p = presentStory(this.state, this.problems, this.titleOf);
     const s = this.state.story;
-    const run = this.stale ? undefined : this.running();
+    const run = this.stale ? undefined : this.running(s.id);
     const runningHere = run !== undefined && run.storyId === s.id && s.id !== '';
     const key: StoryStateKey = this.stale ? 'stale' : runningHere ? 'running' : p.status;
     const word = STORY_STATES[key].word;

@@ -33,9 +33,13 @@ const WRITES = [
   'ralph.memory.undoCompaction',
   'ralph.agents.addNote',
   'ralph.pin.generate',
+  'ralph.parallel.runWave',
+  'ralph.parallel.startLoop',
+  'ralph.needsYou.retry',
+  'ralph.needsYou.openConflict',
 ];
 /** Commands that start an agent or git. */
-const RUNS = ['ralph.runNext', 'ralph.story.run', 'ralph.startLoop', 'ralph.pin.generate'];
+const RUNS = ['ralph.runNext', 'ralph.story.run', 'ralph.startLoop', 'ralph.pin.generate', 'ralph.parallel.runWave', 'ralph.parallel.startLoop', 'ralph.needsYou.retry', 'ralph.needsYou.openConflict'];
 /** Commands that post to GitHub. */
 const POSTS = ['ralph.github.selfHeal', 'ralph.github.selfHealAll', 'ralph.github.linkToIssue'];
 

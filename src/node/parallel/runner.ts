@@ -51,7 +51,7 @@ export type RunnerEvent =
   | { readonly kind: 'started'; readonly storyId: string; readonly storyTitle: string; readonly iteration: number; readonly maxIterations: number; readonly runId: string; readonly worktree: StoryWorktree; readonly logFile: string; readonly wave: number }
   | { readonly kind: 'agentEnded'; readonly storyId: string; readonly runId: string; readonly outcome: AgentOutcome; readonly exitCode: number | null; readonly durationMs: number; readonly message?: string }
   | { readonly kind: 'merging'; readonly storyId: string }
-  | { readonly kind: 'merged'; readonly storyId: string; readonly result: MergeResult; readonly commit?: string; readonly message?: string }
+  | { readonly kind: 'merged'; readonly storyId: string; readonly result: MergeResult; readonly commit?: string; readonly message?: string; readonly conflictFiles?: readonly string[] }
   | { readonly kind: 'needsYou'; readonly item: NeedsYouItem }
   | { readonly kind: 'note'; readonly storyId?: string; readonly message: string }
   | { readonly kind: 'stopped'; readonly stop: ParallelStop };
@@ -386,6 +386,7 @@ export class ParallelRunner {
     let event: Extract<ParallelEvent, { kind: 'merged' }>;
     let result: MergeResult;
     let commit: string | undefined;
+    let conflictFiles: readonly string[] | undefined;
     if (!wt) {
       result = 'error';
       event = { kind: 'merged', storyId, outcome: 'error', message: 'its worktree is not known to this run' };
@@ -407,6 +408,7 @@ export class ParallelRunner {
             break;
           case 'conflict':
             result = 'conflict';
+            conflictFiles = o.files;
             this.lastTrouble.set(storyId, { why: 'conflict', detail: o.files.join(', ') });
             event = { kind: 'merged', storyId, outcome: 'conflict', message: `conflicts in ${o.files.join(', ')}` };
             break;
@@ -433,7 +435,7 @@ export class ParallelRunner {
       this.pendingLines.delete(storyId);
       await this.writeLine(pending.line, pending.wave, { result, commit }, storyId);
     }
-    this.emit({ kind: 'merged', storyId, result, commit, message: event.message });
+    this.emit({ kind: 'merged', storyId, result, commit, message: event.message, ...(conflictFiles ? { conflictFiles } : {}) });
     this.post(event);
   }
 

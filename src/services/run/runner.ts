@@ -23,6 +23,7 @@ import { RunEngine } from './engine';
 import { type PrepareContext, prepareIteration, RunError, storyPrompt } from './preparer';
 import { preflight } from './preflight';
 import { recordIteration } from '../../node/runRecorder';
+import { acquireRunLock } from '../../node/parallel/runLock';
 import { terminalExecutor, type TerminalRun } from './terminalExecutor';
 
 export type { LoopOutcome } from '../../core/loop/scheduler';
@@ -149,6 +150,10 @@ export class Runner extends Disposable {
     if (busy) {
       throw new RunError(new RunBusyError(busy).message);
     }
+    // One run per workspace across windows and the CLI's `run` (and the parallel loop here).
+    const lock = await acquireRunLock(folder.uri.fsPath, 'VS Code').catch((e: Error) => {
+      throw new RunError(e.message);
+    });
     const settings = readSettings(folder.uri);
     this.contexts.set(folder.uri.toString(), this.context(folder, settings));
     try {
@@ -163,6 +168,7 @@ export class Runner extends Disposable {
       throw e instanceof RunFileError ? new RunError(e.message) : e;
     } finally {
       this.contexts.delete(folder.uri.toString());
+      await lock.release();
     }
   }
 

@@ -1,0 +1,315 @@
+/**
+ * The parallel loop in VS Code (issue 19): a thin face over the engine's ParallelRunner
+ * (src/node/parallel/runner.ts), at most one per workspace folder. Each story's agent runs in a
+ * terminal of its own (`Ralph: <id> — <title>`, cwd its worktree, the terminal executor); the
+ * options come from the ralph.* settings; the views listen to `onDidChange`. The Needs You items
+ * outlive the run that raised them, so Retry can start a new run of that story (its kept worktree
+ * is re-attached by the runner).
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { shellKindOf, type ShellKind } from '../../core/agents/presets';
+import { workspaceProblems } from '../../core/loop/preflight';
+import { planAgentCommand } from '../../core/loop/iteration';
+import type { NeedsYouItem, ParallelStop } from '../../core/loop/parallelLoop';
+import type { StopMode } from '../../core/loop/loop';
+import type { AgentExecutor, AgentLaunch } from '../../core/loop/executor';
+import { ParallelRunner, type RunnerEvent, type StoryStatus } from '../../node/parallel/runner';
+import { git } from '../../node/parallel/git';
+import { updateFromFeature } from '../../node/parallel/storyRun';
+import { terminalLookup } from '../../node/programLookup';
+import { Disposable } from '../../util/disposable';
+import { readSettings, readTerminalEnv } from '../settings';
+import { isTrusted } from '../trust';
+import { ralphScripts, RunError } from '../run/preparer';
+import { terminalExecutor } from '../run/terminalExecutor';
+
+export interface ParallelStartOptions {
+  /** Agent starts at most, across slots (default ralph.loop.maxIterations). */
+  readonly maxIterations?: number;
+  /** Agents at once (default ralph.parallel.maxAgents). */
+  readonly maxAgents?: number;
+  /** Only these stories (Run Wave: the ones ready now; Retry after the run: the one story). */
+  readonly only?: readonly string[];
+}
+
+/** A Needs You item as the views show it, with what its actions need. */
+export interface NeedsYouEntry extends NeedsYouItem {
+  readonly folder: vscode.WorkspaceFolder;
+  /** The story's kept worktree, when known. */
+  readonly worktree?: string;
+  /** Its last agent run's log, relative to the folder (`.ralph/logs/<run>.log`). */
+  readonly logFile?: string;
+  /** The files its last merge conflicted in. */
+  readonly conflictFiles?: readonly string[];
+}
+
+/** A story an agent works on now, in the shape the Stories view marks. */
+export interface ParallelRunning {
+  readonly folder: vscode.WorkspaceFolder;
+  readonly storyId: string;
+  readonly iteration: number;
+  readonly maxIterations: number;
+  readonly startedAt?: number;
+}
+
+/** What the Needs You actions need of a story, kept past its run. */
+interface StoryTrail {
+  readonly worktree?: string;
+  readonly logFile?: string;
+  readonly conflictFiles?: readonly string[];
+}
+
+interface FolderRun {
+  readonly folder: vscode.WorkspaceFolder;
+  readonly runner: ParallelRunner;
+  readonly done: Promise<ParallelStop | undefined>;
+  /** Per story: its last start (iteration, limit, log file). */
+  readonly starts: Map<string, { iteration: number; maxIterations: number; logFile: string; worktree: string }>;
+  stopRequested?: StopMode;
+}
+
+export class ParallelService extends Disposable {
+  private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
+  /** A run started, a story started or ended, a Needs You item opened or closed, a run ended. */
+  readonly onDidChange = this.onDidChangeEmitter.event;
+  private readonly active = new Map<string, FolderRun>();
+  /** Per folder: the items a run left open after it ended (Retry then starts a new run). */
+  private readonly leftOpen = new Map<string, NeedsYouEntry[]>();
+  /** Per folder: the worktree and log of stories, kept past their run for Show Terminal / Open Worktree. */
+  private readonly known = new Map<string, Map<string, StoryTrail>>();
+  /** Per worktree folder: the terminal its agent runs in. */
+  private readonly terminals = new Map<string, vscode.Terminal>();
+
+  constructor(private readonly log: vscode.LogOutputChannel) {
+    super();
+  }
+
+  /** Whether a parallel run is under way in this folder (every folder when none is named). */
+  isRunning(folder?: vscode.WorkspaceFolder): boolean {
+    return folder ? this.active.has(folder.uri.toString()) : this.active.size > 0;
+  }
+
+  /**
+   * Runs a parallel loop; resolves with how it stopped. When it cannot start (Restricted Mode, not
+   * a git repository, a dirty tree, a detached HEAD, another run holds the workspace) it throws a
+   * RunError or ParallelError naming what to do, before anything changed.
+   */
+  async start(folder: vscode.WorkspaceFolder, options: ParallelStartOptions = {}): Promise<ParallelStop> {
+    const [refused] = workspaceProblems({ trusted: isTrusted(), scheme: folder.uri.scheme, folderName: folder.name });
+    if (refused) {
+      throw new RunError(refused.message);
+    }
+    const key = folder.uri.toString();
+    // The serial runner is refused by the workspace run lock both take (src/node/parallel/runLock.ts).
+    if (this.active.has(key)) {
+      throw new RunError(`A parallel run is already under way in ${folder.name}: stop it first; one run per folder at a time.`);
+    }
+    const s = readSettings(folder.uri);
+    const root = folder.uri.fsPath;
+    const shell: ShellKind = shellKindOf(vscode.env.shell || '') ?? (process.platform === 'win32' ? 'powershell' : 'posix');
+    const scripts = await ralphScripts(folder);
+    const lookup = terminalLookup(readTerminalEnv(folder.uri));
+    const starts: FolderRun['starts'] = new Map();
+    const runner = new ParallelRunner(
+      root,
+      {
+        config: {
+          maxAgents: options.maxAgents ?? s.parallelMaxAgents,
+          maxIterations: options.maxIterations ?? s.maxIterations,
+          failureLimit: s.failureLimit,
+          noProgressLimit: s.noProgressLimit,
+          allowOverlap: s.parallelAllowOverlap,
+        },
+        mergeMode: s.parallelMerge,
+        checkCommand: s.parallelCheckCommand.trim() || undefined,
+        worktreeRoot: s.parallelWorktreeRoot.trim() ? path.resolve(root, s.parallelWorktreeRoot) : undefined,
+        runTimeoutMs: s.parallelRunTimeoutMinutes * 60_000,
+        files: { prd: s.prdPath, progress: s.progressPath, pin: s.pinPath, template: s.promptTemplateFile },
+        holder: 'VS Code',
+        only: options.only,
+      },
+      {
+        executor: this.executor(),
+        planAgent: (req) =>
+          planAgentCommand({
+            presetId: s.agentPreset,
+            command: s.agentCommand,
+            shell,
+            exists: (p) => scripts.has(p),
+            vars: { promptFile: req.promptPath, storyId: req.storyId, workspaceFolder: req.cwd },
+            lookup,
+          }),
+        onEvent: (e) => this.onEvent(folder, starts, e),
+      },
+    );
+    // Items of an earlier run of the stories this run takes up are its to raise again.
+    this.leftOpen.set(key, (this.leftOpen.get(key) ?? []).filter((i) => options.only !== undefined && !options.only.includes(i.storyId)));
+    const done = runner.run();
+    this.active.set(key, { folder, runner, starts, done: done.catch(() => undefined) });
+    this.onDidChangeEmitter.fire();
+    try {
+      const stop = await done;
+      this.log.info(`[parallel] ${folder.name}: ${stop.message}`);
+      this.leftOpen.set(key, [...(this.leftOpen.get(key) ?? []), ...stop.needsYou.map((i) => this.entryOf(folder, i))]);
+      return stop;
+    } finally {
+      this.active.delete(key);
+      this.onDidChangeEmitter.fire();
+    }
+  }
+
+  /** Stop All (`now`: end the agents) or Stop After This Iteration; false when no parallel run is under way. */
+  requestStop(mode: StopMode, folder?: vscode.WorkspaceFolder): boolean {
+    const runs = [...this.active.values()].filter((r) => !folder || r.folder.uri.toString() === folder.uri.toString());
+    for (const r of runs) {
+      r.stopRequested = mode;
+      r.runner.requestStop(mode);
+    }
+    if (runs.length > 0) {
+      this.onDidChangeEmitter.fire();
+    }
+    return runs.length > 0;
+  }
+
+  /** Resolves when every parallel run has ended. */
+  async whenStopped(): Promise<void> {
+    await Promise.all([...this.active.values()].map((r) => r.done));
+  }
+
+  /** The open Needs You items, of running and of ended runs, in folder order. */
+  needsYou(): NeedsYouEntry[] {
+    const out: NeedsYouEntry[] = [];
+    const folders = new Set([...this.active.keys(), ...this.leftOpen.keys()]);
+    for (const key of folders) {
+      const r = this.active.get(key);
+      if (r) {
+        out.push(...r.runner.needsYou.map((i) => this.entryOf(r.folder, i)));
+      }
+      out.push(...(this.leftOpen.get(key) ?? []));
+    }
+    return out;
+  }
+
+  /** The stories agents work on now. */
+  get runs(): ParallelRunning[] {
+    const out: ParallelRunning[] = [];
+    for (const r of this.active.values()) {
+      for (const st of r.runner.stories().filter((x: StoryStatus) => x.phase === 'running' && x.runId !== undefined)) {
+        const start = r.starts.get(st.storyId);
+        out.push({ folder: r.folder, storyId: st.storyId, iteration: st.iteration ?? start?.iteration ?? 1, maxIterations: start?.maxIterations ?? 1, startedAt: st.startedAt });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Retry on an item: while its run is alive the runner takes it up again; after the run ended, a
+   * new run of that story alone (its kept worktree is re-attached). Resolves when that is decided
+   * (the new run goes on in the background; its end is `done`).
+   */
+  retry(item: NeedsYouEntry): { retried: boolean; done?: Promise<ParallelStop | undefined> } {
+    const r = this.active.get(item.folder.uri.toString());
+    if (r) {
+      return { retried: r.runner.retry(item.storyId) };
+    }
+    const done = this.start(item.folder, { only: [item.storyId], maxIterations: 1, maxAgents: 1 });
+    return { retried: true, done };
+  }
+
+  /** Skip Story on an item: the run goes on without it; after the run, the item is dropped. */
+  skip(item: NeedsYouEntry): boolean {
+    const key = item.folder.uri.toString();
+    const r = this.active.get(key);
+    if (r && r.runner.skip(item.storyId)) {
+      this.onDidChangeEmitter.fire();
+      return true;
+    }
+    const left = this.leftOpen.get(key) ?? [];
+    const rest = left.filter((i) => i.storyId !== item.storyId);
+    this.leftOpen.set(key, rest);
+    this.onDidChangeEmitter.fire();
+    return rest.length < left.length;
+  }
+
+  /** The terminal of a story's agent, while it is open. */
+  terminalOf(item: NeedsYouEntry): vscode.Terminal | undefined {
+    const t = item.worktree ? this.terminals.get(item.worktree) : undefined;
+    return t && vscode.window.terminals.includes(t) ? t : undefined;
+  }
+
+  /**
+   * The conflicted files of an item, as absolute paths in its worktree: the feature branch is
+   * merged into the worktree first (unless a merge is under way there already), so the conflict
+   * markers are where the user resolves them; then commit and Retry.
+   */
+  async openConflict(item: NeedsYouEntry): Promise<string[]> {
+    const wt = item.worktree;
+    if (!wt) {
+      throw new RunError(`${item.storyId} has no worktree this window knows of: run it again to re-attach its kept worktree.`);
+    }
+    const merging = (await git(wt, ['rev-parse', '-q', '--verify', 'MERGE_HEAD'])).code === 0;
+    let files: readonly string[];
+    if (merging) {
+      files = (await git(wt, ['diff', '--name-only', '--diff-filter=U', '-z'])).stdout.split('\0').filter((f) => f !== '');
+    } else {
+      const feature = (await git(item.folder.uri.fsPath, ['rev-parse', '--abbrev-ref', 'HEAD'])).stdout.trim();
+      const branch = (await git(wt, ['rev-parse', '--abbrev-ref', 'HEAD'])).stdout.trim();
+      files = await updateFromFeature({ storyId: item.storyId, branch, folder: wt, base: '' }, feature);
+    }
+    return (files.length > 0 ? files : (item.conflictFiles ?? [])).map((f) => path.join(wt, f));
+  }
+
+  /** The terminal executor, remembering each worktree's terminal (Show Terminal). */
+  private executor(): AgentExecutor {
+    return {
+      start: (launch: AgentLaunch) => {
+        const run = terminalExecutor.start(launch);
+        this.terminals.set(launch.cwd, run.terminal);
+        return run;
+      },
+    };
+  }
+
+  private entryOf(folder: vscode.WorkspaceFolder, item: NeedsYouItem): NeedsYouEntry {
+    const k = this.known.get(folder.uri.toString())?.get(item.storyId);
+    return { ...item, folder, worktree: k?.worktree, logFile: k?.logFile, conflictFiles: k?.conflictFiles };
+  }
+
+  private onEvent(folder: vscode.WorkspaceFolder, starts: FolderRun['starts'], e: RunnerEvent): void {
+    const key = folder.uri.toString();
+    const known = this.known.get(key) ?? new Map<string, StoryTrail>();
+    this.known.set(key, known);
+    if (e.kind === 'started') {
+      starts.set(e.storyId, { iteration: e.iteration, maxIterations: e.maxIterations, logFile: e.logFile, worktree: e.worktree.folder });
+      known.set(e.storyId, { worktree: e.worktree.folder, logFile: e.logFile });
+    } else if (e.kind === 'merged') {
+      known.set(e.storyId, { ...known.get(e.storyId), conflictFiles: e.conflictFiles });
+    }
+    if (e.kind === 'stopped') {
+      return; // start() reports the end, after the items are kept
+    }
+    const line = parallelLogLine(e);
+    if (line) {
+      this.log.info(`[parallel] ${line}`);
+    }
+    this.onDidChangeEmitter.fire();
+  }
+}
+
+function parallelLogLine(e: RunnerEvent): string | undefined {
+  switch (e.kind) {
+    case 'started':
+      return `${e.storyId}: started (${e.iteration}/${e.maxIterations}) in ${e.worktree.folder} on ${e.worktree.branch}; log ${e.logFile}`;
+    case 'agentEnded':
+      return `${e.storyId}: agent ended — ${e.outcome}${e.message ? `: ${e.message}` : ''}`;
+    case 'merged':
+      return `${e.storyId}: ${e.result}${e.message ? ` — ${e.message}` : ''}`;
+    case 'needsYou':
+      return e.item.message;
+    case 'note':
+      return e.message;
+    default:
+      return undefined;
+  }
+}

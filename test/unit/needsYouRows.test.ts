@@ -1,0 +1,43 @@
+/** The Needs You node of the Stories view as data: rows, actions, and one announcement per item. */
+import assert from 'node:assert/strict';
+import { itemsToAnnounce, needsYouHeader, needsYouRow, type NeedsYouInput } from '../../src/core/parallel/needsYouRows';
+
+const conflict: NeedsYouInput = {
+  folderKey: 'file:///w',
+  storyId: 'US-003',
+  why: 'conflict',
+  message: 'US-003 needs you: its merge into the feature branch conflicted (conflicts in src/shared.txt).',
+  conflictFiles: ['src/shared.txt'],
+};
+const check: NeedsYouInput = { folderKey: 'file:///w', storyId: 'US-004', why: 'check-failed', message: 'US-004 needs you: the check failed after its merge; the merge was reverted (exit 1).' };
+
+describe('Needs You rows', () => {
+  it('a conflict reads "US-003 — merge conflict in <file>", its message as tooltip, with Open Conflict as its main action', () => {
+    const row = needsYouRow(conflict);
+    assert.equal(row.label, 'US-003 — merge conflict in src/shared.txt');
+    assert.equal(row.tooltip, conflict.message);
+    assert.deepEqual(row.actions, ['retry', 'skip', 'showTerminal', 'openWorktree', 'openConflict']);
+    assert.equal(row.mainAction, 'openConflict');
+  });
+
+  it('a failed check has no Open Conflict; its main action shows the terminal (or log)', () => {
+    const row = needsYouRow(check);
+    assert.equal(row.label, 'US-004 — the check failed after its merge');
+    assert.ok(!row.actions.includes('openConflict'));
+    assert.equal(row.mainAction, 'showTerminal');
+  });
+
+  it('many conflicted files are summed up', () => {
+    assert.equal(needsYouRow({ ...conflict, conflictFiles: ['a', 'b', 'c'] }).label, 'US-003 — merge conflict in a and 2 more files');
+    assert.equal(needsYouHeader(2), 'Needs You (2)');
+  });
+
+  it('each item is announced once however often the view refreshes, and again only after it closed and reopened', () => {
+    const seen = new Set<string>();
+    assert.deepEqual(itemsToAnnounce(seen, [conflict]).map((i) => i.storyId), ['US-003']);
+    assert.deepEqual(itemsToAnnounce(seen, [conflict]), []);
+    assert.deepEqual(itemsToAnnounce(seen, [conflict, check]).map((i) => i.storyId), ['US-004']);
+    assert.deepEqual(itemsToAnnounce(seen, [check]), []);
+    assert.deepEqual(itemsToAnnounce(seen, [check, conflict]).map((i) => i.storyId), ['US-003']);
+  });
+});
