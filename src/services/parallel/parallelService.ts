@@ -257,7 +257,16 @@ export class ParallelService extends Disposable {
       const branch = (await git(wt, ['rev-parse', '--abbrev-ref', 'HEAD'])).stdout.trim();
       files = await updateFromFeature({ storyId: item.storyId, branch, folder: wt, base: '' }, feature);
     }
-    return (files.length > 0 ? files : (item.conflictFiles ?? [])).map((f) => path.join(wt, f));
+    // prd.json and progress.txt never go through git's text merge: the merge queue merges them by
+    // its own rules, so the worktree keeps the story's side and only the code is left to resolve.
+    const s = readSettings(item.folder.uri);
+    const memory = files.filter((f) => f === s.prdPath || f === s.progressPath);
+    if (memory.length > 0) {
+      await git(wt, ['checkout', '--ours', '--', ...memory]);
+      await git(wt, ['add', '--', ...memory]);
+    }
+    const code = files.filter((f) => !memory.includes(f));
+    return (code.length > 0 ? code : (item.conflictFiles ?? [])).map((f) => path.join(wt, f));
   }
 
   /** The terminal executor, remembering each worktree's terminal (Show Terminal). */

@@ -1,0 +1,201 @@
+/**
+ * The parallel loop in VS Code (issue 19, "In VS Code"): Start Parallel Loop… drives the fake
+ * agent (test/fixtures/fake-agent.mjs, one mode per story through FAKE_AGENT_PLAN) in real
+ * terminals, one git worktree per story, on a git copy of the demo; the tests check what a user
+ * sees: the Needs You node and its badge, one notification per item, prd.json, the feature
+ * branch's log, runs.jsonl, Retry after a conflict resolved by hand, Stop All. And the serial
+ * runner holds the workspace run lock the CLI's `run` takes.
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { acquireRunLock } from '../../src/node/parallel/runLock';
+import type { TreeSnapshotNode } from '../../src/api';
+import { api, findStory, storyState, waitFor, waitForTree, workspaceFolder } from './helpers';
+import {
+  ensureGitWorkspace,
+  fakeAgentPath,
+  fakeAgentProcesses,
+  git,
+  GIT_IDENTITY,
+  type Pristine,
+  prdStories,
+  resetSettings,
+  restoreWorkspace,
+  root,
+  runsJsonl,
+  stopAndCloseTerminals,
+  useCustomPrd,
+  useFakeAgent,
+} from './runHelpers';
+
+const FEATURE = 'ralph/parallel-host';
+const CHECK = `node -e "process.exit(require('fs').existsSync('CHECK_FAILS')?1:0)"`;
+const PLAN = { 'US-001': 'pass', 'US-002': 'conflict', 'US-003': 'conflict', 'US-004': 'break-check' };
+
+interface Stop {
+  readonly reason: string;
+  readonly message: string;
+  readonly needsYou: readonly { storyId: string; why: string; message: string }[];
+}
+
+function fourStories(): unknown {
+  const story = (n: number) => ({ id: `US-00${n}`, title: `Story ${n}`, description: `Story ${n}`, acceptanceCriteria: ['it works'], priority: n, passes: false });
+  return { project: 'Parallel', branchName: FEATURE, description: 'four independent stories', userStories: [1, 2, 3, 4].map(story) };
+}
+
+async function settings(values: Record<string, unknown>): Promise<void> {
+  const c = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
+  for (const [k, v] of Object.entries(values)) {
+    await c.update(k, v, vscode.ConfigurationTarget.Workspace);
+  }
+}
+
+/** The agent: the fake agent with a mode per story (on its command line: the terminal's environment is not the host's). */
+async function useParallelAgent(env: string, tag: string): Promise<void> {
+  await settings({ 'agent.preset': 'custom', 'agent.command': `${env} node "${fakeAgentPath()}" \${promptFile} --tag ${tag}` });
+}
+
+function featureLog(): string[] {
+  return git('log', '--format=%s', FEATURE).split('\n');
+}
+
+/** Removes the worktrees a run made (and their folder beside the workspace). */
+function removeWorktrees(): void {
+  const listed = git('worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((l) => l.startsWith('worktree '))
+    .map((l) => l.slice('worktree '.length));
+  for (const wt of listed.slice(1)) {
+    execFileSync('git', [...GIT_IDENTITY, 'worktree', 'remove', '--force', '--force', wt], { cwd: root(), stdio: 'ignore' });
+  }
+  git('worktree', 'prune');
+  fs.rmSync(path.join(path.dirname(root()), `.${path.basename(root())}-ralph-worktrees`), { recursive: true, force: true });
+}
+
+function needsYouNode(nodes: readonly TreeSnapshotNode[]): TreeSnapshotNode | undefined {
+  return nodes.find((n) => /^Needs You \(\d+\)$/.test(n.label));
+}
+
+suite('the parallel loop in VS Code (issue 19)', function () {
+  this.timeout(180_000);
+  let pristine: Pristine;
+
+  suiteSetup(() => {
+    pristine = ensureGitWorkspace();
+    assert.ok(fs.existsSync(fakeAgentPath()));
+  });
+
+  teardown(async function () {
+    this.timeout(60_000);
+    const a = await api();
+    if (a.parallelState().running) {
+      await vscode.commands.executeCommand('ralph.parallel.stopAll');
+      await waitFor('the parallel run to stop', () => !a.parallelState().running, 30_000);
+    }
+    // The items a run left open stay until the user skips them.
+    for (const i of a.parallelState().needsYou) {
+      await vscode.commands.executeCommand('ralph.needsYou.skip', i.storyId);
+    }
+    await stopAndCloseTerminals();
+    await resetSettings();
+    await settings({ 'parallel.checkCommand': undefined, 'parallel.maxAgents': undefined });
+    removeWorktrees();
+    await restoreWorkspace(pristine);
+  });
+
+  async function onFeatureBranch(): Promise<void> {
+    git('reset', '-q', '--hard');
+    git('clean', '-q', '-fd', '-e', '.vscode');
+    git('checkout', '-q', '-b', FEATURE);
+    await useCustomPrd(fourStories(), 4);
+  }
+
+  test('two stories merge, one conflicts, one fails its check: Needs You with a badge and one notification each; Retry after resolving the conflict by hand merges', async () => {
+    const a = await api();
+    await onFeatureBranch();
+    await useParallelAgent(`FAKE_AGENT_PLAN='${JSON.stringify(PLAN)}'`, 'par-mixed');
+    await settings({ 'parallel.checkCommand': CHECK });
+
+    const stop = await vscode.commands.executeCommand<Stop | undefined>('ralph.parallel.startLoop', 10, 3);
+    assert.ok(stop, 'Start Parallel Loop… resolved to undefined: the run could not start (see the log)');
+    const conflicted = stop.needsYou.find((n) => n.why === 'conflict')?.storyId ?? '';
+    const winner = conflicted === 'US-002' ? 'US-003' : 'US-002';
+    assert.deepEqual(stop.needsYou.map((n) => [n.storyId, n.why]).sort(), [[conflicted, 'conflict'], ['US-004', 'check-failed']].sort(), stop.message);
+
+    // What the user sees: the Needs You node first, its rows, the badge, one notification per item.
+    const nodes = await waitForTree('the Needs You node with two items', (n) => needsYouNode(n)?.children?.length === 2, 2);
+    assert.equal(nodes[0].label, 'Needs You (2)');
+    const rows = needsYouNode(nodes)?.children ?? [];
+    assert.deepEqual(rows.map((r) => r.label).sort(), [`${conflicted} — merge conflict in shared.txt`, 'US-004 — the check failed after its merge'].sort());
+    assert.match(rows.find((r) => r.label.startsWith(conflicted))?.tooltip ?? '', /conflicted/);
+    assert.match(rows.find((r) => r.label.startsWith(conflicted))?.contextValue ?? '', /\bopenConflict\b/);
+    assert.equal(a.parallelState().badge, 2);
+    await waitFor('a notification per item', () => a.parallelState().notifications.length >= 2);
+    await a.whenIdle();
+    assert.equal(a.parallelState().notifications.length, 2, `one notification per item, not per refresh: ${JSON.stringify(a.parallelState().notifications)}`);
+
+    // prd.json, the feature branch, runs.jsonl.
+    const passes = Object.fromEntries(prdStories().map((s) => [s.id, s.passes]));
+    assert.deepEqual(passes, { 'US-001': true, [winner]: true, [conflicted]: false, 'US-004': false });
+    const log = featureLog();
+    assert.ok(log.some((l) => l.startsWith('feat: US-001')) && log.some((l) => l.startsWith(`feat: ${winner}`)), log.join('\n'));
+    assert.ok(!log.some((l) => l.startsWith(`feat: ${conflicted}`)), log.join('\n'));
+    const lines = runsJsonl();
+    assert.equal(lines.length, 4, JSON.stringify(lines));
+    const merge = Object.fromEntries(lines.map((l) => [l.storyId, l.parallel?.merge]));
+    assert.deepEqual(merge, { 'US-001': 'merged', [winner]: 'merged', [conflicted]: 'conflict', 'US-004': 'check-failed' });
+    assert.ok(lines.every((l) => l.parallel && l.parallel.worktree !== '' && l.parallel.branch.startsWith(FEATURE)), JSON.stringify(lines));
+
+    // The user resolves the conflict by hand: Open Conflict brings the feature branch into the worktree.
+    const files = await vscode.commands.executeCommand<string[]>('ralph.needsYou.openConflict', conflicted);
+    assert.equal(files.length, 1);
+    assert.equal(path.basename(files[0]), 'shared.txt');
+    assert.match(fs.readFileSync(files[0], 'utf8'), /^<<<<<<< /m);
+    const wt = path.dirname(files[0]);
+    fs.writeFileSync(files[0], `${winner}\n${conflicted}\n`);
+    execFileSync('git', [...GIT_IDENTITY, 'commit', '-qam', 'resolve the conflict'], { cwd: wt });
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+
+    const retried = await vscode.commands.executeCommand<Stop | undefined>('ralph.needsYou.retry', conflicted);
+    assert.ok(retried, 'Retry resolved to undefined: its run could not start');
+    assert.equal(prdStories().find((s) => s.id === conflicted)?.passes, true);
+    assert.ok(featureLog().some((l) => l.startsWith(`feat: ${conflicted}`)), featureLog().join('\n'));
+    await waitFor('one item left, the badge at 1', () => a.parallelState().needsYou.length === 1 && a.parallelState().badge === 1, 10_000, () => a.parallelState());
+    assert.equal(a.parallelState().needsYou[0].storyId, 'US-004');
+  });
+
+  test('Stop All ends the running agents; while they run, their rows show "running"', async () => {
+    const a = await api();
+    await onFeatureBranch();
+    await useParallelAgent('FAKE_AGENT_MODE=hang', 'par-stopall');
+    await settings({ 'parallel.maxAgents': 2 });
+    const run = vscode.commands.executeCommand<Stop | undefined>('ralph.parallel.startLoop', 10, 2);
+    await waitFor('two hanging agents', () => fakeAgentProcesses('par-stopall').length === 2, 60_000, () => a.parallelState());
+    const tree = await waitForTree('US-001 and US-002 marked running', (n) => storyState(findStory(n, 'US-001')) === 'running' && storyState(findStory(n, 'US-002')) === 'running', 1, 20_000);
+    assert.match(findStory(tree, 'US-001').description ?? '', /^running · 1\/10\b/);
+    assert.equal(storyState(findStory(tree, 'US-003')), 'ready', 'no third agent above maxAgents');
+
+    assert.equal(await vscode.commands.executeCommand('ralph.parallel.stopAll'), true);
+    const stop = await run;
+    assert.ok(stop);
+    await waitFor('no fake agent left running', () => fakeAgentProcesses('par-stopall').length === 0, 20_000, () => fakeAgentProcesses('par-stopall'));
+    assert.equal(a.parallelState().running, false);
+    assert.ok(prdStories().every((s) => !s.passes));
+  });
+
+  test('a serial run holds the workspace run lock: the CLI\'s run is refused meanwhile, and it is free afterwards', async () => {
+    const a = await api();
+    git('reset', '-q', '--hard');
+    git('clean', '-q', '-fd', '-e', '.vscode');
+    await useFakeAgent({ mode: 'pass', delayMs: 3000 });
+    const run = vscode.commands.executeCommand<unknown>('ralph.runNext');
+    await waitFor('the serial run to start its agent', () => a.runnerState().running && a.runnerState().storyId !== undefined, 20_000);
+    await assert.rejects(acquireRunLock(root(), 'the ralph-workbench run command'), /Another run is using this workspace \(VS Code/);
+    assert.ok(await run, 'the run ended with a result');
+    const lock = await acquireRunLock(root(), 'the ralph-workbench run command');
+    await lock.release();
+  });
+});
