@@ -106,12 +106,23 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     await restoreWorkspace(pristine);
   });
 
-  async function onFeatureBranch(): Promise<void> {
+  async function onFeatureBranch(prd = fourStories()): Promise<void> {
     git('reset', '-q', '--hard');
     git('clean', '-q', '-fd', '-e', '.vscode');
     git('checkout', '-q', '-b', FEATURE);
-    await useCustomPrd(fourStories(), 4);
+    await useCustomPrd(prd, 4);
   }
+
+  test('Run Wave runs the stories ready now, each once: a story its merge made ready does not start', async () => {
+    const prd = fourStories() as { userStories: { id: string; blockedBy?: string[] }[] };
+    prd.userStories[2].blockedBy = ['US-001'];
+    await onFeatureBranch(prd);
+    await useParallelAgent(`FAKE_AGENT_PLAN='${JSON.stringify({ 'US-001': 'pass', 'US-002': 'pass', 'US-004': 'pass' })}'`, 'par-wave');
+    const stop = await vscode.commands.executeCommand<Stop | undefined>('ralph.parallel.runWave');
+    assert.ok(stop, 'Run Wave resolved to undefined: the run could not start (see the log)');
+    assert.deepEqual(Object.fromEntries(prdStories().map((s) => [s.id, s.passes])), { 'US-001': true, 'US-002': true, 'US-003': false, 'US-004': true }, stop.message);
+    assert.deepEqual(runsJsonl().map((l) => l.storyId).sort(), ['US-001', 'US-002', 'US-004']);
+  });
 
   test('two stories merge, one conflicts, one fails its check: Needs You with a badge and one notification each; Retry after resolving the conflict by hand merges', async () => {
     const a = await api();

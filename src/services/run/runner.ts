@@ -23,7 +23,7 @@ import { RunEngine } from './engine';
 import { type PrepareContext, prepareIteration, RunError, storyPrompt } from './preparer';
 import { preflight } from './preflight';
 import { recordIteration } from '../../node/runRecorder';
-import { acquireRunLock } from '../../node/parallel/runLock';
+import { acquireRunLock, type RunLock } from '../../node/parallel/runLock';
 import { terminalExecutor, type TerminalRun } from './terminalExecutor';
 
 export type { LoopOutcome } from '../../core/loop/scheduler';
@@ -68,6 +68,8 @@ export class Runner extends Disposable {
   private readonly agents = new Map<string, { terminal: vscode.Terminal; key: string }>();
   /** Per folder: the settings read when its run started (one run per folder). */
   private readonly contexts = new Map<string, PrepareContext>();
+  /** Per folder: the workspace run lock its run holds. */
+  private readonly locks = new Map<string, RunLock>();
   /** Agent terminals of finished iterations that are still open, oldest first, by prompt file. */
   private readonly finished: { key: string; terminal: vscode.Terminal }[] = [];
 
@@ -84,6 +86,14 @@ export class Runner extends Disposable {
       preflight: async (folder, step, before, requested) => {
         const outcome = await preflight(this.contextOf(folder), step, before, requested);
         this.contexts.set(folder.uri.toString(), outcome.ctx); // the settings the chooser wrote
+        if (!outcome.stop) {
+          // One run per workspace across windows, the CLI's `run` and the parallel loop; taken
+          // once the run will go ahead, so a refused or cancelled run leaves no .ralph/ behind.
+          const lock = await acquireRunLock(folder.uri.fsPath, 'VS Code').catch((e: Error) => {
+            throw new RunError(e.message);
+          });
+          this.locks.set(folder.uri.toString(), lock);
+        }
         return outcome;
       },
       prepare: (folder, step, before, allowDirty) => prepareIteration(this.contextOf(folder), step, before, allowDirty),
@@ -150,10 +160,6 @@ export class Runner extends Disposable {
     if (busy) {
       throw new RunError(new RunBusyError(busy).message);
     }
-    // One run per workspace across windows and the CLI's `run` (and the parallel loop here).
-    const lock = await acquireRunLock(folder.uri.fsPath, 'VS Code').catch((e: Error) => {
-      throw new RunError(e.message);
-    });
     const settings = readSettings(folder.uri);
     this.contexts.set(folder.uri.toString(), this.context(folder, settings));
     try {
@@ -168,7 +174,9 @@ export class Runner extends Disposable {
       throw e instanceof RunFileError ? new RunError(e.message) : e;
     } finally {
       this.contexts.delete(folder.uri.toString());
-      await lock.release();
+      const lock = this.locks.get(folder.uri.toString());
+      this.locks.delete(folder.uri.toString());
+      await lock?.release();
     }
   }
 
