@@ -15,7 +15,7 @@ import { ParallelRunner, type ParallelRunOptions, type RunnerEvent } from '../..
 import { makePrd } from './helpers';
 import { agentWork, cleanRepos, git, makeRepo, passing, readJson } from './parallelRepo';
 
-type Behaviour = 'pass' | 'conflict' | 'break-check' | 'fail' | 'hang' | 'wrong-branch' | 'no-progress';
+type Behaviour = 'pass' | 'conflict' | 'break-check' | 'fail' | 'hang' | 'wrong-branch' | 'no-progress' | 'edit-other';
 
 /** Runs each story's behaviour in its worktree, as an agent process would. */
 function scriptedExecutor(plan: Record<string, Behaviour>, started: string[] = []): AgentExecutor {
@@ -43,6 +43,9 @@ function scriptedExecutor(plan: Record<string, Behaviour>, started: string[] = [
           case 'wrong-branch':
             git(cwd, 'checkout', '-q', '-b', `${id}-stray`);
             agentWork(cwd, id, { files: { [`src/${id}.ts`]: 'x\n' } });
+            break;
+          case 'edit-other':
+            agentWork(cwd, id, { files: { [`src/${id}.ts`]: 'x\n' }, alsoPasses: ['US-004'] });
             break;
           case 'no-progress':
             break;
@@ -206,6 +209,15 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.deepEqual(passing(root), ['US-004']);
     // The stray commit is not lost.
     assert.match(git(root, 'log', '--format=%s', 'US-001-stray'), /feat: US-001/);
+  });
+
+  it('an agent that also marks another story passing: its own story merges, the other edit does not, and the run says so', async () => {
+    const root = makeRepo();
+    const events: RunnerEvent[] = [];
+    const stop = await runnerFor(root, { 'US-001': 'edit-other' }, { only: ['US-001'] }, events).run();
+    assert.equal(stop.needsYou.length, 0);
+    assert.deepEqual(passing(root), ['US-001']);
+    assert.ok(events.some((e) => e.kind === 'note' && /US-001: its agent also changed US-004 in prd\.json; those edits were not merged/.test(e.message)), JSON.stringify(events.filter((e) => e.kind === 'note')));
   });
 
   it('--story runs only that story', async () => {
