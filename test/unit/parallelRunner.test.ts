@@ -12,6 +12,7 @@ import { PARALLEL_STATE_FILE, type ParallelState } from '../../src/core/parallel
 import { parseRuns } from '../../src/core/runs/runs';
 import { ParallelError } from '../../src/node/parallel/git';
 import { ParallelRunner, type ParallelRunOptions, type RunnerEvent } from '../../src/node/parallel/runner';
+import { addWorktree, preflight } from '../../src/node/parallel/worktrees';
 import { makePrd } from './helpers';
 import { agentWork, cleanRepos, git, makeRepo, passing, readJson } from './parallelRepo';
 
@@ -218,6 +219,17 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.equal(stop.needsYou.length, 0);
     assert.deepEqual(passing(root), ['US-001']);
     assert.ok(events.some((e) => e.kind === 'note' && /US-001: its agent also changed US-004 in prd\.json; those edits were not merged/.test(e.message)), JSON.stringify(events.filter((e) => e.kind === 'note')));
+  });
+
+  it('a worktree a killed run added but never recorded is adopted by the next run, not refused as an existing branch', async () => {
+    const root = makeRepo();
+    // What a SIGKILL between `git worktree add` and the first record of parallel.json leaves.
+    const wt = await addWorktree(await preflight(root), 'US-002');
+    assert.ok(existsSync(wt.folder));
+    const stop = await runnerFor(root, {}).run();
+    assert.equal(stop.reason, 'all-pass', stop.message);
+    assert.deepEqual(passing(root).sort(), ['US-001', 'US-002', 'US-003', 'US-004']);
+    assert.ok(!existsSync(wt.folder), 'its worktree removed once merged');
   });
 
   it('--story runs only that story', async () => {

@@ -22,12 +22,13 @@ import { filesChangedByStory } from '../../core/progress/views';
 import type { MergeResult, RunOutcome, RunRecord } from '../../core/runs/runs';
 import { recordIteration } from '../runRecorder';
 import { git, ParallelError } from './git';
+import { storyBranchName } from '../../core/parallel/names';
 import { MergeQueue } from './mergeQueue';
 import { resumeParallel, type ResumeReport } from './resume';
 import { acquireRunLock, type RunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
 import { finishedInWorktree, type MemoryPaths, StoryRun, type StoryRunContext, type StoryRunResult, updateFromFeature } from './storyRun';
-import { addWorktree, defaultWorktreeRoot, preflight, type RepoInfo, type StoryWorktree } from './worktrees';
+import { addWorktree, defaultWorktreeRoot, listWorktrees, preflight, type RepoInfo, type StoryWorktree } from './worktrees';
 
 export interface ParallelRunOptions {
   readonly config: Partial<ParallelConfig>;
@@ -286,7 +287,7 @@ export class ParallelRunner {
     this.lastTrouble.delete(id);
     try {
       if (!wt) {
-        wt = await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot });
+        wt = (await this.existingWorktree(id)) ?? (await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot }));
         this.worktrees.set(id, wt);
       } else if (trouble?.why === 'conflict') {
         const files = await updateFromFeature(wt, repo.featureBranch);
@@ -454,6 +455,22 @@ export class ParallelRunner {
         }
       }
     }
+  }
+
+  /**
+   * The story's own worktree when one is there already (a run killed between `git worktree add`
+   * and its first record leaves one the state does not know): the story continues in it.
+   */
+  private async existingWorktree(storyId: string): Promise<StoryWorktree | undefined> {
+    const repo = this.repo as RepoInfo;
+    const branch = storyBranchName(repo.featureBranch, storyId);
+    const folder = path.resolve(this.worktreeRoot, storyId);
+    const found = (await listWorktrees(repo.root)).find((w) => w.branch === branch && path.resolve(w.folder) === folder);
+    if (!found) {
+      return undefined;
+    }
+    const base = (await git(repo.root, ['merge-base', `refs/heads/${repo.featureBranch}`, `refs/heads/${branch}`])).stdout.trim();
+    return base ? { storyId, branch, folder: found.folder, base } : undefined;
   }
 
   private async readPrd(): Promise<PrdAnalysis | undefined> {
