@@ -28,7 +28,7 @@ import { resumeParallel, type ResumeReport } from './resume';
 import { acquireRunLock, type RunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
 import { finishedInWorktree, type MemoryPaths, StoryRun, type StoryRunContext, type StoryRunResult, updateFromFeature } from './storyRun';
-import { addWorktree, defaultWorktreeRoot, listWorktrees, preflight, type RepoInfo, type StoryWorktree } from './worktrees';
+import { addWorktree, defaultWorktreeRoot, listWorktrees, preflight, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
 
 export interface ParallelRunOptions {
   readonly config: Partial<ParallelConfig>;
@@ -95,6 +95,7 @@ export class ParallelRunner {
   private readonly stopBeforeStart = new Set<string>();
   private finished: ((stop: ParallelStop) => void) | undefined;
   private pendingStop: StopMode | undefined;
+  private removals: Promise<void> = Promise.resolve();
 
   constructor(
     readonly root: string,
@@ -141,7 +142,9 @@ export class ParallelRunner {
       this.emit({ kind: 'resumed', report });
     }
     this.repo = await preflight(top);
-    this.queue = new MergeQueue(this.repo, store, { ...queueOptions, now: () => this.now() });
+    // Merged worktrees are removed by the runner after the loop has heard of the merge, off the
+    // critical path: the next story that waited on this one starts without waiting for it.
+    this.queue = new MergeQueue(this.repo, store, { ...queueOptions, removeMerged: false, now: () => this.now() });
     await this.adoptKept(await store.read());
     this.prd = await this.readPrd();
     const stories = this.prd?.doc.stories ?? [];
@@ -261,6 +264,7 @@ export class ParallelRunner {
   }
 
   private async end(stop: ParallelStop): Promise<void> {
+    await this.removals;
     // Every line of this loop is on disk before the run says it is over.
     for (const [storyId, p] of this.pendingLines) {
       await this.writeLine(p.line, p.wave, undefined, storyId);
@@ -399,11 +403,9 @@ export class ParallelRunner {
             commit = o.commit;
             event = { kind: 'merged', storyId, outcome: 'merged' };
             this.worktrees.delete(storyId);
+            this.removeLater(wt);
             if (o.ignoredStories.length > 0) {
               this.emit({ kind: 'note', storyId, message: `${storyId}: its agent also changed ${o.ignoredStories.join(', ')} in ${this.options.files.prd}; those edits were not merged.` });
-            }
-            if (o.kept) {
-              this.emit({ kind: 'note', storyId, message: o.kept });
             }
             break;
           case 'conflict':
@@ -436,6 +438,20 @@ export class ParallelRunner {
     }
     this.emit({ kind: 'merged', storyId, result, commit, message: event.message });
     this.post(event);
+  }
+
+  /** Removes a merged story's worktree and branch, one removal at a time, after the loop moved on. */
+  private removeLater(wt: StoryWorktree): void {
+    const next = this.removals.then(async () => {
+      try {
+        await removeWorktree(this.repo as RepoInfo, wt);
+      } catch (e) {
+        // Kept (it holds something the feature branch lacks, or git refused): the next run's resume lists it.
+        this.emit({ kind: 'note', storyId: wt.storyId, message: errorMessage(e) });
+      }
+    });
+    this.removals = next;
+    this.track(next);
   }
 
   /** Worktrees a previous run kept (interrupted, conflicted, failed their check): the stories continue there. */
