@@ -96,6 +96,8 @@ export class ParallelRunner {
   private finished: ((stop: ParallelStop) => void) | undefined;
   private pendingStop: StopMode | undefined;
   private removals: Promise<void> = Promise.resolve();
+  /** Changes to the main repository (worktree add, merge, worktree removal) happen one at a time. */
+  private repoChain: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly root: string,
@@ -291,7 +293,7 @@ export class ParallelRunner {
     this.lastTrouble.delete(id);
     try {
       if (!wt) {
-        wt = (await this.existingWorktree(id)) ?? (await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot }));
+        wt = await this.exclusive(async () => (await this.existingWorktree(id)) ?? (await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot })));
         this.worktrees.set(id, wt);
       } else if (trouble?.why === 'conflict') {
         const files = await updateFromFeature(wt, repo.featureBranch);
@@ -396,7 +398,7 @@ export class ParallelRunner {
       event = { kind: 'merged', storyId, outcome: 'error', message: 'its worktree is not known to this run' };
     } else {
       try {
-        const o = await queue.merge(wt);
+        const o = await this.exclusive(() => queue.merge(wt));
         switch (o.kind) {
           case 'merged':
             result = 'merged';
@@ -440,11 +442,21 @@ export class ParallelRunner {
     this.post(event);
   }
 
+  /**
+   * Runs a change to the main repository after every change begun before it: git takes locks of its
+   * own (refs, the worktree list), and two at once can fail on each other's ("could not lock").
+   */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.repoChain.then(work);
+    this.repoChain = next.catch(() => undefined);
+    return next;
+  }
+
   /** Removes a merged story's worktree and branch, one removal at a time, after the loop moved on. */
   private removeLater(wt: StoryWorktree): void {
     const next = this.removals.then(async () => {
       try {
-        await removeWorktree(this.repo as RepoInfo, wt);
+        await this.exclusive(() => removeWorktree(this.repo as RepoInfo, wt));
       } catch (e) {
         // Kept (it holds something the feature branch lacks, or git refused): the next run's resume lists it.
         this.emit({ kind: 'note', storyId: wt.storyId, message: errorMessage(e) });
