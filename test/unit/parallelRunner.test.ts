@@ -232,6 +232,25 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.ok(!existsSync(wt.folder), 'its worktree removed once merged');
   });
 
+  it('a story branch that lost its worktree (a kill inside git worktree add or remove) is picked up: empty, made afresh; with commits, its worktree added again', async () => {
+    const root = makeRepo();
+    const repo = await preflight(root);
+    // US-001: a branch with nothing on it and no worktree.
+    git(root, 'branch', 'ralph/demo-US-001');
+    // US-002: a branch holding a commit of work, its worktree folder gone.
+    const wt = await addWorktree(repo, 'US-002');
+    writeFileSync(path.join(wt.folder, 'src', 'half.ts'), 'export const half = 1;\n');
+    git(wt.folder, 'add', '-A');
+    git(wt.folder, 'commit', '-qm', 'wip: US-002 half done');
+    git(root, 'worktree', 'remove', '--force', wt.folder);
+    const events: RunnerEvent[] = [];
+    const stop = await runnerFor(root, {}, {}, events).run();
+    assert.equal(stop.reason, 'all-pass', stop.message);
+    assert.deepEqual(passing(root).sort(), ['US-001', 'US-002', 'US-003', 'US-004']);
+    assert.match(git(root, 'log', '--format=%s', 'HEAD'), /wip: US-002 half done/, 'the work on the branch reached the feature branch');
+    assert.ok(events.some((e) => e.kind === 'note' && /US-002: its branch ralph\/demo-US-002 \(1 commit\(s\) not merged\) had lost its worktree/.test(e.message)));
+  });
+
   it('--story runs only that story', async () => {
     const root = makeRepo();
     const started: string[] = [];
