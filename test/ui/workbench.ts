@@ -248,6 +248,34 @@ export async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promis
 }
 
 /**
+ * Opens a workspace file as a user does: Quick Open (Ctrl+P), its name, Enter; until its tab is
+ * the active one. A busy workbench may drop the Enter (the list still open, the file not opened):
+ * then Enter is pressed again on the list that is still there (or Quick Open reopened), within
+ * the deadline. A repeated Enter cannot open anything twice: it opens the same file's tab.
+ */
+export async function quickOpen(page: Page, query: string, tabText: string, timeoutMs = 60_000): Promise<void> {
+  const input = page.locator('.quick-input-widget input');
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: tabText }).first();
+  const tab = page.locator('.tabs-container .tab.active', { hasText: tabText });
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    if (!(await input.isVisible().catch(() => false))) {
+      await page.keyboard.press('Control+P');
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+    }
+    if ((await input.inputValue()) !== query) {
+      await input.fill(query);
+    }
+    await row.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.press('Enter');
+    if (await tab.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) {
+      return;
+    }
+    assert.ok(Date.now() < deadline, `Quick Open did not open "${query}" after ${attempt} Enter presses`);
+  }
+}
+
+/**
  * Moves the mouse off whatever it last clicked (to the empty middle of the status bar) and waits
  * until no workbench hover is showing: a tab's hover ("Task Graph") that opens late on a busy
  * machine lies over the top of the editor and would take the next click meant for the page below.
