@@ -249,29 +249,31 @@ export async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promis
 
 /**
  * Opens a workspace file as a user does: Quick Open (Ctrl+P), its name, Enter; until its tab is
- * the active one. A busy workbench may drop the Enter (the list still open, the file not opened):
- * then Enter is pressed again on the list that is still there (or Quick Open reopened), within
- * the deadline. A repeated Enter cannot open anything twice: it opens the same file's tab.
+ * the active one. A busy workbench may answer the search late (no row yet) or drop the Enter (the
+ * list still open, the file not opened): then the name is typed again and Enter pressed again,
+ * within the deadline. A repeated Enter cannot open anything twice: it opens the same file's tab.
  */
-export async function quickOpen(page: Page, query: string, tabText: string, timeoutMs = 60_000): Promise<void> {
+export async function quickOpen(page: Page, query: string, tabText: string, timeoutMs = 90_000): Promise<void> {
   const input = page.locator('.quick-input-widget input');
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: tabText }).first();
   const tab = page.locator('.tabs-container .tab.active', { hasText: tabText });
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 1; ; attempt++) {
+    assert.ok(Date.now() < deadline, `Quick Open did not open "${query}" within ${timeoutMs / 1000} s (${attempt - 1} tries)`);
     if (!(await input.isVisible().catch(() => false))) {
       await page.keyboard.press('Control+P');
       await input.waitFor({ state: 'visible', timeout: 10_000 });
     }
-    if ((await input.inputValue()) !== query) {
-      await input.fill(query);
+    // While the workbench starts, the file search may answer late or not at all: type the query again.
+    await input.fill('');
+    await input.fill(query);
+    if (!(await row.waitFor({ state: 'visible', timeout: 15_000 }).then(() => true, () => false))) {
+      continue;
     }
-    await row.waitFor({ state: 'visible', timeout: 10_000 });
     await input.press('Enter');
     if (await tab.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) {
       return;
     }
-    assert.ok(Date.now() < deadline, `Quick Open did not open "${query}" after ${attempt} Enter presses`);
   }
 }
 
