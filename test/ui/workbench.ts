@@ -136,14 +136,26 @@ export async function openRalphContainer(page: Page): Promise<void> {
   await item.waitFor({ state: 'visible', timeout: 30_000 }).catch(() => {
     throw new Error('no "Ralph" item in the activity bar within 30 s (is the extension loaded?)');
   });
-  await item.click();
-  await storiesPane(page)
-    .locator('.monaco-list-row')
-    .first()
-    .waitFor({ state: 'visible', timeout: 30_000 })
-    .catch(() => {
-      throw new Error('the Stories view shows no rows within 30 s');
-    });
+  // Right after a reload the workbench may still be restoring its layout: a click can be undone
+  // (the side bar closed again) or toggle the container shut. Click again, as a user would, while
+  // the side bar does not show the Stories rows, within the deadline.
+  const firstRow = storiesPane(page).locator('.monaco-list-row').first();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    await item.click();
+    if (await firstRow.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false)) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error('the Stories view shows no rows within 60 s');
+    }
+    if (await page.locator('.part.sidebar').isVisible().catch(() => false)) {
+      // The side bar is open on the Ralph container and its tree is still loading: wait, do not toggle it shut.
+      if (await firstRow.waitFor({ state: 'visible', timeout: 20_000 }).then(() => true, () => false)) {
+        return;
+      }
+    }
+  }
 }
 
 /** Opens the Ralph container unless it is open already (clicking its icon again would close the side bar). */
