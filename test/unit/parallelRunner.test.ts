@@ -12,6 +12,7 @@ import { PARALLEL_STATE_FILE, type ParallelState } from '../../src/core/parallel
 import { parseRuns } from '../../src/core/runs/runs';
 import { ParallelError } from '../../src/node/parallel/git';
 import { ParallelRunner, type ParallelRunOptions, type RunnerEvent } from '../../src/node/parallel/runner';
+import { StoryRun, type StoryRunContext } from '../../src/node/parallel/storyRun';
 import { addWorktree, preflight } from '../../src/node/parallel/worktrees';
 import { makePrd } from './helpers';
 import { agentWork, cleanRepos, git, makeRepo, passing, readJson } from './parallelRepo';
@@ -249,6 +250,26 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.deepEqual(passing(root).sort(), ['US-001', 'US-002', 'US-003', 'US-004']);
     assert.match(git(root, 'log', '--format=%s', 'HEAD'), /wip: US-002 half done/, 'the work on the branch reached the feature branch');
     assert.ok(events.some((e) => e.kind === 'note' && /US-002: its branch ralph\/demo-US-002 \(1 commit\(s\) not merged\) had lost its worktree/.test(e.message)));
+  });
+
+  it('an agent asked to stop while its log is being opened is ended, not left running', async () => {
+    const root = makeRepo();
+    const wt = await addWorktree(await preflight(root), 'US-001');
+    const ctx: StoryRunContext = {
+      root,
+      files: { prd: 'prd.json', progress: 'progress.txt', pin: 'specs/INDEX.md' },
+      executor: scriptedExecutor({ 'US-001': 'hang' }),
+      // The stop comes just after the plan is made: while the run opens its log, before the agent has a handle.
+      planAgent: (req) => {
+        setImmediate(() => void run.stop());
+        return { ok: true, commandLine: 'agent', env: { RALPH_STORY_ID: req.storyId }, warnings: [], agent: 'pretend' };
+      },
+      timeoutMs: 0,
+      now: () => new Date(),
+    };
+    const run = new StoryRun(ctx, { runId: 'r-1', storyId: 'US-001', storyTitle: 'Story US-001', worktree: wt });
+    const result = await Promise.race([run.result, new Promise<undefined>((r) => setTimeout(() => r(undefined), 20_000))]);
+    assert.equal(result?.outcome, 'stopped', 'the run ended as stopped');
   });
 
   it('--story runs only that story', async () => {
