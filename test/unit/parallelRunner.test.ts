@@ -275,8 +275,12 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
   it('--story runs only that story', async () => {
     const root = makeRepo();
     const started: string[] = [];
-    const stop = await runnerFor(root, {}, { only: ['US-002'] }, [], started).run();
+    const runner = runnerFor(root, {}, { only: ['US-002'] }, [], started);
+    const stop = await runner.run();
     assert.deepEqual(started, ['US-002']);
+    // Retry and Skip say when they did nothing (no Needs You item, a story already merged).
+    assert.equal(runner.retry('US-001'), false);
+    assert.equal(runner.skip('US-002'), false);
     assert.deepEqual(passing(root), ['US-002']);
     assert.equal(stop.needsYou.length, 0);
   });

@@ -26,7 +26,7 @@ import { commitsNotOn, git, ParallelError } from './git';
 import { storyBranchName } from '../../core/parallel/names';
 import { MergeQueue } from './mergeQueue';
 import { resumeParallel, type ResumeReport } from './resume';
-import { acquireRunLock, type RunLock } from './runLock';
+import { acquireRunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
 import { finishedInWorktree, type MemoryPaths, StoryRun, type StoryRunContext, type StoryRunResult, updateFromFeature } from './storyRun';
 import { addWorktree, defaultWorktreeRoot, listWorktrees, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
@@ -128,14 +128,14 @@ export class ParallelRunner {
   async run(): Promise<ParallelStop> {
     const lock = await acquireRunLock(this.root, this.options.holder);
     try {
-      return await this.runLocked(lock);
+      return await this.runLocked();
     } finally {
       await Promise.allSettled([...this.work]);
       await lock.release();
     }
   }
 
-  private async runLocked(_lock: RunLock): Promise<ParallelStop> {
+  private async runLocked(): Promise<ParallelStop> {
     const top = (await git(this.root, ['rev-parse', '--show-toplevel'])).stdout.trim() || this.root;
     const store = new ParallelStateStore(top);
     const state = await store.read();
@@ -196,12 +196,21 @@ export class ParallelRunner {
 
   /** Retry on a Needs You item. */
   retry(storyId: string): boolean {
-    return this.post({ kind: 'retry', storyId });
+    if (this.loop?.phaseOf(storyId) !== 'needs-you') {
+      return false;
+    }
+    this.post({ kind: 'retry', storyId });
+    return true;
   }
 
   /** Skip Story on a Needs You item (or a story that has not started). */
   skip(storyId: string): boolean {
-    return this.post({ kind: 'skip', storyId });
+    const phase = this.loop?.phaseOf(storyId);
+    if (phase !== 'pending' && phase !== 'needs-you') {
+      return false;
+    }
+    this.post({ kind: 'skip', storyId });
+    return true;
   }
 
   get needsYou(): readonly NeedsYouItem[] {
@@ -228,15 +237,11 @@ export class ParallelRunner {
     return this.options.worktreeRoot ?? defaultWorktreeRoot(this.repo?.root ?? this.root);
   }
 
-  /** Feeds the loop one event; false when it did not fit (nothing changed). */
-  private post(event: ParallelEvent): boolean {
-    if (!this.loop) {
-      return false;
+  /** Feeds the loop one event and carries out what it answers (an event that does not fit changes nothing). */
+  private post(event: ParallelEvent): void {
+    if (this.loop) {
+      this.dispatch(this.loop.handle(event));
     }
-    const before = this.loop.status;
-    const commands = this.loop.handle(event);
-    this.dispatch(commands);
-    return commands.length > 0 || this.loop.status !== before;
   }
 
   private track(p: Promise<unknown>): void {
@@ -320,7 +325,7 @@ export class ParallelRunner {
       files: this.options.files,
       executor: this.ports.executor,
       planAgent: (r) => this.ports.planAgent(r),
-      issuePlanFor: this.ports.issuePlanFor ? (s) => (this.ports.issuePlanFor as NonNullable<StoryRunContext['issuePlanFor']>)(s) : undefined,
+      issuePlanFor: this.ports.issuePlanFor?.bind(this.ports),
       timeoutMs: this.options.runTimeoutMs,
       now: () => this.now(),
     };
