@@ -3,20 +3,14 @@
  * suggestions off, so without help they show only on Ctrl+Space.
  */
 import * as assert from 'node:assert/strict';
-import { shot, useWorkbench } from './workbench';
+import { quickOpen, shot, useWorkbench } from './workbench';
 
 describe('AGENTS.md snippets', function () {
   const ui = useWorkbench();
 
   it('typing "agents" on a new line of AGENTS.md offers the skeleton snippet, without Ctrl+Space', async () => {
     const page = ui.page;
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill('AGENTS.md');
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'AGENTS.md' }).first().waitFor({ state: 'visible', timeout: 10_000 });
-    await input.press('Enter');
-    await page.locator('.tabs-container .tab.active', { hasText: 'AGENTS.md' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await quickOpen(page, 'AGENTS.md', 'AGENTS.md');
     const editor = page.locator('.editor-instance .monaco-editor').first();
     await editor.click();
     await page.keyboard.press('Control+End');

@@ -3,7 +3,7 @@
  * without hovering, and the Stories view gets the room (Runs smaller, Memory collapsed).
  */
 import * as assert from 'node:assert/strict';
-import { openRalphContainer, pane, runCommand, shot, storiesPane, useWorkbench } from './workbench';
+import { openRalphContainer, pane, quickOpen, runCommand, shot, storiesPane, useWorkbench } from './workbench';
 
 describe('Stories view at the default side-bar width (demo workspace)', function () {
   const ui = useWorkbench();
@@ -47,13 +47,7 @@ describe('Stories view at the default side-bar width (demo workspace)', function
   });
 
   it('the demo opens clean: a TypeScript source without node_modules adds no problem once the TypeScript server has answered for it', async () => {
-    await ui.page.keyboard.press('Control+P');
-    const input = ui.page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill('src/api/tasks.ts');
-    await ui.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'tasks.ts' }).first().waitFor({ state: 'visible', timeout: 10_000 });
-    await input.press('Enter');
-    await ui.page.locator('.tabs-container .tab.active', { hasText: 'tasks.ts' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await quickOpen(ui.page, 'src/api/tasks.ts', 'tasks.ts');
     // The TypeScript server has loaded the file when it answers a hover on `SELECT_TASK`.
     const word = ui.page.locator('.editor-instance .view-line span', { hasText: /^SELECT_TASK$/ }).first();
     // A busy machine may take a while to open and tokenize the editor.

@@ -136,14 +136,26 @@ export async function openRalphContainer(page: Page): Promise<void> {
   await item.waitFor({ state: 'visible', timeout: 30_000 }).catch(() => {
     throw new Error('no "Ralph" item in the activity bar within 30 s (is the extension loaded?)');
   });
-  await item.click();
-  await storiesPane(page)
-    .locator('.monaco-list-row')
-    .first()
-    .waitFor({ state: 'visible', timeout: 30_000 })
-    .catch(() => {
-      throw new Error('the Stories view shows no rows within 30 s');
-    });
+  // Right after a reload the workbench may still be restoring its layout: a click can be undone
+  // (the side bar closed again) or toggle the container shut. Click again, as a user would, while
+  // the side bar does not show the Stories rows, within the deadline.
+  const firstRow = storiesPane(page).locator('.monaco-list-row').first();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    await item.click();
+    if (await firstRow.waitFor({ state: 'visible', timeout: 10_000 }).then(() => true, () => false)) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error('the Stories view shows no rows within 60 s');
+    }
+    if (await page.locator('.part.sidebar').isVisible().catch(() => false)) {
+      // The side bar is open on the Ralph container and its tree is still loading: wait, do not toggle it shut.
+      if (await firstRow.waitFor({ state: 'visible', timeout: 20_000 }).then(() => true, () => false)) {
+        return;
+      }
+    }
+  }
 }
 
 /** Opens the Ralph container unless it is open already (clicking its icon again would close the side bar). */
@@ -245,6 +257,36 @@ export async function graphFrame(page: Page, mode: 'sidebar' | 'editor'): Promis
     return false;
   }, 30_000);
   return found as Frame;
+}
+
+/**
+ * Opens a workspace file as a user does: Quick Open (Ctrl+P), its name, Enter; until its tab is
+ * the active one. A busy workbench may answer the search late (no row yet) or drop the Enter (the
+ * list still open, the file not opened): then the name is typed again and Enter pressed again,
+ * within the deadline. A repeated Enter cannot open anything twice: it opens the same file's tab.
+ */
+export async function quickOpen(page: Page, query: string, tabText: string, timeoutMs = 90_000): Promise<void> {
+  const input = page.locator('.quick-input-widget input');
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: tabText }).first();
+  const tab = page.locator('.tabs-container .tab.active', { hasText: tabText });
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    assert.ok(Date.now() < deadline, `Quick Open did not open "${query}" within ${timeoutMs / 1000} s (${attempt - 1} tries)`);
+    if (!(await input.isVisible().catch(() => false))) {
+      await page.keyboard.press('Control+P');
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+    }
+    // While the workbench starts, the file search may answer late or not at all: type the query again.
+    await input.fill('');
+    await input.fill(query);
+    if (!(await row.waitFor({ state: 'visible', timeout: 15_000 }).then(() => true, () => false))) {
+      continue;
+    }
+    await input.press('Enter');
+    if (await tab.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) {
+      return;
+    }
+  }
 }
 
 /**

@@ -386,6 +386,29 @@ describe('fake agent: per-story plans for parallel runs', function () {
     assert.equal(existsSync(path.join(root, 'CHECK_FAILS')), false);
   });
 
+  it('a list of modes gives one per attempt at the story: break-check, then a retry in the same worktree that passes the check', async () => {
+    const root = makeRepo();
+    const repo = await preflight(root, FEATURE);
+    const plan = JSON.stringify({ 'US-001': ['break-check', 'pass'], 'US-002': ['fail', 'pass'] });
+    const wt = await addWorktree(repo, 'US-001');
+    const checkCommand = `${quoteArg(process.execPath, 'posix')} -e "process.exit(require('fs').existsSync('CHECK_FAILS')?1:0)"`;
+    const queue = new MergeQueue(repo, new ParallelStateStore(root), { checkCommand });
+    const first = runAgent(wt.folder, 'US-001', { FAKE_AGENT_PLAN: plan });
+    assert.match(first.stdout, /attempt 1 at US-001[\s\S]*\(mode break-check\)/);
+    assert.equal((await queue.mergeAll([wt]))[0].kind, 'check-failed');
+    const retry = runAgent(wt.folder, 'US-001', { FAKE_AGENT_PLAN: plan });
+    assert.equal(retry.code, 0, retry.stdout);
+    assert.match(retry.stdout, /attempt 2 at US-001[\s\S]*\(mode pass\)[\s\S]*removed CHECK_FAILS/);
+    assert.equal((await queue.mergeAll([wt]))[0].kind, 'merged');
+    assert.deepEqual(passing(root), ['US-001']);
+    assert.equal(existsSync(path.join(root, 'CHECK_FAILS')), false);
+    // Attempts are counted per story, across worktrees (the last mode repeats).
+    const two = await addWorktree(repo, 'US-002');
+    assert.equal(runAgent(two.folder, 'US-002', { FAKE_AGENT_PLAN: plan }).code, 3);
+    assert.equal(runAgent(two.folder, 'US-002', { FAKE_AGENT_PLAN: plan }).code, 0);
+    assert.match(runAgent(two.folder, 'US-002', { FAKE_AGENT_PLAN: plan }).stdout, /attempt 3 at US-002[\s\S]*\(mode pass\)/);
+  });
+
   it('wrong-branch: the feat commit lands on <branch>-stray, checked out, and its own branch stays without it', () => {
     const root = makeRepo();
     const wt = worktree(root, 'US-001');

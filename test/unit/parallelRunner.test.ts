@@ -12,10 +12,12 @@ import { PARALLEL_STATE_FILE, type ParallelState } from '../../src/core/parallel
 import { parseRuns } from '../../src/core/runs/runs';
 import { ParallelError } from '../../src/node/parallel/git';
 import { ParallelRunner, type ParallelRunOptions, type RunnerEvent } from '../../src/node/parallel/runner';
+import { StoryRun, type StoryRunContext } from '../../src/node/parallel/storyRun';
+import { addWorktree, preflight } from '../../src/node/parallel/worktrees';
 import { makePrd } from './helpers';
 import { agentWork, cleanRepos, git, makeRepo, passing, readJson } from './parallelRepo';
 
-type Behaviour = 'pass' | 'conflict' | 'break-check' | 'fail' | 'hang' | 'wrong-branch' | 'no-progress';
+type Behaviour = 'pass' | 'conflict' | 'break-check' | 'fail' | 'hang' | 'wrong-branch' | 'no-progress' | 'edit-other';
 
 /** Runs each story's behaviour in its worktree, as an agent process would. */
 function scriptedExecutor(plan: Record<string, Behaviour>, started: string[] = []): AgentExecutor {
@@ -43,6 +45,9 @@ function scriptedExecutor(plan: Record<string, Behaviour>, started: string[] = [
           case 'wrong-branch':
             git(cwd, 'checkout', '-q', '-b', `${id}-stray`);
             agentWork(cwd, id, { files: { [`src/${id}.ts`]: 'x\n' } });
+            break;
+          case 'edit-other':
+            agentWork(cwd, id, { files: { [`src/${id}.ts`]: 'x\n' }, alsoPasses: ['US-004'] });
             break;
           case 'no-progress':
             break;
@@ -208,11 +213,74 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.match(git(root, 'log', '--format=%s', 'US-001-stray'), /feat: US-001/);
   });
 
+  it('an agent that also marks another story passing: its own story merges, the other edit does not, and the run says so', async () => {
+    const root = makeRepo();
+    const events: RunnerEvent[] = [];
+    const stop = await runnerFor(root, { 'US-001': 'edit-other' }, { only: ['US-001'] }, events).run();
+    assert.equal(stop.needsYou.length, 0);
+    assert.deepEqual(passing(root), ['US-001']);
+    assert.ok(events.some((e) => e.kind === 'note' && /US-001: its agent also changed US-004 in prd\.json; those edits were not merged/.test(e.message)), JSON.stringify(events.filter((e) => e.kind === 'note')));
+  });
+
+  it('a worktree a killed run added but never recorded is adopted by the next run, not refused as an existing branch', async () => {
+    const root = makeRepo();
+    // What a SIGKILL between `git worktree add` and the first record of parallel.json leaves.
+    const wt = await addWorktree(await preflight(root), 'US-002');
+    assert.ok(existsSync(wt.folder));
+    const stop = await runnerFor(root, {}).run();
+    assert.equal(stop.reason, 'all-pass', stop.message);
+    assert.deepEqual(passing(root).sort(), ['US-001', 'US-002', 'US-003', 'US-004']);
+    assert.ok(!existsSync(wt.folder), 'its worktree removed once merged');
+  });
+
+  it('a story branch that lost its worktree (a kill inside git worktree add or remove) is picked up: empty, made afresh; with commits, its worktree added again', async () => {
+    const root = makeRepo();
+    const repo = await preflight(root);
+    // US-001: a branch with nothing on it and no worktree.
+    git(root, 'branch', 'ralph/demo-US-001');
+    // US-002: a branch holding a commit of work, its worktree folder gone.
+    const wt = await addWorktree(repo, 'US-002');
+    writeFileSync(path.join(wt.folder, 'src', 'half.ts'), 'export const half = 1;\n');
+    git(wt.folder, 'add', '-A');
+    git(wt.folder, 'commit', '-qm', 'wip: US-002 half done');
+    git(root, 'worktree', 'remove', '--force', wt.folder);
+    const events: RunnerEvent[] = [];
+    const stop = await runnerFor(root, {}, {}, events).run();
+    assert.equal(stop.reason, 'all-pass', stop.message);
+    assert.deepEqual(passing(root).sort(), ['US-001', 'US-002', 'US-003', 'US-004']);
+    assert.match(git(root, 'log', '--format=%s', 'HEAD'), /wip: US-002 half done/, 'the work on the branch reached the feature branch');
+    assert.ok(events.some((e) => e.kind === 'note' && /US-002: its branch ralph\/demo-US-002 \(1 commit\(s\) not merged\) had lost its worktree/.test(e.message)));
+  });
+
+  it('an agent asked to stop while its log is being opened is ended, not left running', async () => {
+    const root = makeRepo();
+    const wt = await addWorktree(await preflight(root), 'US-001');
+    const ctx: StoryRunContext = {
+      root,
+      files: { prd: 'prd.json', progress: 'progress.txt', pin: 'specs/INDEX.md' },
+      executor: scriptedExecutor({ 'US-001': 'hang' }),
+      // The stop comes just after the plan is made: while the run opens its log, before the agent has a handle.
+      planAgent: (req) => {
+        setImmediate(() => void run.stop());
+        return { ok: true, commandLine: 'agent', env: { RALPH_STORY_ID: req.storyId }, warnings: [], agent: 'pretend' };
+      },
+      timeoutMs: 0,
+      now: () => new Date(),
+    };
+    const run = new StoryRun(ctx, { runId: 'r-1', storyId: 'US-001', storyTitle: 'Story US-001', worktree: wt });
+    const result = await Promise.race([run.result, new Promise<undefined>((r) => setTimeout(() => r(undefined), 20_000))]);
+    assert.equal(result?.outcome, 'stopped', 'the run ended as stopped');
+  });
+
   it('--story runs only that story', async () => {
     const root = makeRepo();
     const started: string[] = [];
-    const stop = await runnerFor(root, {}, { only: ['US-002'] }, [], started).run();
+    const runner = runnerFor(root, {}, { only: ['US-002'] }, [], started);
+    const stop = await runner.run();
     assert.deepEqual(started, ['US-002']);
+    // Retry and Skip say when they did nothing (no Needs You item, a story already merged).
+    assert.equal(runner.retry('US-001'), false);
+    assert.equal(runner.skip('US-002'), false);
     assert.deepEqual(passing(root), ['US-002']);
     assert.equal(stop.needsYou.length, 0);
   });

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writ
 import { spawn } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { ParallelError } from '../../src/node/parallel/git';
+import { firstLine, ParallelError } from '../../src/node/parallel/git';
 import { acquireRunLock, RUN_LOCK } from '../../src/node/parallel/runLock';
 import { ParallelStateStore } from '../../src/node/parallel/stateFile';
 import { addWorktree, defaultWorktreeRoot, preflight, removeWorktree } from '../../src/node/parallel/worktrees';
@@ -116,6 +116,15 @@ describe('parallel: worktrees', function () {
     assert.ok(!existsSync(wt.folder));
     assert.equal(git(root, 'branch', '--list', wt.branch), '');
     assert.equal(git(root, 'worktree', 'list', '--porcelain').includes(wt.folder), false);
+  });
+});
+
+describe('parallel: git messages', () => {
+  it('names git\'s reason, not its progress line ("Preparing worktree …" before a fatal:)', () => {
+    assert.equal(firstLine("Preparing worktree (new branch 'ralph/bench-US-010')\nfatal: cannot lock ref 'refs/heads/ralph/bench-US-010': File exists.\n"), "cannot lock ref 'refs/heads/ralph/bench-US-010': File exists.");
+    assert.equal(firstLine('\nerror: pathspec did not match\n'), 'pathspec did not match');
+    assert.equal(firstLine('Already up to date.\n'), 'Already up to date.');
+    assert.equal(firstLine(''), 'no message');
   });
 });
 

@@ -23,7 +23,7 @@ export interface AgentExit {
   /** True when the agent was ended by stop(). */
   readonly stopped: boolean;
   /** How the end was observed. */
-  readonly via: 'shell-integration' | 'terminal-exit' | 'process';
+  readonly via: 'shell-integration' | 'exit-file' | 'process';
 }
 
 export interface AgentHandle {

@@ -53,13 +53,11 @@ export async function gitOk(cwd: string, args: readonly string[], what: string):
   return r.stdout.trim();
 }
 
+/** git's reason in its output: the first `fatal:` or `error:` line (not a progress line such as "Preparing worktree"), else the first line. */
 export function firstLine(s: string): string {
-  return (
-    s
-      .split(/\r?\n/)
-      .map((l) => l.replace(/^(?:fatal|error):\s*/, '').trim())
-      .find((l) => l !== '') ?? 'no message'
-  );
+  const lines = s.split(/\r?\n/).map((l) => l.trim());
+  const reason = lines.find((l) => /^(?:fatal|error):/.test(l)) ?? lines.find((l) => l !== '');
+  return reason?.replace(/^(?:fatal|error):\s*/, '').trim() || 'no message';
 }
 
 /** git's version as [major, minor], or undefined when git is missing. */

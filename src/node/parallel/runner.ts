@@ -7,6 +7,7 @@
  * raise a Needs You item, stop. Each agent run becomes one runs.jsonl line, written when the fate
  * of its work is known (merged, conflicted, failed its check, or not finished).
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorMessage } from '../../core/errorMessage';
@@ -21,13 +22,14 @@ import { parseProgress } from '../../core/progress/parse';
 import { filesChangedByStory } from '../../core/progress/views';
 import type { MergeResult, RunOutcome, RunRecord } from '../../core/runs/runs';
 import { recordIteration } from '../runRecorder';
-import { git, ParallelError } from './git';
+import { commitsNotOn, git, ParallelError } from './git';
+import { storyBranchName } from '../../core/parallel/names';
 import { MergeQueue } from './mergeQueue';
 import { resumeParallel, type ResumeReport } from './resume';
-import { acquireRunLock, type RunLock } from './runLock';
+import { acquireRunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
 import { finishedInWorktree, type MemoryPaths, StoryRun, type StoryRunContext, type StoryRunResult, updateFromFeature } from './storyRun';
-import { addWorktree, defaultWorktreeRoot, preflight, type RepoInfo, type StoryWorktree } from './worktrees';
+import { addWorktree, defaultWorktreeRoot, listWorktrees, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
 
 export interface ParallelRunOptions {
   readonly config: Partial<ParallelConfig>;
@@ -94,6 +96,9 @@ export class ParallelRunner {
   private readonly stopBeforeStart = new Set<string>();
   private finished: ((stop: ParallelStop) => void) | undefined;
   private pendingStop: StopMode | undefined;
+  private removals: Promise<void> = Promise.resolve();
+  /** Changes to the main repository (worktree add, merge, worktree removal) happen one at a time. */
+  private repoChain: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly root: string,
@@ -123,14 +128,14 @@ export class ParallelRunner {
   async run(): Promise<ParallelStop> {
     const lock = await acquireRunLock(this.root, this.options.holder);
     try {
-      return await this.runLocked(lock);
+      return await this.runLocked();
     } finally {
       await Promise.allSettled([...this.work]);
       await lock.release();
     }
   }
 
-  private async runLocked(_lock: RunLock): Promise<ParallelStop> {
+  private async runLocked(): Promise<ParallelStop> {
     const top = (await git(this.root, ['rev-parse', '--show-toplevel'])).stdout.trim() || this.root;
     const store = new ParallelStateStore(top);
     const state = await store.read();
@@ -140,7 +145,9 @@ export class ParallelRunner {
       this.emit({ kind: 'resumed', report });
     }
     this.repo = await preflight(top);
-    this.queue = new MergeQueue(this.repo, store, { ...queueOptions, now: () => this.now() });
+    // Merged worktrees are removed by the runner after the loop has heard of the merge, off the
+    // critical path: the next story that waited on this one starts without waiting for it.
+    this.queue = new MergeQueue(this.repo, store, { ...queueOptions, removeMerged: false, now: () => this.now() });
     await this.adoptKept(await store.read());
     this.prd = await this.readPrd();
     const stories = this.prd?.doc.stories ?? [];
@@ -189,12 +196,21 @@ export class ParallelRunner {
 
   /** Retry on a Needs You item. */
   retry(storyId: string): boolean {
-    return this.post({ kind: 'retry', storyId });
+    if (this.loop?.phaseOf(storyId) !== 'needs-you') {
+      return false;
+    }
+    this.post({ kind: 'retry', storyId });
+    return true;
   }
 
   /** Skip Story on a Needs You item (or a story that has not started). */
   skip(storyId: string): boolean {
-    return this.post({ kind: 'skip', storyId });
+    const phase = this.loop?.phaseOf(storyId);
+    if (phase !== 'pending' && phase !== 'needs-you') {
+      return false;
+    }
+    this.post({ kind: 'skip', storyId });
+    return true;
   }
 
   get needsYou(): readonly NeedsYouItem[] {
@@ -221,15 +237,11 @@ export class ParallelRunner {
     return this.options.worktreeRoot ?? defaultWorktreeRoot(this.repo?.root ?? this.root);
   }
 
-  /** Feeds the loop one event; false when it did not fit (nothing changed). */
-  private post(event: ParallelEvent): boolean {
-    if (!this.loop) {
-      return false;
+  /** Feeds the loop one event and carries out what it answers (an event that does not fit changes nothing). */
+  private post(event: ParallelEvent): void {
+    if (this.loop) {
+      this.dispatch(this.loop.handle(event));
     }
-    const before = this.loop.status;
-    const commands = this.loop.handle(event);
-    this.dispatch(commands);
-    return commands.length > 0 || this.loop.status !== before;
   }
 
   private track(p: Promise<unknown>): void {
@@ -260,6 +272,7 @@ export class ParallelRunner {
   }
 
   private async end(stop: ParallelStop): Promise<void> {
+    await this.removals;
     // Every line of this loop is on disk before the run says it is over.
     for (const [storyId, p] of this.pendingLines) {
       await this.writeLine(p.line, p.wave, undefined, storyId);
@@ -286,7 +299,7 @@ export class ParallelRunner {
     this.lastTrouble.delete(id);
     try {
       if (!wt) {
-        wt = await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot });
+        wt = await this.exclusive(async () => (await this.existingWorktree(id)) ?? (await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot })));
         this.worktrees.set(id, wt);
       } else if (trouble?.why === 'conflict') {
         const files = await updateFromFeature(wt, repo.featureBranch);
@@ -312,7 +325,7 @@ export class ParallelRunner {
       files: this.options.files,
       executor: this.ports.executor,
       planAgent: (r) => this.ports.planAgent(r),
-      issuePlanFor: this.ports.issuePlanFor ? (s) => (this.ports.issuePlanFor as NonNullable<StoryRunContext['issuePlanFor']>)(s) : undefined,
+      issuePlanFor: this.ports.issuePlanFor?.bind(this.ports),
       timeoutMs: this.options.runTimeoutMs,
       now: () => this.now(),
     };
@@ -392,18 +405,16 @@ export class ParallelRunner {
       event = { kind: 'merged', storyId, outcome: 'error', message: 'its worktree is not known to this run' };
     } else {
       try {
-        const o = await queue.merge(wt);
+        const o = await this.exclusive(() => queue.merge(wt));
         switch (o.kind) {
           case 'merged':
             result = 'merged';
             commit = o.commit;
             event = { kind: 'merged', storyId, outcome: 'merged' };
             this.worktrees.delete(storyId);
+            this.removeLater(wt);
             if (o.ignoredStories.length > 0) {
               this.emit({ kind: 'note', storyId, message: `${storyId}: its agent also changed ${o.ignoredStories.join(', ')} in ${this.options.files.prd}; those edits were not merged.` });
-            }
-            if (o.kept) {
-              this.emit({ kind: 'note', storyId, message: o.kept });
             }
             break;
           case 'conflict':
@@ -439,6 +450,30 @@ export class ParallelRunner {
     this.post(event);
   }
 
+  /**
+   * Runs a change to the main repository after every change begun before it: git takes locks of its
+   * own (refs, the worktree list), and two at once can fail on each other's ("could not lock").
+   */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.repoChain.then(work);
+    this.repoChain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Removes a merged story's worktree and branch, one removal at a time, after the loop moved on. */
+  private removeLater(wt: StoryWorktree): void {
+    const next = this.removals.then(async () => {
+      try {
+        await this.exclusive(() => removeWorktree(this.repo as RepoInfo, wt));
+      } catch (e) {
+        // Kept (it holds something the feature branch lacks, or git refused): the next run's resume lists it.
+        this.emit({ kind: 'note', storyId: wt.storyId, message: errorMessage(e) });
+      }
+    });
+    this.removals = next;
+    this.track(next);
+  }
+
   /** Worktrees a previous run kept (interrupted, conflicted, failed their check): the stories continue there. */
   private async adoptKept(state: ParallelState | undefined): Promise<void> {
     for (const r of state?.stories ?? []) {
@@ -456,6 +491,43 @@ export class ParallelRunner {
         }
       }
     }
+  }
+
+  /**
+   * The story's own worktree or branch when one is there already: a run killed between
+   * `git worktree add` and its first record, or in the middle of it, leaves a worktree the state
+   * does not know, or a branch without its worktree. The story continues there: a branch holding
+   * commits gets its worktree back (`git worktree add` without -b); one holding nothing is deleted
+   * and made afresh by the caller.
+   */
+  private async existingWorktree(storyId: string): Promise<StoryWorktree | undefined> {
+    const repo = this.repo as RepoInfo;
+    const branch = storyBranchName(repo.featureBranch, storyId);
+    const folder = path.resolve(this.worktreeRoot, storyId);
+    if ((await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])).code !== 0) {
+      return undefined;
+    }
+    await git(repo.root, ['worktree', 'prune']);
+    const base = (await git(repo.root, ['merge-base', `refs/heads/${repo.featureBranch}`, `refs/heads/${branch}`])).stdout.trim();
+    const found = (await listWorktrees(repo.root)).find((w) => w.branch === branch);
+    if (found && path.resolve(found.folder) === folder) {
+      return base ? { storyId, branch, folder: found.folder, base } : undefined;
+    }
+    if (found || !base || existsSync(folder)) {
+      return undefined; // elsewhere, unrelated, or a folder in the way: addWorktree says what to do
+    }
+    const ahead = await commitsNotOn(repo.root, `refs/heads/${branch}`, `refs/heads/${repo.featureBranch}`);
+    if (ahead.length === 0) {
+      await git(repo.root, ['branch', '-D', branch]);
+      return undefined;
+    }
+    const r = await git(repo.root, ['worktree', 'add', folder, branch]);
+    if (r.code !== 0) {
+      return undefined;
+    }
+    await prepareRalphFolder(folder);
+    this.emit({ kind: 'note', storyId, message: `${storyId}: its branch ${branch} (${ahead.length} commit(s) not merged) had lost its worktree; it was added again at ${folder} and the story continues there.` });
+    return { storyId, branch, folder, base };
   }
 
   private async readPrd(): Promise<PrdAnalysis | undefined> {

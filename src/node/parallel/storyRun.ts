@@ -142,6 +142,10 @@ export class StoryRun {
       },
     });
     this.handle = handle;
+    if (this.stopRequested) {
+      // Asked to stop while the log was being opened (no handle to stop yet then).
+      void handle.stop();
+    }
     let timedOut = false;
     const timer =
       ctx.timeoutMs > 0

@@ -134,11 +134,18 @@ export async function addWorktree(repo: RepoInfo, storyId: string, options: AddO
   if (r.code !== 0) {
     throw new ParallelError('git', `git could not add the worktree of ${storyId} at ${folder}: ${firstLine(r.stderr)}.`);
   }
-  // The story's prompt and logs go under its .ralph/, which git must ignore (as the preparer makes
-  // it in the main tree): else `git worktree remove` would refuse the worktree as untracked work.
+  await prepareRalphFolder(folder);
+  return { storyId, branch, folder, base: repo.head };
+}
+
+/**
+ * The story's prompt and logs go under its worktree's .ralph/, which git must ignore (as the
+ * preparer makes it in the main tree): else `git worktree remove` would refuse the worktree as
+ * untracked work.
+ */
+export async function prepareRalphFolder(folder: string): Promise<void> {
   await mkdir(path.join(folder, '.ralph'), { recursive: true });
   await writeFile(path.join(folder, '.ralph', '.gitignore'), '# Ralph Workbench runtime state (prompts, runs, logs): not for git\n*\n', { flag: 'wx' }).catch(() => undefined);
-  return { storyId, branch, folder, base: repo.head };
 }
 
 /**

@@ -2,11 +2,23 @@
  * The terminal executor: runs one agent command in a visible VS Code terminal and reports how it
  * ended, behind the executor interface (src/core/loop/executor.ts).
  * With shell integration: `executeCommand`, the exit code from `onDidEndTerminalShellExecution`,
- * and the output read for the COMPLETE signal. Without it: the command is sent followed by an
- * `exit` of its status, and the end is the terminal closing (its exit status is the agent's).
+ * and the output read for the COMPLETE signal. Without it: the command is sent followed by a write
+ * of its status to a file the terminal's environment names (src/node/exitStatusFile.ts), and the
+ * end is that file. Either way the terminal stays open after the agent, for the user to read.
+ *
+ * How long to wait for shell integration: a busy machine starts the shell late, so the clock starts
+ * when the shell's process exists (`terminal.processId`), not when the terminal was created, and
+ * runs for SHELL_INTEGRATION_WINDOW_MS; with `terminal.integrated.shellIntegration.enabled` off
+ * there is nothing to wait for. Giving up is no loss of output: only the COMPLETE signal is not read.
  */
 import * as vscode from 'vscode';
 import type { AgentExecutor, AgentExit, AgentHandle, AgentLaunch } from '../../core/loop/executor';
+import { createExitStatusFile, type ExitStatusFile, exitStatusSuffix } from '../../node/exitStatusFile';
+
+/** How long the shell's process may take to exist before the shell-integration clock starts anyway. */
+const PROCESS_START_TIMEOUT_MS = 20_000;
+/** How long, after the shell's process started, shell integration may take to activate. */
+const SHELL_INTEGRATION_WINDOW_MS = 10_000;
 
 /** Runs each agent in a terminal of its own (the user watches it; a finished one may be kept open). */
 export const terminalExecutor: AgentExecutor<TerminalRun> = {
@@ -14,7 +26,7 @@ export const terminalExecutor: AgentExecutor<TerminalRun> = {
 };
 
 export interface TerminalRunRequest extends AgentLaunch {
-  /** How long to wait for shell integration before falling back (ms). */
+  /** How long to wait for shell integration after the shell's process started, before falling back (ms). */
   readonly shellIntegrationTimeoutMs?: number;
 }
 
@@ -26,20 +38,34 @@ export class TerminalRun implements AgentHandle, vscode.Disposable {
   private resolveDone!: (r: AgentExit) => void;
   private finished = false;
   private via: AgentExit['via'] = 'shell-integration';
+  /** Where the shell writes the agent's status when there is no shell integration. */
+  private readonly statusFile: ExitStatusFile = createExitStatusFile();
+  /** Settles when shell integration activates in this terminal (subscribed from its creation). */
+  private readonly integrationActivated: Promise<vscode.TerminalShellIntegration>;
 
   constructor(private readonly request: TerminalRunRequest) {
     this.exit = new Promise((resolve) => (this.resolveDone = resolve));
+    this.integrationActivated = new Promise((resolve) => {
+      this.disposables.push(
+        vscode.window.onDidChangeTerminalShellIntegration((e) => {
+          if (e.terminal === this.terminal) {
+            resolve(e.shellIntegration);
+          }
+        }),
+      );
+    });
     this.terminal = vscode.window.createTerminal({
       name: request.name,
       cwd: vscode.Uri.file(request.cwd),
-      env: { ...request.env },
+      env: { ...request.env, ...this.statusFile.env },
       iconPath: new vscode.ThemeIcon('hubot'),
     });
     this.terminal.show(true);
     this.disposables.push(
       vscode.window.onDidCloseTerminal((t) => {
         if (t === this.terminal) {
-          const code = t.exitStatus?.code;
+          // Closed before the agent's end was seen: the status file may hold it; the shell's own status is not the agent's.
+          const code = this.via === 'exit-file' ? this.statusFile.readNow() : t.exitStatus?.code;
           this.finish({ exitCode: this.stopRequested ? undefined : code, stopped: this.stopRequested, via: this.via });
         }
       }),
@@ -67,16 +93,20 @@ export class TerminalRun implements AgentHandle, vscode.Disposable {
     for (const d of this.disposables.splice(0)) {
       d.dispose();
     }
+    this.statusFile.dispose();
   }
 
   private async start(): Promise<void> {
-    const integration = await this.waitForShellIntegration(this.request.shellIntegrationTimeoutMs ?? 4000);
+    const integration = await this.waitForShellIntegration();
     if (this.finished) {
       return;
     }
     if (!integration) {
-      this.via = 'terminal-exit';
-      this.terminal.sendText(`${this.request.commandLine}${exitSuffix()}`, true);
+      this.via = 'exit-file';
+      void this.statusFile.status.then((code) =>
+        this.finish({ exitCode: this.stopRequested ? undefined : code, stopped: this.stopRequested, via: 'exit-file' }),
+      );
+      this.terminal.sendText(`${this.request.commandLine}${exitStatusSuffix(vscode.env.shell || '')}`, true);
       return;
     }
     const execution = integration.executeCommand(this.request.commandLine);
@@ -98,24 +128,21 @@ export class TerminalRun implements AgentHandle, vscode.Disposable {
     }
   }
 
-  private waitForShellIntegration(timeoutMs: number): Promise<vscode.TerminalShellIntegration | undefined> {
+  /** The terminal's shell integration, once active; undefined when it is off or did not come in time. */
+  private async waitForShellIntegration(): Promise<vscode.TerminalShellIntegration | undefined> {
     if (this.terminal.shellIntegration) {
-      return Promise.resolve(this.terminal.shellIntegration);
+      return this.terminal.shellIntegration;
     }
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        sub.dispose();
-        resolve(this.terminal.shellIntegration);
-      }, timeoutMs);
-      const sub = vscode.window.onDidChangeTerminalShellIntegration((e) => {
-        if (e.terminal === this.terminal) {
-          clearTimeout(timer);
-          sub.dispose();
-          resolve(e.shellIntegration);
-        }
-      });
-      this.disposables.push(sub);
-    });
+    const enabled = vscode.workspace
+      .getConfiguration('terminal.integrated', vscode.Uri.file(this.request.cwd))
+      .get<boolean>('shellIntegration.enabled', true);
+    if (!enabled) {
+      return undefined;
+    }
+    // The clock starts when the shell's process exists: a busy machine may take long to get there.
+    await within(Promise.resolve(this.terminal.processId), PROCESS_START_TIMEOUT_MS);
+    await within(this.integrationActivated, this.request.shellIntegrationTimeoutMs ?? SHELL_INTEGRATION_WINDOW_MS);
+    return this.terminal.shellIntegration;
   }
 
   private finish(result: AgentExit): void {
@@ -127,16 +154,14 @@ export class TerminalRun implements AgentHandle, vscode.Disposable {
   }
 }
 
-/** After the command, end the shell with the command's status, so the terminal's exit status is the agent's. */
-function exitSuffix(): string {
-  const shell = (vscode.env.shell || '').toLowerCase();
-  if (/pwsh|powershell/.test(shell)) {
-    return '; exit $LASTEXITCODE';
+/** `p`, or undefined after `ms` (the timer does not outlive the race). */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([p, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)))]);
+  } finally {
+    clearTimeout(timer);
   }
-  if (/cmd\.exe$/.test(shell)) {
-    return ' & exit %ERRORLEVEL%';
-  }
-  return '; exit $?';
 }
 
 function delay(ms: number): Promise<void> {
