@@ -294,6 +294,42 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.deepEqual(order, ['started:US-001', 'merged:US-001', 'started:US-002', 'merged:US-002']);
   });
 
+  it('with manageBranch, a run started on main checks out prd.json\'s branchName first: story branches and merges are the feature\'s, main is untouched', async () => {
+    const root = makeRepo();
+    git(root, 'checkout', '-q', 'main');
+    const mainHead = git(root, 'rev-parse', 'main');
+    const events: RunnerEvent[] = [];
+    const stop = await runnerFor(root, {}, { only: ['US-001'], manageBranch: true }, events).run();
+    assert.equal(stop.needsYou.length, 0, stop.message);
+    assert.equal(git(root, 'rev-parse', '--abbrev-ref', 'HEAD'), 'ralph/demo');
+    assert.equal(git(root, 'rev-parse', 'main'), mainHead, 'nothing merged into main');
+    assert.deepEqual(featSubjects(root), ['feat: US-001 - Story US-001']);
+    assert.match(runsOf(root)[0].parallel?.branch ?? '', /^ralph\/demo-US-001$/);
+    assert.ok(events.some((e) => e.kind === 'note' && e.message === 'checked out the feature branch ralph/demo'), JSON.stringify(events.filter((e) => e.kind === 'note')));
+  });
+
+  it('with manageBranch, a missing feature branch is created from the default branch; an invalid branchName refuses before anything changes', async () => {
+    const root = makeRepo(makePrd([{ id: 'US-001' }], { branchName: 'ralph/new-feature' }));
+    git(root, 'checkout', '-q', 'main');
+    git(root, 'branch', '-q', '-D', 'ralph/demo');
+    const events: RunnerEvent[] = [];
+    await runnerFor(root, {}, { manageBranch: true }, events).run();
+    assert.equal(git(root, 'rev-parse', '--abbrev-ref', 'HEAD'), 'ralph/new-feature');
+    assert.ok(events.some((e) => e.kind === 'note' && /^created the feature branch ralph\/new-feature from main$/.test(e.message)));
+
+    const bad = makeRepo(makePrd([{ id: 'US-001' }], { branchName: 'ralph/my feature' }));
+    await assert.rejects(runnerFor(bad, {}, { manageBranch: true }).run(), (e: unknown) => e instanceof ParallelError && e.code === 'bad-branch' && /it contains a space/.test(e.message));
+    assert.ok(!existsSync(path.join(bad, '.ralph', 'runs.jsonl')));
+  });
+
+  it('with manageBranch, uncommitted changes on another branch refuse the checkout and say so', async () => {
+    const root = makeRepo();
+    git(root, 'checkout', '-q', 'main');
+    writeFileSync(path.join(root, 'src', 'shared.ts'), 'changed\n');
+    await assert.rejects(runnerFor(root, {}, { manageBranch: true }).run(), (e: unknown) => e instanceof ParallelError && e.code === 'dirty' && /ralph\/demo/.test(e.message));
+    assert.equal(git(root, 'rev-parse', '--abbrev-ref', 'HEAD'), 'main');
+  });
+
   it('writes nothing when the feature branch has uncommitted changes', async () => {
     const root = makeRepo();
     writeFileSync(path.join(root, 'src', 'shared.ts'), 'changed\n');

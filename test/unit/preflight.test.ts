@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { noAgentFoundMessage, getPreset, type PathLookup, presetPrograms, presetsOnPath, terminalSearchPath } from '../../src/core/agents/presets';
 import { planAgentCommand } from '../../src/core/loop/iteration';
 import { LoopController, type RunStep } from '../../src/core/loop/loop';
-import { branchNameProblem, type PreflightInput, preflightProblems, workspaceProblems } from '../../src/core/loop/preflight';
+import { type PreflightInput, preflightProblems, workspaceProblems } from '../../src/core/loop/preflight';
+import { branchNameProblem } from '../../src/core/parallel/names';
 import { analyzePrd } from '../../src/core/prd/index';
 import { makePrd } from './helpers';
 

@@ -276,6 +276,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
       files,
       holder: 'the ralph-workbench run command',
       only: a.story !== undefined ? [a.story] : undefined,
+      manageBranch: s.manageBranch,
     },
     {
       executor: processExecutor,

@@ -10,6 +10,7 @@
 import type { AgentCommandPlan } from './iteration';
 import type { PrdAnalysis } from '../prd/index';
 import type { RunStep } from './loop';
+import { branchNameProblem } from '../parallel/names';
 
 export type PreflightKind =
   | 'untrusted'
@@ -130,38 +131,3 @@ function gitProblems({ git, manageBranch, prd, prdLabel }: PreflightInput): Pref
   return problems;
 }
 
-/**
- * Why git would refuse `name` as a branch name (the rules of `git check-ref-format --branch`),
- * or undefined when it is valid.
- */
-export function branchNameProblem(name: string): string | undefined {
-  if (name.trim() === '') {
-    return 'it is empty';
-  }
-  const bad = /[\u0000-\u0020\u007f~^:?*[\\]/.exec(name);
-  if (bad) {
-    return bad[0] === ' ' ? 'it contains a space' : `it contains ${JSON.stringify(bad[0])}`;
-  }
-  if (name.startsWith('-')) {
-    return 'it starts with "-"';
-  }
-  if (name === '@') {
-    return 'it is "@"';
-  }
-  for (const [part, why] of [
-    ['..', 'it contains ".."'],
-    ['@{', 'it contains "@{"'],
-    ['//', 'it contains "//"'],
-  ] as const) {
-    if (name.includes(part)) {
-      return why;
-    }
-  }
-  if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) {
-    return 'it starts or ends with "/" or ends with "."';
-  }
-  if (name.split('/').some((c) => c.startsWith('.') || c.endsWith('.lock'))) {
-    return 'a part of it starts with "." or ends with ".lock"';
-  }
-  return undefined;
-}

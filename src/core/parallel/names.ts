@@ -18,9 +18,12 @@ export function branchNameProblem(name: string): string | undefined {
   if (name === 'HEAD') {
     return '"HEAD" is not a branch name';
   }
+  if (name === '@') {
+    return 'it is "@"';
+  }
   const bad = /[\x00-\x20\x7f~^:?*[\\]/.exec(name);
   if (bad) {
-    return `it contains ${JSON.stringify(bad[0])}`;
+    return bad[0] === ' ' ? 'it contains a space' : `it contains ${JSON.stringify(bad[0])}`;
   }
   if (name.includes('..')) {
     return 'it contains ".."';

@@ -23,7 +23,8 @@ import { filesChangedByStory } from '../../core/progress/views';
 import type { MergeResult, RunOutcome, RunRecord } from '../../core/runs/runs';
 import { recordIteration } from '../runRecorder';
 import { commitsNotOn, git, ParallelError } from './git';
-import { storyBranchName } from '../../core/parallel/names';
+import { branchNameProblem, storyBranchName } from '../../core/parallel/names';
+import { GitError, GitRepo } from '../gitRepo';
 import { MergeQueue } from './mergeQueue';
 import { resumeParallel, type ResumeReport } from './resume';
 import { acquireRunLock } from './runLock';
@@ -46,6 +47,11 @@ export interface ParallelRunOptions {
   readonly holder: string;
   /** Only these stories (`--story`): the others are not started. */
   readonly only?: readonly string[];
+  /**
+   * ralph.git.manageBranch: before anything else, check out prd.json's `branchName` (created from
+   * the default branch when missing), as the serial loop does; the run then works on that branch.
+   */
+  readonly manageBranch?: boolean;
 }
 
 export type RunnerEvent =
@@ -139,6 +145,9 @@ export class ParallelRunner {
     const top = (await git(this.root, ['rev-parse', '--show-toplevel'])).stdout.trim() || this.root;
     const store = new ParallelStateStore(top);
     const state = await store.read();
+    if (this.options.manageBranch) {
+      await this.checkOutPrdBranch(top);
+    }
     const queueOptions = { mode: this.options.mergeMode, checkCommand: this.options.checkCommand || undefined, checkTimeoutMs: this.options.checkTimeoutMs, prdPath: this.options.files.prd, progressPath: this.options.files.progress };
     if (state && state.stories.some((s) => s.state !== 'merged')) {
       const report = await resumeParallel(top, { ...queueOptions, worktreeRoot: this.options.worktreeRoot });
@@ -528,6 +537,29 @@ export class ParallelRunner {
     await prepareRalphFolder(folder);
     this.emit({ kind: 'note', storyId, message: `${storyId}: its branch ${branch} (${ahead.length} commit(s) not merged) had lost its worktree; it was added again at ${folder} and the story continues there.` });
     return { storyId, branch, folder, base };
+  }
+
+  /** prd.json's branchName checked out (or created), so story branches start from the feature's head and merge into it. */
+  private async checkOutPrdBranch(top: string): Promise<void> {
+    const prd = await readFile(path.join(top, this.options.files.prd), 'utf8').then(analyzePrd, () => undefined);
+    const branch = prd?.doc.branchName;
+    if (!branch) {
+      return; // no branchName: the run works on the branch checked out now
+    }
+    const bad = branchNameProblem(branch);
+    if (bad) {
+      throw new ParallelError('bad-branch', `The branchName "${branch}" in ${this.options.files.prd} is not a valid git branch name: ${bad}. Fix it, then run again.`);
+    }
+    const repo = await GitRepo.open(top);
+    if (!repo) {
+      return; // preflight names what is missing
+    }
+    const result = await repo.ensureBranch(branch).catch((e: Error) => {
+      throw new ParallelError(e instanceof GitError && /uncommitted/.test(e.message) ? 'dirty' : 'git', e.message);
+    });
+    if (result.action !== 'already-on-branch') {
+      this.emit({ kind: 'note', message: result.action === 'created' ? `created the feature branch ${branch} from ${result.from ?? 'HEAD'}` : `checked out the feature branch ${branch}` });
+    }
   }
 
   private async readPrd(): Promise<PrdAnalysis | undefined> {

@@ -128,6 +128,7 @@ export class ParallelService extends Disposable {
         files: { prd: s.prdPath, progress: s.progressPath, pin: s.pinPath, template: s.promptTemplateFile },
         holder: 'VS Code',
         only: options.only,
+        manageBranch: s.manageBranch,
       },
       {
         executor: this.executor(),

@@ -22,7 +22,7 @@ import { reconcileCompaction } from '../../node/compactionReconcile';
 import { terminalLookup } from '../../node/programLookup';
 import { PromptInputError, readPromptInputs } from '../../node/promptInputs';
 import { hasUnsavedChanges } from '../../util/documents';
-import { GitRepo } from '../git';
+import { GitRepo } from '../../node/gitRepo';
 import { archiveIfBranchChanged, readInsideText, writablePath, writeInside } from '../../node/runFiles';
 import { type DirtyTreeAnswer, openSourceControl, showArchived, showStashed } from '../runMessages';
 import { type RalphSettings, readTerminalEnv } from '../settings';
