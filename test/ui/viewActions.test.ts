@@ -113,6 +113,10 @@ async function expectRun(page: Page, storyId: string, what: string): Promise<voi
 }
 
 describe('View-title and inline actions of the Stories and Runs views (demo workspace, fake agent)', function () {
+  // Each test clicks through a dozen actions and waits for two agent runs (a reload too): on a
+  // machine loaded far beyond its cores (load 15-19 on 2 cores) that took more than the tier's
+  // 120 s, though every step was on its way. Each step keeps its own deadline.
+  this.timeout(300_000);
   const ui = useWorkbench(() => openDemo(fakeAgentSettings(200)));
   let initialCommit = '';
   before(async () => {
