@@ -9,43 +9,13 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { eventually, openDemo, pane, rowLabels, runCommand as runCommandByTitle, setExpanded, shot, showRalph, storiesPane, storyRow, untilShown, useWorkbench, widenSideBar, fakeAgentSettings } from './workbench';
+import { eventually, openDemo, overflowAction, pane, rowLabels, runCommand as runCommandByTitle, setExpanded, shot, showRalph, storiesPane, storyRow, titleAction, untilShown, useWorkbench, widenSideBar, fakeAgentSettings } from './workbench';
 
 const TITLES: Record<string, string> = {
   'US-005': 'Filter the task list by priority',
   'US-006': 'Sort tasks by priority',
   'US-007': 'Bulk-change priority of selected tasks',
 };
-
-/** A view-title action of a pane (hovering the pane first: VS Code shows them on hover). */
-async function titleAction(page: Page, view: string, label: string): Promise<Locator> {
-  await pane(page, view).locator('.pane-header').hover();
-  const action = pane(page, view).locator(`.pane-header .actions a.action-label[aria-label="${label}"]`);
-  await action.first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => {
-    throw new Error(`no "${label}" action in the ${view} view's title`);
-  });
-  return action.first();
-}
-
-/** Clicks an entry of a view title's "More Actions..." menu. */
-async function overflowAction(page: Page, view: string, label: string): Promise<void> {
-  const item = page.locator('.monaco-menu .action-item', { hasText: label }).first();
-  // A busy workbench can close the menu it just opened (a view re-rendering its title actions as
-  // the Task Graph page loads beside it): the item then detaches before the click lands. Playwright
-  // reports a click only once it has landed, so a click that timed out did nothing: open the menu
-  // again and click again, until the deadline.
-  const deadline = Date.now() + 60_000;
-  for (let attempt = 1; ; attempt++) {
-    await untilShown(page, async () => (await titleAction(page, view, 'More Actions...')).click(), item, `"${label}" in the ${view} view's "More Actions..." menu`);
-    if (await item.click({ timeout: 5_000 }).then(() => true, () => false)) {
-      return;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`"${label}" in the ${view} view's "More Actions..." menu closed before it could be clicked, ${attempt} times`);
-    }
-    await page.keyboard.press('Escape');
-  }
-}
 
 /** Runs a title action that asks for the loop's length, again while the question does not show. */
 async function startLoopFromTitle(page: Page, view: string, open: () => Promise<void>): Promise<void> {
