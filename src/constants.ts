@@ -49,6 +49,7 @@ export const Commands = {
   parallelRunWave: "ralph.parallel.runWave",
   parallelStartLoop: "ralph.parallel.startLoop",
   parallelStopAll: "ralph.parallel.stopAll",
+  parallelStopAgent: "ralph.parallel.stopAgent",
   needsYouRetry: "ralph.needsYou.retry",
   needsYouSkip: "ralph.needsYou.skip",
   needsYouShowTerminal: "ralph.needsYou.showTerminal",

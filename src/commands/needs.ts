@@ -74,6 +74,7 @@ export const COMMAND_NEEDS: { readonly [id in CommandId]: CommandNeeds } = {
   [Commands.parallelRunWave]: run('Running agents in parallel'),
   [Commands.parallelStartLoop]: run('Running a parallel agent loop'),
   [Commands.parallelStopAll]: none,
+  [Commands.parallelStopAgent]: none,
   [Commands.needsYouRetry]: run('Retrying a story'),
   [Commands.needsYouSkip]: none,
   [Commands.needsYouShowTerminal]: none,

@@ -12,6 +12,7 @@ import { showRunError } from '../services/runMessages';
 import { readSettings } from '../services/settings';
 import { joinRelative } from '../services/workspaceFiles';
 import { NeedsYouItemNode } from '../views/needsYouNodes';
+import { StoryNode } from '../views/storyNodes';
 import { askCount, askMaxIterations } from './loopInput';
 import { commandRegistrar } from './registrar';
 import { prdFolderPicker } from './runCommands';
@@ -83,6 +84,21 @@ export function registerParallelCommands(context: vscode.ExtensionContext, deps:
       return false;
     }
     return true;
+  });
+
+  // A running story's row: its agent ends; in a parallel run the others go on (the story then
+  // needs you), in a serial run this is Stop Now.
+  reg(Commands.parallelStopAgent, async (arg?: unknown, folderHint?: unknown) => {
+    const node = arg instanceof StoryNode ? arg : undefined;
+    const storyId = node?.id ?? (typeof arg === 'string' ? arg : undefined);
+    const folder = node?.entry.folder ?? (await prdFolder(folderHint));
+    if (!storyId || !folder) {
+      throw new Error('Pick a running story in the Stories view.');
+    }
+    if (await parallel.stopAgent(folder, storyId)) {
+      return true;
+    }
+    return vscode.commands.executeCommand<boolean>(Commands.stopNow);
   });
 
   /** The item a row, a notification or a caller (a story id) names. */

@@ -197,6 +197,25 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     assert.ok(prdStories().every((s) => !s.passes));
   });
 
+  test('Stop This Agent on a running row ends that story\'s agent only: it needs you, the other agent works on', async () => {
+    const a = await api();
+    await onFeatureBranch();
+    await useParallelAgent('FAKE_AGENT_MODE=hang', 'par-stopone');
+    const run = vscode.commands.executeCommand<Stop | undefined>('ralph.parallel.startLoop', 2, 2);
+    await waitFor('two hanging agents', () => fakeAgentProcesses('par-stopone').length === 2, 60_000, () => a.parallelState());
+    await waitForTree('US-001 and US-002 marked running', (n) => storyState(findStory(n, 'US-001')) === 'running' && storyState(findStory(n, 'US-002')) === 'running', 1, 20_000);
+
+    assert.equal(await vscode.commands.executeCommand('ralph.parallel.stopAgent', 'US-001'), true);
+    await waitFor('one fake agent left', () => fakeAgentProcesses('par-stopone').length === 1, 20_000, () => fakeAgentProcesses('par-stopone'));
+    await waitFor('US-001 under Needs You as stopped', () => a.parallelState().needsYou.some((i) => i.storyId === 'US-001' && i.why === 'stopped'), 20_000, () => a.parallelState());
+    const tree = await waitForTree('US-002 still running, US-001 no more', (n) => storyState(findStory(n, 'US-002')) === 'running' && storyState(findStory(n, 'US-001')) !== 'running', 1, 20_000);
+    assert.equal(needsYouNode(tree)?.children?.[0]?.label, 'US-001 — you stopped its agent');
+    assert.equal(a.parallelState().running, true, 'the run goes on');
+
+    await vscode.commands.executeCommand('ralph.parallel.stopAll');
+    assert.ok(await run);
+  });
+
   test('a serial run holds the workspace run lock: the CLI\'s run is refused meanwhile, and it is free afterwards', async () => {
     const a = await api();
     git('reset', '-q', '--hard');

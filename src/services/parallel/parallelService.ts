@@ -85,6 +85,15 @@ export class ParallelService extends Disposable {
     super();
   }
 
+  /**
+   * Stop This Agent: ends the agent of one story of this folder's parallel run; the story then
+   * needs the user (Retry, Skip Story) while the run goes on. False when no agent of the run works on it.
+   */
+  async stopAgent(folder: vscode.WorkspaceFolder, storyId: string): Promise<boolean> {
+    const r = this.active.get(folder.uri.toString());
+    return r ? r.runner.stopAgent(storyId) : false;
+  }
+
   /** Whether a parallel run is under way in this folder (every folder when none is named). */
   isRunning(folder?: vscode.WorkspaceFolder): boolean {
     return folder ? this.active.has(folder.uri.toString()) : this.active.size > 0;
