@@ -26,6 +26,8 @@ export class NeedsYouNode {
     item.iconPath = new vscode.ThemeIcon('bell-dot', new vscode.ThemeColor('list.warningForeground'));
     item.contextValue = 'needsYou';
     item.tooltip = 'Stories of the parallel run that need you: retry, skip or resolve them.';
+    // Read as its label first (VS Code would read the tooltip alone).
+    item.accessibilityInformation = { label: `${item.label as string}: ${item.tooltip}` };
     return item;
   }
 
@@ -47,6 +49,7 @@ export class NeedsYouItemNode {
     item.id = `needsYouItem:${row.key}`;
     item.iconPath = new vscode.ThemeIcon(this.item.why === 'conflict' ? 'git-merge' : 'warning', new vscode.ThemeColor('list.warningForeground'));
     item.tooltip = row.tooltip;
+    item.accessibilityInformation = { label: `${row.label}. ${row.tooltip}` };
     item.contextValue = ['needsYouItem', ...row.actions].join(' ');
     return item;
   }

@@ -116,7 +116,7 @@ describe('A parallel wave from the VS Code UI (demo workspace, fake agents in gi
     const conflicted = (await ariaLabel(conflictRow)).slice(0, 'US-00x'.length);
     assert.ok(conflicted === 'US-006' || conflicted === 'US-008', `the conflict is US-006's or US-008's: ${await ariaLabel(conflictRow)}`);
     const winner = conflicted === 'US-006' ? 'US-008' : 'US-006';
-    assert.equal(await ariaLabel(needsYouRow(ui.page, 'US-010')), 'US-010 — the check failed after its merge');
+    assert.match(await ariaLabel(needsYouRow(ui.page, 'US-010')), /^US-010 — the check failed after its merge\. /);
     await eventually('the badge "2" on the Ralph icon', async () => (await ralphBadge(ui.page)) === '2', 10_000, () => ralphBadge(ui.page));
     // One notification per item, whatever the number of refreshes: its main action as its button.
     await eventually('a notification for each item', async () => {
@@ -138,6 +138,7 @@ describe('A parallel wave from the VS Code UI (demo workspace, fake agents in gi
     assert.ok(log.some((l) => l.startsWith('feat: US-005 ')) && log.some((l) => l.startsWith(`feat: ${winner} `)), log.join('\n'));
     assert.ok(!log.some((l) => l.startsWith(`feat: ${conflicted} `) || l.startsWith('feat: US-010 ')), log.join('\n'));
     assert.ok(!existsSync(path.join(ui.folder, 'CHECK_FAILS')), 'the failed check\'s merge was undone');
+    assert.equal(git('status', '--porcelain'), '', 'the wave leaves the main working tree clean');
 
     // Open Conflict on the row: the conflicted file opens with git's markers, in the story's worktree.
     await conflictRow.hover();

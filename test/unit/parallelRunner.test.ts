@@ -330,6 +330,15 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.equal(git(root, 'rev-parse', '--abbrev-ref', 'HEAD'), 'main');
   });
 
+  it('leaves the main working tree clean in a repository that does not ignore .ralph/ (the runner\'s files ignore themselves)', async () => {
+    const root = makeRepo();
+    writeFileSync(path.join(root, '.git', 'info', 'exclude'), '');
+    const stop = await runnerFor(root, {}, { only: ['US-001'] }).run();
+    assert.equal(stop.needsYou.length, 0, stop.message);
+    assert.deepEqual(passing(root), ['US-001']);
+    assert.equal(git(root, 'status', '--porcelain', '--untracked-files=all'), '');
+  });
+
   it('writes nothing when the feature branch has uncommitted changes', async () => {
     const root = makeRepo();
     writeFileSync(path.join(root, 'src', 'shared.ts'), 'changed\n');

@@ -132,6 +132,9 @@ export class ParallelRunner {
    * in the returned stop, with its Needs You items.
    */
   async run(): Promise<ParallelStop> {
+    // The run's files (the lock, the queue state, logs, runs.jsonl) ignore themselves: a repository
+    // that does not ignore .ralph/ must not show them as changes.
+    await prepareRalphFolder(this.root);
     const lock = await acquireRunLock(this.root, this.options.holder);
     try {
       return await this.runLocked();
