@@ -288,10 +288,21 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
   it('a story that waits on another starts once it has merged, in a worktree that holds its blocker', async () => {
     const root = makeRepo(makePrd([{ id: 'US-001' }, { id: 'US-002', dependsOn: ['US-001'] }], { branchName: 'ralph/demo' }));
     const events: RunnerEvent[] = [];
-    const stop = await runnerFor(root, {}, {}, events).run();
+    // What the agent of each story finds in its worktree as it starts.
+    const found: string[] = [];
+    const runner = new ParallelRunner(root, options(), {
+      executor: scriptedExecutor({}),
+      planAgent: (req) => {
+        found.push(`${req.storyId}: ${['src/US-001.ts', 'src/US-002.ts'].filter((f) => existsSync(path.join(req.cwd, f))).join(', ') || 'nothing'}`);
+        return { ok: true, commandLine: 'agent', env: { RALPH_STORY_ID: req.storyId }, warnings: [], agent: 'pretend' };
+      },
+      onEvent: (e) => events.push(e),
+    });
+    const stop = await runner.run();
     assert.equal(stop.reason, 'all-pass');
     const order = events.filter((e) => e.kind === 'started' || e.kind === 'merged').map((e) => `${e.kind}:${e.storyId}`);
     assert.deepEqual(order, ['started:US-001', 'merged:US-001', 'started:US-002', 'merged:US-002']);
+    assert.deepEqual(found, ['US-001: nothing', 'US-002: src/US-001.ts']);
   });
 
   it('writes nothing when the feature branch has uncommitted changes', async () => {

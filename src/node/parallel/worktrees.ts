@@ -19,7 +19,7 @@ export interface RepoInfo {
   /** The main working tree's top folder. */
   readonly root: string;
   readonly featureBranch: string;
-  /** The feature branch's head. */
+  /** The feature branch's head when the repository was checked (a worktree starts from its head at that moment). */
   readonly head: string;
   readonly gitVersion: readonly [number, number];
 }
@@ -106,7 +106,7 @@ export interface AddOptions {
   readonly worktreeRoot?: string;
 }
 
-/** Adds the worktree of one story, on a new branch from the feature branch's head. */
+/** Adds the worktree of one story, on a new branch from the feature branch's current head. */
 export async function addWorktree(repo: RepoInfo, storyId: string, options: AddOptions = {}): Promise<StoryWorktree> {
   const segment = pathSegmentProblem(storyId);
   if (segment) {
@@ -130,12 +130,14 @@ export async function addWorktree(repo: RepoInfo, storyId: string, options: AddO
   if (existsSync(folder)) {
     throw new ParallelError('folder-exists', `The worktree folder ${folder} exists already: remove it (or the worktree, with "git worktree remove") before running ${storyId}.`);
   }
-  const r = await git(repo.root, ['worktree', 'add', '-b', branch, folder, repo.head]);
+  // The feature branch as it is now (not as the run found it): a story that waited on others starts with their merged work.
+  const head = await gitOk(repo.root, ['rev-parse', '--verify', `refs/heads/${repo.featureBranch}^{commit}`], `Reading ${repo.featureBranch}`);
+  const r = await git(repo.root, ['worktree', 'add', '-b', branch, folder, head]);
   if (r.code !== 0) {
     throw new ParallelError('git', `git could not add the worktree of ${storyId} at ${folder}: ${firstLine(r.stderr)}.`);
   }
   await prepareRalphFolder(folder);
-  return { storyId, branch, folder, base: repo.head };
+  return { storyId, branch, folder, base: head };
 }
 
 /**
