@@ -303,6 +303,9 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     const order = events.filter((e) => e.kind === 'started' || e.kind === 'merged').map((e) => `${e.kind}:${e.storyId}`);
     assert.deepEqual(order, ['started:US-001', 'merged:US-001', 'started:US-002', 'merged:US-002']);
     assert.deepEqual(found, ['US-001: nothing', 'US-002: src/US-001.ts']);
+    // US-002 ran in US-001's worktree, reused: none is left once the loop is over, nor a story branch.
+    assert.deepEqual(git(root, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')), [`worktree ${root}`]);
+    assert.deepEqual(git(root, 'branch', '--format=%(refname:short)').split('\n').sort(), ['main', 'ralph/demo']);
   });
 
   it('writes nothing when the feature branch has uncommitted changes', async () => {

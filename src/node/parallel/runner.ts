@@ -29,7 +29,7 @@ import { resumeParallel, type ResumeReport } from './resume';
 import { acquireRunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
 import { finishedInWorktree, type MemoryPaths, StoryRun, type StoryRunContext, type StoryRunResult, updateFromFeature } from './storyRun';
-import { addWorktree, defaultWorktreeRoot, listWorktrees, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
+import { addWorktree, defaultWorktreeRoot, listWorktrees, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, reuseWorktree, type StoryWorktree } from './worktrees';
 
 export interface ParallelRunOptions {
   readonly config: Partial<ParallelConfig>;
@@ -97,6 +97,8 @@ export class ParallelRunner {
   private finished: ((stop: ParallelStop) => void) | undefined;
   private pendingStop: StopMode | undefined;
   private removals: Promise<void> = Promise.resolve();
+  /** Worktrees of merged stories, for the next stories to reuse. */
+  private readonly spares: StoryWorktree[] = [];
   /** Changes to the main repository (worktree add, merge, worktree removal) happen one at a time. */
   private repoChain: Promise<unknown> = Promise.resolve();
 
@@ -272,6 +274,9 @@ export class ParallelRunner {
   }
 
   private async end(stop: ParallelStop): Promise<void> {
+    for (const spare of this.spares.splice(0)) {
+      this.removeLater(spare);
+    }
     await this.removals;
     // Every line of this loop is on disk before the run says it is over.
     for (const [storyId, p] of this.pendingLines) {
@@ -299,7 +304,7 @@ export class ParallelRunner {
     this.lastTrouble.delete(id);
     try {
       if (!wt) {
-        wt = await this.exclusive(async () => (await this.existingWorktree(id)) ?? (await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot })));
+        wt = await this.exclusive(async () => (await this.existingWorktree(id)) ?? (await this.reuseSpare(id)) ?? (await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot })));
         this.worktrees.set(id, wt);
       } else if (trouble?.why === 'conflict') {
         const files = await updateFromFeature(wt, repo.featureBranch);
@@ -412,7 +417,7 @@ export class ParallelRunner {
             commit = o.commit;
             event = { kind: 'merged', storyId, outcome: 'merged' };
             this.worktrees.delete(storyId);
-            this.removeLater(wt);
+            this.keepSpare(wt);
             if (o.ignoredStories.length > 0) {
               this.emit({ kind: 'note', storyId, message: `${storyId}: its agent also changed ${o.ignoredStories.join(', ')} in ${this.options.files.prd}; those edits were not merged.` });
             }
@@ -458,6 +463,37 @@ export class ParallelRunner {
     const next = this.repoChain.then(work);
     this.repoChain = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * A merged story's worktree waits for the next story to start (reuseWorktree: the files that
+   * differ are written, not every tracked file again); past one spare a slot, or when the loop
+   * ends, it is removed.
+   */
+  private keepSpare(wt: StoryWorktree): void {
+    this.spares.push(wt);
+    if (this.spares.length > Math.max(1, this.loop?.config.maxAgents ?? 1)) {
+      this.removeLater(this.spares.shift() as StoryWorktree);
+    }
+  }
+
+  /** A spare worktree made the story's, or undefined (none, or it could not be taken: then it is removed as usual). */
+  private async reuseSpare(storyId: string): Promise<StoryWorktree | undefined> {
+    const spare = this.spares.pop();
+    if (!spare) {
+      return undefined;
+    }
+    let reused: StoryWorktree | undefined;
+    try {
+      reused = await reuseWorktree(this.repo as RepoInfo, spare, storyId, { worktreeRoot: this.options.worktreeRoot });
+    } catch (e) {
+      this.spares.push(spare); // the new story cannot have a worktree: the spare waits for another
+      throw e;
+    }
+    if (!reused) {
+      this.removeLater(spare);
+    }
+    return reused;
   }
 
   /** Removes a merged story's worktree and branch, one removal at a time, after the loop moved on. */

@@ -6,7 +6,7 @@
  * removed only when its branch holds no commit the feature branch lacks.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { branchNameProblem, defaultWorktreeRootName, pathSegmentProblem, storyBranchName } from '../../core/parallel/names';
 import { fewPaths } from '../../core/runs/runs';
@@ -106,8 +106,8 @@ export interface AddOptions {
   readonly worktreeRoot?: string;
 }
 
-/** Adds the worktree of one story, on a new branch from the feature branch's current head. */
-export async function addWorktree(repo: RepoInfo, storyId: string, options: AddOptions = {}): Promise<StoryWorktree> {
+/** The branch and folder of a story's new worktree; refuses a name git would refuse and anything in the way. */
+async function newPlace(repo: RepoInfo, storyId: string, options: AddOptions): Promise<{ branch: string; folder: string }> {
   const segment = pathSegmentProblem(storyId);
   if (segment) {
     throw new ParallelError('bad-story-id', `The story id ${JSON.stringify(storyId)} cannot name a worktree folder: ${segment}. Rename the story in prd.json.`);
@@ -130,13 +130,62 @@ export async function addWorktree(repo: RepoInfo, storyId: string, options: AddO
   if (existsSync(folder)) {
     throw new ParallelError('folder-exists', `The worktree folder ${folder} exists already: remove it (or the worktree, with "git worktree remove") before running ${storyId}.`);
   }
-  // The feature branch as it is now (not as the run found it): a story that waited on others starts with their merged work.
-  const head = await gitOk(repo.root, ['rev-parse', '--verify', `refs/heads/${repo.featureBranch}^{commit}`], `Reading ${repo.featureBranch}`);
+  return { branch, folder };
+}
+
+/** The feature branch as it is now (not as the run found it): a story that waited on others starts with their merged work. */
+const featureHead = (repo: RepoInfo): Promise<string> => gitOk(repo.root, ['rev-parse', '--verify', `refs/heads/${repo.featureBranch}^{commit}`], `Reading ${repo.featureBranch}`);
+
+/** Adds the worktree of one story, on a new branch from the feature branch's current head. */
+export async function addWorktree(repo: RepoInfo, storyId: string, options: AddOptions = {}): Promise<StoryWorktree> {
+  const { branch, folder } = await newPlace(repo, storyId, options);
+  const head = await featureHead(repo);
   const r = await git(repo.root, ['worktree', 'add', '-b', branch, folder, head]);
   if (r.code !== 0) {
     throw new ParallelError('git', `git could not add the worktree of ${storyId} at ${folder}: ${firstLine(r.stderr)}.`);
   }
   await prepareRalphFolder(folder);
+  return { storyId, branch, folder, base: head };
+}
+
+/**
+ * The worktree of a merged story, made the worktree of another: what `addWorktree` would give
+ * (its own branch from the feature branch's current head, at `<root>/<storyId>`, nothing else in
+ * it), for the price of the files that differ instead of a checkout of every tracked file (seconds
+ * in a large repository). Only a worktree whose branch the feature branch holds whole and that has
+ * no uncommitted change is taken; its ignored files (a build's output) go, as `git worktree remove`
+ * would delete them. Undefined, with the spare untouched, when it cannot be taken (then remove it
+ * as usual: `removeWorktree` says why it is kept); throws, touching nothing, when the new story
+ * cannot have a worktree at all.
+ */
+export async function reuseWorktree(repo: RepoInfo, spare: StoryWorktree, storyId: string, options: AddOptions = {}): Promise<StoryWorktree | undefined> {
+  const { branch, folder } = await newPlace(repo, storyId, options);
+  const on = await git(spare.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(() => undefined);
+  if (on?.code !== 0 || on.stdout.trim() !== spare.branch) {
+    return undefined;
+  }
+  if ((await commitsNotOn(repo.root, `refs/heads/${spare.branch}`, `refs/heads/${repo.featureBranch}`)).length > 0 || (await uncommitted(spare.folder)).length > 0) {
+    return undefined;
+  }
+  const head = await featureHead(repo);
+  // Checked out in place, then moved: a run killed in between leaves a clean worktree on a branch
+  // with nothing of its own, under the merged story's record, which the next run removes.
+  await git(spare.folder, ['clean', '-ffdxq', '-e', '/.ralph/']);
+  const moved = await git(spare.folder, ['checkout', '-q', '-b', branch, head]);
+  if (moved.code !== 0) {
+    return undefined;
+  }
+  await rm(path.join(spare.folder, '.ralph'), { recursive: true, force: true });
+  const r = await git(repo.root, ['worktree', 'move', spare.folder, folder]);
+  if (r.code !== 0) {
+    // Back as it was: the spare on its merged branch, to be removed as usual.
+    await git(spare.folder, ['checkout', '-q', spare.branch]);
+    await git(repo.root, ['branch', '-D', branch]);
+    return undefined;
+  }
+  await prepareRalphFolder(folder);
+  // Merged whole (checked above): -d cannot lose a commit.
+  await git(repo.root, ['branch', '-d', spare.branch]);
   return { storyId, branch, folder, base: head };
 }
 
