@@ -128,7 +128,9 @@ async function replaceFiles(root: string, head: string, tree: string, files: rea
   if (bad) {
     throw new ParallelError('git', `Storing ${files.map((f) => f.path).join(', ')} for the merge: git hash-object failed: ${firstLine(bad.stderr)}`);
   }
-  const modes = await Promise.all(files.map(async (f) => /^(100644|100755) /.exec((await git(root, ['ls-tree', head, '--', f.path])).stdout)?.[1] ?? '100644'));
+  // `<mode> blob <oid>\t<path>` each; a file the feature branch lacks is a plain one.
+  const listed = (await git(root, ['ls-tree', '-z', head, '--', ...files.map((f) => f.path)])).stdout.split('\0');
+  const modes = files.map((f) => /^(100644|100755) /.exec(listed.find((l) => l.endsWith(`\t${f.path}`)) ?? '')?.[1] ?? '100644');
   const dir = await mkdtemp(path.join(tmpdir(), 'ralph-merge-'));
   const env = { GIT_INDEX_FILE: path.join(dir, 'index') };
   try {

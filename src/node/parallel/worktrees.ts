@@ -164,13 +164,22 @@ export async function reuseWorktree(repo: RepoInfo, spare: StoryWorktree, storyI
   if (on?.code !== 0 || on.stdout.trim() !== spare.branch) {
     return undefined;
   }
-  if ((await commitsNotOn(repo.root, `refs/heads/${spare.branch}`, `refs/heads/${repo.featureBranch}`)).length > 0 || (await uncommitted(spare.folder)).length > 0) {
+  if ((await commitsNotOn(repo.root, `refs/heads/${spare.branch}`, `refs/heads/${repo.featureBranch}`)).length > 0) {
+    return undefined;
+  }
+  // One look at the files: a change or an untracked file keeps the spare; ignored ones are leftovers
+  // (listed whole, a folder as one entry: git does not walk a node_modules it ignores).
+  const st = await git(spare.folder, ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignored=matching']);
+  const entries = st.stdout.split('\0').filter((e) => e.length > 3 && !isRalphState(e.slice(3).replace(/\/$/, '')));
+  if (st.code !== 0 || entries.some((e) => !e.startsWith('!! '))) {
     return undefined;
   }
   const head = await featureHead(repo);
+  for (const e of entries) {
+    await rm(path.join(spare.folder, e.slice(3)), { recursive: true, force: true });
+  }
   // Checked out in place, then moved: a run killed in between leaves a clean worktree on a branch
   // with nothing of its own, under the merged story's record, which the next run removes.
-  await git(spare.folder, ['clean', '-ffdxq', '-e', '/.ralph/']);
   const moved = await git(spare.folder, ['checkout', '-q', '-b', branch, head]);
   if (moved.code !== 0) {
     return undefined;
