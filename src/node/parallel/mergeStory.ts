@@ -77,11 +77,15 @@ interface Memory {
  * worktree's prd.json), and if so the main prd.json and progress.txt as they must be after the merge.
  */
 async function planMemory(repo: RepoInfo, wt: StoryWorktree, prdRel: string, progressRel: string): Promise<Memory | string> {
-  const commits = await commitsNotOn(repo.root, `refs/heads/${wt.branch}`, 'HEAD');
+  const [commits, mainPrd, basePrd, wtPrd] = await Promise.all([
+    commitsNotOn(repo.root, `refs/heads/${wt.branch}`, 'HEAD'),
+    readMain(repo.root, prdRel),
+    showFile(repo.root, wt.base, prdRel),
+    readWorktree(repo.root, wt, prdRel),
+  ]);
   if (!detectFeatCommit(commits, wt.storyId)) {
     return `its branch ${wt.branch} has no "feat: ${wt.storyId} - …" commit that is not on ${repo.featureBranch} yet`;
   }
-  const [mainPrd, basePrd, wtPrd] = await Promise.all([readMain(repo.root, prdRel), showFile(repo.root, wt.base, prdRel), readWorktree(repo.root, wt, prdRel)]);
   if (mainPrd === undefined || wtPrd === undefined) {
     return `${prdRel} is missing from ${mainPrd === undefined ? repo.featureBranch : 'the worktree'}`;
   }
@@ -147,11 +151,16 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
   const progressRel = posix(options.progressPath ?? 'progress.txt');
   const memoryFiles = new Set([prdRel, progressRel]);
   const storyId = wt.storyId;
-  const current = (await git(repo.root, ['symbolic-ref', '--quiet', '--short', 'HEAD'])).stdout.trim();
+  // Independent looks at once (the next story may wait on this merge): the branch, the files, the heads.
+  const [on, dirty, heads] = await Promise.all([
+    git(repo.root, ['symbolic-ref', '--quiet', '--short', 'HEAD']),
+    uncommitted(repo.root),
+    git(repo.root, ['rev-parse', 'HEAD', `refs/heads/${wt.branch}^{commit}`]),
+  ]);
+  const current = on.stdout.trim();
   if (current !== repo.featureBranch) {
     throw new ParallelError('detached-head', `The main worktree is on ${current || 'a detached HEAD'}, not on ${repo.featureBranch}: ${storyId} was not merged.`);
   }
-  const dirty = await uncommitted(repo.root);
   if (dirty.length > 0) {
     throw new ParallelError('dirty', `The main worktree has uncommitted changes (${dirty.slice(0, 5).join(', ')}): ${storyId} was not merged; commit or stash them and merge again.`);
   }
@@ -159,8 +168,10 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
   if (typeof memory === 'string') {
     return { kind: 'not-done', storyId, reason: memory };
   }
-  const before = await gitOk(repo.root, ['rev-parse', 'HEAD'], 'Reading the feature branch');
-  const theirs = await gitOk(repo.root, ['rev-parse', '--verify', `refs/heads/${wt.branch}^{commit}`], `Reading the branch of ${storyId}`);
+  const [before, theirs] = heads.stdout.trim().split('\n');
+  if (heads.code !== 0 || !theirs) {
+    throw new ParallelError('git', `Reading the branch ${wt.branch} of ${storyId}: git rev-parse failed: ${firstLine(heads.stderr)}`);
+  }
   // Off the main tree: a conflict is found (and a merge made, below) without touching its files when git can.
   const treeMerge = atLeast(repo.gitVersion, 2, 38) ? await mergeTree(repo.root, before, theirs) : undefined;
   const others = treeMerge?.conflicted.filter((f) => !memoryFiles.has(f));

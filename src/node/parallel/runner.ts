@@ -29,7 +29,8 @@ import { resumeParallel, type ResumeReport } from './resume';
 import { acquireRunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
 import { finishedInWorktree, type MemoryPaths, StoryRun, type StoryRunContext, type StoryRunResult, updateFromFeature } from './storyRun';
-import { addWorktree, defaultWorktreeRoot, listWorktrees, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, reuseWorktree, type StoryWorktree } from './worktrees';
+import { SpareWorktrees } from './spares';
+import { addWorktree, defaultWorktreeRoot, listWorktrees, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
 
 export interface ParallelRunOptions {
   readonly config: Partial<ParallelConfig>;
@@ -97,8 +98,8 @@ export class ParallelRunner {
   private finished: ((stop: ParallelStop) => void) | undefined;
   private pendingStop: StopMode | undefined;
   private removals: Promise<void> = Promise.resolve();
-  /** Worktrees of merged stories, for the next stories to reuse. */
-  private readonly spares: StoryWorktree[] = [];
+  /** Worktrees of merged stories, for the next stories to reuse (a slot's worth at most). */
+  private readonly spares = new SpareWorktrees(() => this.loop?.config.maxAgents ?? 1);
   /** Changes to the main repository (worktree add, merge, worktree removal) happen one at a time. */
   private repoChain: Promise<unknown> = Promise.resolve();
 
@@ -274,7 +275,7 @@ export class ParallelRunner {
   }
 
   private async end(stop: ParallelStop): Promise<void> {
-    for (const spare of this.spares.splice(0)) {
+    for (const spare of this.spares.drain()) {
       this.removeLater(spare);
     }
     await this.removals;
@@ -302,9 +303,15 @@ export class ParallelRunner {
     let wt = this.worktrees.get(id);
     const trouble = this.lastTrouble.get(id);
     this.lastTrouble.delete(id);
+    /** Made for this start (reused or added): it cannot hold the story finished already. */
+    let fresh = false;
     try {
       if (!wt) {
-        wt = await this.exclusive(async () => (await this.existingWorktree(id)) ?? (await this.reuseSpare(id)) ?? (await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot })));
+        wt = await this.exclusive(async () => {
+          const found = await this.existingWorktree(id);
+          fresh = !found;
+          return found ?? (await this.reuseSpare(id)) ?? (await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot }));
+        });
         this.worktrees.set(id, wt);
       } else if (trouble?.why === 'conflict') {
         const files = await updateFromFeature(wt, repo.featureBranch);
@@ -319,7 +326,7 @@ export class ParallelRunner {
       return;
     }
     // A kept worktree that already holds the finished story (resumed, or resolved by the user) merges as it is.
-    if (trouble?.why !== 'check-failed' && (await finishedInWorktree(wt, this.options.files.prd))) {
+    if (!fresh && trouble?.why !== 'check-failed' && (await finishedInWorktree(wt, this.options.files.prd))) {
       this.emit({ kind: 'note', storyId: id, message: `${id}: its worktree already holds the finished story; it merges without running the agent again.` });
       this.post({ kind: 'agentEnded', storyId: id, outcome: 'passed' });
       return;
@@ -417,7 +424,7 @@ export class ParallelRunner {
             commit = o.commit;
             event = { kind: 'merged', storyId, outcome: 'merged' };
             this.worktrees.delete(storyId);
-            this.keepSpare(wt);
+            this.removeLater(this.spares.keep(wt));
             if (o.ignoredStories.length > 0) {
               this.emit({ kind: 'note', storyId, message: `${storyId}: its agent also changed ${o.ignoredStories.join(', ')} in ${this.options.files.prd}; those edits were not merged.` });
             }
@@ -465,39 +472,20 @@ export class ParallelRunner {
     return next;
   }
 
-  /**
-   * A merged story's worktree waits for the next story to start (reuseWorktree: the files that
-   * differ are written, not every tracked file again); past one spare a slot, or when the loop
-   * ends, it is removed.
-   */
-  private keepSpare(wt: StoryWorktree): void {
-    this.spares.push(wt);
-    if (this.spares.length > Math.max(1, this.loop?.config.maxAgents ?? 1)) {
-      this.removeLater(this.spares.shift() as StoryWorktree);
-    }
-  }
-
-  /** A spare worktree made the story's, or undefined (none, or it could not be taken: then it is removed as usual). */
+  /** A spare worktree (a merged story's) made the story's, or undefined: none, or one that could not be taken (then removed). */
   private async reuseSpare(storyId: string): Promise<StoryWorktree | undefined> {
-    const spare = this.spares.pop();
-    if (!spare) {
-      return undefined;
+    const { wt, drop } = await this.spares.take(this.repo as RepoInfo, storyId, { worktreeRoot: this.options.worktreeRoot });
+    if (drop) {
+      this.removeLater(drop);
     }
-    let reused: StoryWorktree | undefined;
-    try {
-      reused = await reuseWorktree(this.repo as RepoInfo, spare, storyId, { worktreeRoot: this.options.worktreeRoot });
-    } catch (e) {
-      this.spares.push(spare); // the new story cannot have a worktree: the spare waits for another
-      throw e;
-    }
-    if (!reused) {
-      this.removeLater(spare);
-    }
-    return reused;
+    return wt;
   }
 
   /** Removes a merged story's worktree and branch, one removal at a time, after the loop moved on. */
-  private removeLater(wt: StoryWorktree): void {
+  private removeLater(wt: StoryWorktree | undefined): void {
+    if (!wt) {
+      return;
+    }
     const next = this.removals.then(async () => {
       try {
         await this.exclusive(() => removeWorktree(this.repo as RepoInfo, wt));
