@@ -11,7 +11,9 @@ import type { AgentExecutor, AgentExit, AgentHandle, AgentLaunch } from '../../s
 import { PARALLEL_STATE_FILE, type ParallelState } from '../../src/core/parallel/state';
 import { parseRuns } from '../../src/core/runs/runs';
 import { ParallelError } from '../../src/node/parallel/git';
+import { MergeQueue } from '../../src/node/parallel/mergeQueue';
 import { ParallelRunner, type ParallelRunOptions, type RunnerEvent } from '../../src/node/parallel/runner';
+import { ParallelStateStore } from '../../src/node/parallel/stateFile';
 import { StoryRun, type StoryRunContext } from '../../src/node/parallel/storyRun';
 import { addWorktree, preflight } from '../../src/node/parallel/worktrees';
 import { makePrd } from './helpers';
@@ -251,6 +253,26 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.match(git(root, 'log', '--format=%s', 'HEAD'), /wip: US-002 half done/, 'the work on the branch reached the feature branch');
     assert.ok(events.some((e) => e.kind === 'note' && /US-002: its branch ralph\/demo-US-002 \(1 commit\(s\) not merged\) had lost its worktree/.test(e.message)));
   });
+
+  for (const [moment, cut] of [
+    ['after its checkout, before its move', (spare: string, feature: string) => git(spare, 'checkout', '-q', '-b', 'ralph/demo-US-002', feature)],
+    ['after its move, before the merged branch is deleted', (spare: string, feature: string, target: string) => (git(spare, 'checkout', '-q', '-b', 'ralph/demo-US-002', feature), git(spare, 'worktree', 'move', spare, target))],
+  ] as const) {
+    it(`a run killed while reusing a merged story's worktree (${moment}) is picked up: the next story runs, nothing is left behind`, async () => {
+      const root = makeRepo(makePrd([{ id: 'US-001' }, { id: 'US-002', dependsOn: ['US-001'] }], { branchName: 'ralph/demo' }));
+      const repo = await preflight(root);
+      const spare = await addWorktree(repo, 'US-001');
+      agentWork(spare.folder, 'US-001', { files: { 'src/US-001.ts': 'x\n' } });
+      const merged = await new MergeQueue(repo, new ParallelStateStore(root), { removeMerged: false }).merge(spare);
+      assert.equal(merged.kind, 'merged');
+      cut(spare.folder, git(root, 'rev-parse', 'HEAD'), path.join(path.dirname(spare.folder), 'US-002'));
+      const stop = await runnerFor(root, {}).run();
+      assert.equal(stop.reason, 'all-pass', stop.message);
+      assert.deepEqual(passing(root).sort(), ['US-001', 'US-002']);
+      assert.deepEqual(git(root, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')), [`worktree ${root}`]);
+      assert.deepEqual(git(root, 'branch', '--format=%(refname:short)').split('\n').sort(), ['main', 'ralph/demo']);
+    });
+  }
 
   it('an agent asked to stop while its log is being opened is ended, not left running', async () => {
     const root = makeRepo();

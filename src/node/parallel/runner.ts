@@ -143,7 +143,7 @@ export class ParallelRunner {
     const store = new ParallelStateStore(top);
     const state = await store.read();
     const queueOptions = { mode: this.options.mergeMode, checkCommand: this.options.checkCommand || undefined, checkTimeoutMs: this.options.checkTimeoutMs, prdPath: this.options.files.prd, progressPath: this.options.files.progress };
-    if (state && state.stories.some((s) => s.state !== 'merged')) {
+    if (state && (state.stories.some((s) => s.state !== 'merged') || (await mergedLeftovers(top, state)))) {
       const report = await resumeParallel(top, { ...queueOptions, worktreeRoot: this.options.worktreeRoot });
       this.emit({ kind: 'resumed', report });
     }
@@ -583,4 +583,17 @@ export class ParallelRunner {
       memoryFiles: [this.options.files.prd, this.options.files.progress],
     };
   }
+}
+
+/**
+ * Whether a merged story still has its worktree or branch: a run killed before removing it, or in
+ * the middle of reusing it for the next story. Resume tidies it (removeWorktree keeps anything unmerged).
+ */
+async function mergedLeftovers(root: string, state: ParallelState): Promise<boolean> {
+  const merged = state.stories.filter((s) => s.state === 'merged');
+  if (merged.some((s) => existsSync(s.worktree))) {
+    return true;
+  }
+  const branches = new Set((await git(root, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/'])).stdout.split('\n'));
+  return merged.some((s) => branches.has(s.branch));
 }
