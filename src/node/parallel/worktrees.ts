@@ -117,12 +117,11 @@ async function newPlace(repo: RepoInfo, storyId: string, options: AddOptions): P
   if (problem) {
     throw new ParallelError('bad-branch', `git refuses the branch name ${JSON.stringify(branch)}: ${problem}.`);
   }
-  // git has the last word on names (its rules can grow): ask it too.
-  const check = await git(repo.root, ['check-ref-format', '--branch', branch]);
+  // git has the last word on names (its rules can grow): ask it too (both questions at once).
+  const [check, exists] = await Promise.all([git(repo.root, ['check-ref-format', '--branch', branch]), git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])]);
   if (check.code !== 0) {
     throw new ParallelError('bad-branch', `git refuses the branch name ${JSON.stringify(branch)} for ${storyId}: ${firstLine(check.stderr)}.`);
   }
-  const exists = await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
   if (exists.code === 0) {
     throw new ParallelError('bad-branch', `The branch ${branch} exists already (an earlier run of ${storyId}?): merge or delete it before running ${storyId} again, so none of its commits is lost.`);
   }
@@ -159,22 +158,24 @@ export async function addWorktree(repo: RepoInfo, storyId: string, options: AddO
  * cannot have a worktree at all.
  */
 export async function reuseWorktree(repo: RepoInfo, spare: StoryWorktree, storyId: string, options: AddOptions = {}): Promise<StoryWorktree | undefined> {
-  const { branch, folder } = await newPlace(repo, storyId, options);
-  const on = await git(spare.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(() => undefined);
-  if (on?.code !== 0 || on.stdout.trim() !== spare.branch) {
+  // Every question at once (the story's agent waits for this): where the spare is, whether its
+  // branch is merged whole, its files, the feature branch's head.
+  const [{ branch, folder }, on, ahead, st, head] = await Promise.all([
+    newPlace(repo, storyId, options),
+    git(spare.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(() => undefined),
+    commitsNotOn(repo.root, `refs/heads/${spare.branch}`, `refs/heads/${repo.featureBranch}`).catch(() => undefined),
+    // A change or an untracked file keeps the spare; ignored ones are leftovers (listed whole, a
+    // folder as one entry: git does not walk a node_modules it ignores).
+    git(spare.folder, ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignored=matching']).catch(() => undefined),
+    featureHead(repo),
+  ]);
+  if (on?.code !== 0 || on.stdout.trim() !== spare.branch || ahead?.length !== 0 || st?.code !== 0) {
     return undefined;
   }
-  if ((await commitsNotOn(repo.root, `refs/heads/${spare.branch}`, `refs/heads/${repo.featureBranch}`)).length > 0) {
-    return undefined;
-  }
-  // One look at the files: a change or an untracked file keeps the spare; ignored ones are leftovers
-  // (listed whole, a folder as one entry: git does not walk a node_modules it ignores).
-  const st = await git(spare.folder, ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignored=matching']);
   const entries = st.stdout.split('\0').filter((e) => e.length > 3 && !isRalphState(e.slice(3).replace(/\/$/, '')));
-  if (st.code !== 0 || entries.some((e) => !e.startsWith('!! '))) {
+  if (entries.some((e) => !e.startsWith('!! '))) {
     return undefined;
   }
-  const head = await featureHead(repo);
   for (const e of entries) {
     await rm(path.join(spare.folder, e.slice(3)), { recursive: true, force: true });
   }
