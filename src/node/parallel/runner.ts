@@ -253,7 +253,8 @@ export class ParallelRunner {
   }
 
   private dispatch(commands: readonly ParallelCommand[]): void {
-    for (const c of commands) {
+    // Starts first (changes to the repository go one at a time): its agent works while the next story merges.
+    for (const c of [...commands.filter((x) => x.kind === 'start'), ...commands.filter((x) => x.kind !== 'start')]) {
       switch (c.kind) {
         case 'start':
           this.track(this.start(c));
