@@ -2,17 +2,21 @@
 // pretend agent (test/fixtures/fake-agent.mjs in `sleep` mode: it waits 2 s, writes a file of its
 // own, sets passes, appends a learning and commits `feat: <id> - …`).
 //
-//   node scripts/bench-parallel-run.mjs [--speedup] [--kills N]     (default: both, 20 kills)
+//   node scripts/bench-parallel-run.mjs [--speedup] [--kills N] [--profile [--files N]]
+//                                                   (default: --speedup and 20 kills)
 //
 // --speedup: a 24-story DAG in 6 waves of 4 (each story waits on two of the wave before it) run
 //   with --parallel 4 and, on a fresh copy of the same repository in the same run, with
 //   --parallel 1 (the baseline). Target: parallel 4 ≤ 0.4 × parallel 1. Every story must pass,
 //   every feat: commit be reachable from the feature branch, every learning be in progress.txt once.
+// --profile: where one story's overhead goes: a few independent stories run with --parallel 1 in
+//   a repository of --files tracked files (default 5,000), every git call the runner makes timed by
+//   git's own trace2 (GIT_TRACE2_EVENT; the pretend agent's git calls are left out), per command.
 // --kills N: N times, a 12-story run is killed (SIGKILL) at a random moment, then run again to the
 //   end: no commit, learning or story state may be lost, and no worktree may be left holding
 //   commits the feature branch lacks without `.ralph/parallel.json` listing it.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -20,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-const both = !args.includes('--speedup') && !args.includes('--kills');
+const both = !args.includes('--speedup') && !args.includes('--kills') && !args.includes('--profile');
 const killsAt = args.indexOf('--kills');
 const KILLS = killsAt >= 0 ? Math.max(1, Number(args[killsAt + 1]) || 20) : 20;
 const FAKE = path.join(root, 'test', 'fixtures', 'fake-agent.mjs');
@@ -50,7 +54,7 @@ function dagPrd(waves, width) {
   return `${JSON.stringify({ projectName: 'Bench', branchName: FEATURE, description: 'A bench feature.', userStories: stories }, null, 2)}\n`;
 }
 
-function makeRepo(name, prd) {
+function makeRepo(name, prd, files = 0) {
   const base = path.join(tmp, name);
   const repo = path.join(base, 'repo');
   mkdirSync(path.join(repo, 'src'), { recursive: true });
@@ -62,6 +66,11 @@ function makeRepo(name, prd) {
   writeFileSync(path.join(repo, 'prd.json'), prd);
   writeFileSync(path.join(repo, 'progress.txt'), '# Ralph Progress Log\nStarted: 2026-01-01\n---\n\n## Codebase Patterns\n- Keep it small\n\n---\n\n');
   writeFileSync(path.join(repo, 'src', 'index.ts'), 'export {};\n');
+  for (let i = 0; i < files; i++) {
+    const dir = path.join(repo, 'src', `m${i % 50}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, `f${i}.ts`), `export const v${i} = ${i};\n`);
+  }
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'initial');
   git(repo, 'checkout', '-q', '-b', FEATURE);
@@ -71,9 +80,9 @@ function makeRepo(name, prd) {
 const AGENT = `node ${JSON.stringify(FAKE)} "\${promptFile}"`;
 const agentEnv = { ...process.env, FAKE_AGENT_MODE: 'sleep', FAKE_AGENT_DELAY_MS: String(AGENT_MS) };
 
-function runToEnd(repo, parallel) {
+function runToEnd(repo, parallel, { agent = AGENT, env = agentEnv } = {}) {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [CLI, 'run', '--agent-command', AGENT, '--parallel', String(parallel), '--loop', '1000'], { cwd: repo, encoding: 'utf8', env: agentEnv });
+  const r = spawnSync(process.execPath, [CLI, 'run', '--agent-command', agent, '--parallel', String(parallel), '--loop', '1000'], { cwd: repo, encoding: 'utf8', env });
   const ms = performance.now() - t0;
   if (r.status !== 0) {
     throw new Error(`run --parallel ${parallel} exited ${r.status}:\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);
@@ -111,9 +120,61 @@ function unlistedWork(repo) {
   return out;
 }
 
+/**
+ * The git calls of a run, from a trace2 folder (one file per git process): per command (its name
+ * and first operand, e.g. "worktree add"), how many and how long (git's own time, from its start
+ * to its exit; starting the process is not counted).
+ */
+function gitProfile(dir) {
+  const byCommand = new Map();
+  for (const file of readdirSync(dir)) {
+    let argv;
+    let seconds;
+    for (const line of readFileSync(path.join(dir, file), 'utf8').split('\n')) {
+      if (!line) continue;
+      const e = JSON.parse(line);
+      if (e.event === 'start' && !argv) argv = e.argv;
+      if (e.event === 'exit' && seconds === undefined) seconds = e.t_abs;
+    }
+    // Child processes of git (e.g. the index-pack of a checkout) are timed inside their parent.
+    if (!argv || seconds === undefined || argv[0] !== 'git') continue;
+    const words = argv.slice(1).filter((a) => !a.startsWith('-'));
+    const key = words[0] === 'worktree' ? `worktree ${words[1]}` : (words[0] ?? argv.slice(1).join(' '));
+    const entry = byCommand.get(key) ?? { calls: 0, ms: 0 };
+    entry.calls += 1;
+    entry.ms += seconds * 1000;
+    byCommand.set(key, entry);
+  }
+  return [...byCommand.entries()].sort((a, b) => b[1].ms - a[1].ms);
+}
+
 const ids = (n) => Array.from({ length: n }, (_, i) => `US-${String(i + 1).padStart(3, '0')}`);
 
 try {
+  if (args.includes('--profile')) {
+    const filesAt = args.indexOf('--files');
+    const FILES = filesAt >= 0 ? Math.max(0, Number(args[filesAt + 1]) || 0) : 5000;
+    const STORIES = 4;
+    const repo = makeRepo('profile', dagPrd(1, STORIES), FILES);
+    const trace = path.join(tmp, 'trace2');
+    mkdirSync(trace);
+    // The agent's own git calls (add, commit) are its work, not the runner's: not traced.
+    const agent = `env -u GIT_TRACE2_EVENT ${AGENT}`;
+    const ms = runToEnd(repo, 1, { agent, env: { ...agentEnv, GIT_TRACE2_EVENT: trace } });
+    const problems = verify(repo, ids(STORIES));
+    const profile = gitProfile(trace);
+    const gitMs = profile.reduce((n, [, e]) => n + e.ms, 0);
+    const calls = profile.reduce((n, [, e]) => n + e.calls, 0);
+    console.log(`one story's overhead, ${STORIES} stories one at a time, a ${AGENT_MS / 1000} s pretend agent, ${FILES + 3} tracked files:`);
+    console.log(`  ${(ms / 1000).toFixed(1)} s in all: ${((ms / STORIES - AGENT_MS) / 1000).toFixed(2)} s a story beyond its agent; git ${(gitMs / STORIES / 1000).toFixed(2)} s a story in ${(calls / STORIES).toFixed(1)} calls`);
+    for (const [command, e] of profile) {
+      console.log(`    git ${command.padEnd(16)} ${String(e.calls).padStart(4)} calls ${String(Math.round(e.ms / STORIES)).padStart(6)} ms a story`);
+    }
+    if (problems.length > 0) {
+      console.log(`  NOT every story done: ${problems.join('; ')}`);
+      process.exitCode = 1;
+    }
+  }
   if (both || args.includes('--speedup')) {
     const prd = dagPrd(6, 4);
     const four = makeRepo('p4', prd);

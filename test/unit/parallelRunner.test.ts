@@ -11,7 +11,9 @@ import type { AgentExecutor, AgentExit, AgentHandle, AgentLaunch } from '../../s
 import { PARALLEL_STATE_FILE, type ParallelState } from '../../src/core/parallel/state';
 import { parseRuns } from '../../src/core/runs/runs';
 import { ParallelError } from '../../src/node/parallel/git';
+import { MergeQueue } from '../../src/node/parallel/mergeQueue';
 import { ParallelRunner, type ParallelRunOptions, type RunnerEvent } from '../../src/node/parallel/runner';
+import { ParallelStateStore } from '../../src/node/parallel/stateFile';
 import { StoryRun, type StoryRunContext } from '../../src/node/parallel/storyRun';
 import { addWorktree, preflight } from '../../src/node/parallel/worktrees';
 import { makePrd } from './helpers';
@@ -252,6 +254,26 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.ok(events.some((e) => e.kind === 'note' && /US-002: its branch ralph\/demo-US-002 \(1 commit\(s\) not merged\) had lost its worktree/.test(e.message)));
   });
 
+  for (const [moment, cut] of [
+    ['after its checkout, before its move', (spare: string, feature: string) => git(spare, 'checkout', '-q', '-b', 'ralph/demo-US-002', feature)],
+    ['after its move, before the merged branch is deleted', (spare: string, feature: string, target: string) => (git(spare, 'checkout', '-q', '-b', 'ralph/demo-US-002', feature), git(spare, 'worktree', 'move', spare, target))],
+  ] as const) {
+    it(`a run killed while reusing a merged story's worktree (${moment}) is picked up: the next story runs, nothing is left behind`, async () => {
+      const root = makeRepo(makePrd([{ id: 'US-001' }, { id: 'US-002', dependsOn: ['US-001'] }], { branchName: 'ralph/demo' }));
+      const repo = await preflight(root);
+      const spare = await addWorktree(repo, 'US-001');
+      agentWork(spare.folder, 'US-001', { files: { 'src/US-001.ts': 'x\n' } });
+      const merged = await new MergeQueue(repo, new ParallelStateStore(root), { removeMerged: false }).merge(spare);
+      assert.equal(merged.kind, 'merged');
+      cut(spare.folder, git(root, 'rev-parse', 'HEAD'), path.join(path.dirname(spare.folder), 'US-002'));
+      const stop = await runnerFor(root, {}).run();
+      assert.equal(stop.reason, 'all-pass', stop.message);
+      assert.deepEqual(passing(root).sort(), ['US-001', 'US-002']);
+      assert.deepEqual(git(root, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')), [`worktree ${root}`]);
+      assert.deepEqual(git(root, 'branch', '--format=%(refname:short)').split('\n').sort(), ['main', 'ralph/demo']);
+    });
+  }
+
   it('an agent asked to stop while its log is being opened is ended, not left running', async () => {
     const root = makeRepo();
     const wt = await addWorktree(await preflight(root), 'US-001');
@@ -288,10 +310,24 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
   it('a story that waits on another starts once it has merged, in a worktree that holds its blocker', async () => {
     const root = makeRepo(makePrd([{ id: 'US-001' }, { id: 'US-002', dependsOn: ['US-001'] }], { branchName: 'ralph/demo' }));
     const events: RunnerEvent[] = [];
-    const stop = await runnerFor(root, {}, {}, events).run();
+    // What the agent of each story finds in its worktree as it starts.
+    const found: string[] = [];
+    const runner = new ParallelRunner(root, options(), {
+      executor: scriptedExecutor({}),
+      planAgent: (req) => {
+        found.push(`${req.storyId}: ${['src/US-001.ts', 'src/US-002.ts'].filter((f) => existsSync(path.join(req.cwd, f))).join(', ') || 'nothing'}`);
+        return { ok: true, commandLine: 'agent', env: { RALPH_STORY_ID: req.storyId }, warnings: [], agent: 'pretend' };
+      },
+      onEvent: (e) => events.push(e),
+    });
+    const stop = await runner.run();
     assert.equal(stop.reason, 'all-pass');
     const order = events.filter((e) => e.kind === 'started' || e.kind === 'merged').map((e) => `${e.kind}:${e.storyId}`);
     assert.deepEqual(order, ['started:US-001', 'merged:US-001', 'started:US-002', 'merged:US-002']);
+    assert.deepEqual(found, ['US-001: nothing', 'US-002: src/US-001.ts']);
+    // US-002 ran in US-001's worktree, reused: none is left once the loop is over, nor a story branch.
+    assert.deepEqual(git(root, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')), [`worktree ${root}`]);
+    assert.deepEqual(git(root, 'branch', '--format=%(refname:short)').split('\n').sort(), ['main', 'ralph/demo']);
   });
 
   it('with manageBranch, a run started on main checks out prd.json\'s branchName first: story branches and merges are the feature\'s, main is untouched', async () => {

@@ -4,14 +4,14 @@
  * worktree holding unmerged commits is never removed.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { firstLine, ParallelError } from '../../src/node/parallel/git';
 import { acquireRunLock, RUN_LOCK } from '../../src/node/parallel/runLock';
 import { ParallelStateStore } from '../../src/node/parallel/stateFile';
-import { addWorktree, defaultWorktreeRoot, preflight, removeWorktree } from '../../src/node/parallel/worktrees';
+import { addWorktree, defaultWorktreeRoot, preflight, removeWorktree, type RepoInfo, reuseWorktree, type StoryWorktree } from '../../src/node/parallel/worktrees';
 import { agentWork, cleanRepos, FEATURE, git, makeRepo } from './parallelRepo';
 
 async function refusal(p: Promise<unknown>, code: ParallelError['code'], message: RegExp): Promise<void> {
@@ -116,6 +116,74 @@ describe('parallel: worktrees', function () {
     assert.ok(!existsSync(wt.folder));
     assert.equal(git(root, 'branch', '--list', wt.branch), '');
     assert.equal(git(root, 'worktree', 'list', '--porcelain').includes(wt.folder), false);
+  });
+});
+
+describe('parallel: a merged story\'s worktree reused for the next story', function () {
+  this.timeout(60_000);
+  after(cleanRepos);
+
+  /** Every path under a worktree (its .git file aside), with each file's text. */
+  function tree(folder: string, rel = ''): string[] {
+    return readdirSync(path.join(folder, rel), { withFileTypes: true }).flatMap((e) => {
+      const p = rel ? `${rel}/${e.name}` : e.name;
+      if (p === '.git') {
+        return [];
+      }
+      return e.isDirectory() ? [`${p}/`, ...tree(folder, p)] : [`${p}: ${readFileSync(path.join(folder, p), 'utf8')}`];
+    });
+  }
+
+  async function mergedSpare(): Promise<{ root: string; repo: RepoInfo; spare: StoryWorktree }> {
+    const root = makeRepo();
+    writeFileSync(path.join(root, '.git', 'info', 'exclude'), '.ralph/\ndist/\n');
+    const repo = await preflight(root, FEATURE);
+    const spare = await addWorktree(repo, 'US-001');
+    agentWork(spare.folder, 'US-001', { files: { 'src/a.ts': 'export const a = 1;\n' } });
+    // What the last story left that git does not track: a build's output, its prompt.
+    mkdirSync(path.join(spare.folder, 'dist'));
+    writeFileSync(path.join(spare.folder, 'dist', 'a.js'), 'built\n');
+    mkdirSync(path.join(spare.folder, '.ralph', 'prompts'));
+    writeFileSync(path.join(spare.folder, '.ralph', 'prompts', 'US-001.md'), '# US-001\n');
+    // Another story merged meanwhile: the feature branch moved past the spare's branch.
+    git(root, 'merge', '-q', '--no-ff', '--no-edit', spare.branch);
+    writeFileSync(path.join(root, 'src', 'later.ts'), 'export const later = 1;\n');
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'later work');
+    return { root, repo, spare };
+  }
+
+  it('becomes what git worktree add gives the next story: its branch from the feature head, its folder, nothing of the last story', async () => {
+    const { root, repo, spare } = await mergedSpare();
+    const reused = await reuseWorktree(repo, spare, 'US-002');
+    const fresh = await addWorktree(repo, 'US-003');
+    assert.ok(reused);
+    assert.deepEqual(reused, { storyId: 'US-002', branch: 'ralph/demo-US-002', folder: path.join(defaultWorktreeRoot(root), 'US-002'), base: git(root, 'rev-parse', 'HEAD') });
+    assert.equal(git(reused.folder, 'symbolic-ref', '--short', 'HEAD'), 'ralph/demo-US-002');
+    assert.equal(git(reused.folder, 'rev-parse', 'HEAD'), git(root, 'rev-parse', 'HEAD'));
+    const status = (folder: string) => git(folder, 'status', '--porcelain', '--untracked-files=all', '--ignored');
+    assert.equal(status(reused.folder), '!! .ralph/.gitignore');
+    assert.equal(status(reused.folder), status(fresh.folder));
+    assert.deepEqual(tree(reused.folder), tree(fresh.folder));
+    assert.ok(!existsSync(spare.folder), 'the merged story\'s folder is gone');
+    assert.equal(git(root, 'branch', '--list', spare.branch), '', 'and its merged branch');
+    const listed = git(root, 'worktree', 'list', '--porcelain');
+    assert.ok(listed.includes(`worktree ${reused.folder}\n`) && listed.includes('branch refs/heads/ralph/demo-US-002'));
+    assert.ok(!listed.includes(spare.folder));
+  });
+
+  it('is not taken, and not touched, when it holds a commit the feature branch lacks or an uncommitted change', async () => {
+    const { root, repo, spare } = await mergedSpare();
+    writeFileSync(path.join(spare.folder, 'scratch.txt'), 'mine\n');
+    assert.equal(await reuseWorktree(repo, spare, 'US-002'), undefined);
+    git(spare.folder, 'add', 'scratch.txt');
+    git(spare.folder, 'commit', '-qm', 'wip: more');
+    assert.equal(await reuseWorktree(repo, spare, 'US-002'), undefined);
+    assert.equal(git(spare.folder, 'symbolic-ref', '--short', 'HEAD'), spare.branch);
+    assert.equal(readFileSync(path.join(spare.folder, 'dist', 'a.js'), 'utf8'), 'built\n');
+    assert.equal(git(root, 'branch', '--list', 'ralph/demo-US-002'), '');
+    // A story that cannot have a worktree is refused as addWorktree refuses it.
+    await refusal(reuseWorktree(repo, spare, '../x'), 'bad-story-id', /cannot name a worktree folder/);
   });
 });
 

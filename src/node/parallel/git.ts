@@ -22,14 +22,14 @@ export class ParallelError extends Error {
   }
 }
 
-/** Runs git in `cwd`; resolves with the exit code (never rejects for a non-zero exit). */
-export function git(cwd: string, args: readonly string[], input?: string): Promise<GitResult> {
+/** Runs git in `cwd`, with `env` added to its environment; resolves with the exit code (never rejects for a non-zero exit). */
+export function git(cwd: string, args: readonly string[], input?: string, env?: Readonly<Record<string, string>>): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       'git',
       args,
       // No pager, no prompt for credentials, no editor: this runs unattended.
-      { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_PAGER: 'cat', LC_ALL: 'C' } },
+      { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_PAGER: 'cat', LC_ALL: 'C', ...env } },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') {
           reject(new ParallelError('git', `git could not run (${error.code ?? error.message}): is git installed and on PATH?`));
@@ -45,8 +45,8 @@ export function git(cwd: string, args: readonly string[], input?: string): Promi
 }
 
 /** Runs git and returns its trimmed stdout; a non-zero exit throws with git's first line of complaint. */
-export async function gitOk(cwd: string, args: readonly string[], what: string): Promise<string> {
-  const r = await git(cwd, args);
+export async function gitOk(cwd: string, args: readonly string[], what: string, env?: Readonly<Record<string, string>>, input?: string): Promise<string> {
+  const r = await git(cwd, args, input, env);
   if (r.code !== 0) {
     throw new ParallelError('git', `${what}: git ${args[0]} failed: ${firstLine(r.stderr || r.stdout)}`);
   }

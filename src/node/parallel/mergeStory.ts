@@ -17,6 +17,7 @@ import type { MergeMode } from '../../core/parallel/state';
 import { detectFeatCommit } from '../../core/runs/runs';
 import { applyEdits } from '../../core/textEdit';
 import { atLeast, commitsNotOn, firstLine, git, gitOk, ParallelError, showFile } from './git';
+import { commitTreeMerge, hasMergeHooks, mergeTree } from './treeMerge';
 import { type RepoInfo, type StoryWorktree, uncommitted } from './worktrees';
 
 export interface MergeOptions {
@@ -76,11 +77,15 @@ interface Memory {
  * worktree's prd.json), and if so the main prd.json and progress.txt as they must be after the merge.
  */
 async function planMemory(repo: RepoInfo, wt: StoryWorktree, prdRel: string, progressRel: string): Promise<Memory | string> {
-  const commits = await commitsNotOn(repo.root, `refs/heads/${wt.branch}`, 'HEAD');
+  const [commits, mainPrd, basePrd, wtPrd] = await Promise.all([
+    commitsNotOn(repo.root, `refs/heads/${wt.branch}`, 'HEAD'),
+    readMain(repo.root, prdRel),
+    showFile(repo.root, wt.base, prdRel),
+    readWorktree(repo.root, wt, prdRel),
+  ]);
   if (!detectFeatCommit(commits, wt.storyId)) {
     return `its branch ${wt.branch} has no "feat: ${wt.storyId} - …" commit that is not on ${repo.featureBranch} yet`;
   }
-  const [mainPrd, basePrd, wtPrd] = await Promise.all([readMain(repo.root, prdRel), showFile(repo.root, wt.base, prdRel), readWorktree(repo.root, wt, prdRel)]);
   if (mainPrd === undefined || wtPrd === undefined) {
     return `${prdRel} is missing from ${mainPrd === undefined ? repo.featureBranch : 'the worktree'}`;
   }
@@ -104,32 +109,6 @@ async function planMemory(repo: RepoInfo, wt: StoryWorktree, prdRel: string, pro
 async function unmergedPaths(root: string): Promise<string[]> {
   const out = await gitOk(root, ['diff', '--name-only', '--diff-filter=U', '-z'], 'Listing conflicts');
   return out.split('\0').filter((p) => p !== '');
-}
-
-/**
- * Conflicts of merging `branch` into HEAD, found without touching any working tree
- * (`git merge-tree --write-tree`, git ≥ 2.38); undefined when this git cannot tell.
- */
-export async function predictConflicts(repo: RepoInfo, branch: string): Promise<string[] | undefined> {
-  if (!atLeast(repo.gitVersion, 2, 38)) {
-    return undefined;
-  }
-  const r = await git(repo.root, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', `refs/heads/${branch}`]);
-  if (r.code === 0) {
-    return [];
-  }
-  if (r.code !== 1) {
-    return undefined;
-  }
-  // The merged tree's id, then one conflicted path per line.
-  return [
-    ...new Set(
-      r.stdout
-        .split('\n')
-        .slice(1)
-        .filter((l) => l !== ''),
-    ),
-  ];
 }
 
 /** Writes prd.json and progress.txt as planned and stages them (this also settles git's conflicts in them). */
@@ -172,11 +151,16 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
   const progressRel = posix(options.progressPath ?? 'progress.txt');
   const memoryFiles = new Set([prdRel, progressRel]);
   const storyId = wt.storyId;
-  const current = (await git(repo.root, ['symbolic-ref', '--quiet', '--short', 'HEAD'])).stdout.trim();
+  // Independent looks at once (the next story may wait on this merge): the branch, the files, the heads.
+  const [on, dirty, heads] = await Promise.all([
+    git(repo.root, ['symbolic-ref', '--quiet', '--short', 'HEAD']),
+    uncommitted(repo.root),
+    git(repo.root, ['rev-parse', 'HEAD', `refs/heads/${wt.branch}^{commit}`]),
+  ]);
+  const current = on.stdout.trim();
   if (current !== repo.featureBranch) {
     throw new ParallelError('detached-head', `The main worktree is on ${current || 'a detached HEAD'}, not on ${repo.featureBranch}: ${storyId} was not merged.`);
   }
-  const dirty = await uncommitted(repo.root);
   if (dirty.length > 0) {
     throw new ParallelError('dirty', `The main worktree has uncommitted changes (${dirty.slice(0, 5).join(', ')}): ${storyId} was not merged; commit or stash them and merge again.`);
   }
@@ -184,19 +168,43 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
   if (typeof memory === 'string') {
     return { kind: 'not-done', storyId, reason: memory };
   }
-  // Off the critical path: a conflict is found without touching the main tree when git can.
-  const predicted = await predictConflicts(repo, wt.branch);
-  const predictedOthers = predicted?.filter((f) => !memoryFiles.has(f));
-  if (predictedOthers && predictedOthers.length > 0) {
-    return { kind: 'conflict', storyId, files: predictedOthers };
+  const [before, theirs] = heads.stdout.trim().split('\n');
+  if (heads.code !== 0 || !theirs) {
+    throw new ParallelError('git', `Reading the branch ${wt.branch} of ${storyId}: git rev-parse failed: ${firstLine(heads.stderr)}`);
   }
-  const before = await gitOk(repo.root, ['rev-parse', 'HEAD'], 'Reading the feature branch');
-  const conflict = (options.mode ?? 'merge') === 'rebase' ? await replay(repo, wt, memory, prdRel, progressRel) : await mergeNoFf(repo, wt, memory, prdRel, progressRel);
-  if (conflict) {
-    await abortMerge(repo.root, before);
-    return { kind: 'conflict', storyId, files: conflict };
+  // Off the main tree: a conflict is found (and a merge made, below) without touching its files when git can.
+  const treeMerge = atLeast(repo.gitVersion, 2, 38) ? await mergeTree(repo.root, before, theirs) : undefined;
+  const others = treeMerge?.conflicted.filter((f) => !memoryFiles.has(f));
+  if (others && others.length > 0) {
+    return { kind: 'conflict', storyId, files: others };
   }
-  const commit = await gitOk(repo.root, ['rev-parse', 'HEAD'], 'Reading the merge');
+  const mode = options.mode ?? 'merge';
+  let commit: string;
+  if (mode === 'merge' && treeMerge?.contentsOnly && memory.progress !== undefined && !(await hasMergeHooks(repo.root))) {
+    const made = await commitTreeMerge(repo.root, {
+      head: before,
+      theirs,
+      tree: treeMerge.tree,
+      replace: [
+        { path: prdRel, text: memory.prd },
+        { path: progressRel, text: memory.progress },
+      ],
+      message: mergeMessage(wt),
+      reflogAction: `merge ${wt.branch}`,
+    });
+    if ('refused' in made) {
+      return { kind: 'conflict', storyId, files: [`(git reset --keep failed: ${firstLine(made.refused)})`] };
+    }
+    commit = made.commit;
+  } else {
+    // The normal way: a hook to run, an older git, a rename or delete of prd.json or progress.txt, rebase mode.
+    const conflict = mode === 'rebase' ? await replay(repo, wt, memory, prdRel, progressRel) : await mergeNoFf(repo, wt, memory, prdRel, progressRel);
+    if (conflict) {
+      await abortMerge(repo.root, before);
+      return { kind: 'conflict', storyId, files: conflict };
+    }
+    commit = await gitOk(repo.root, ['rev-parse', 'HEAD'], 'Reading the merge');
+  }
   if (options.checkCommand) {
     const check = await runCheck(repo.root, options.checkCommand, options.checkTimeoutMs ?? 30 * 60_000);
     if (check.exitCode !== 0) {
@@ -227,6 +235,8 @@ async function moveRebasedBranch(root: string, wt: StoryWorktree, commit: string
   }
 }
 
+const mergeMessage = (wt: StoryWorktree): string => `Merge ${wt.branch}: ${wt.storyId}`;
+
 /** `git merge --no-ff`; returns the conflicting files (other than prd.json and progress.txt), if any. */
 async function mergeNoFf(repo: RepoInfo, wt: StoryWorktree, memory: Memory, prdRel: string, progressRel: string): Promise<string[] | undefined> {
   const r = await git(repo.root, ['merge', '--no-ff', '--no-commit', '--no-edit', `refs/heads/${wt.branch}`]);
@@ -238,7 +248,7 @@ async function mergeNoFf(repo: RepoInfo, wt: StoryWorktree, memory: Memory, prdR
   }
   await restoreMemory(repo.root, [prdRel, progressRel]);
   await writeMemory(repo.root, memory, prdRel, progressRel);
-  const c = await git(repo.root, ['commit', '--no-edit', '-m', `Merge ${wt.branch}: ${wt.storyId}`]);
+  const c = await git(repo.root, ['commit', '--no-edit', '-m', mergeMessage(wt)]);
   if (c.code !== 0) {
     return [`(git commit failed: ${firstLine(c.stderr || c.stdout)})`];
   }

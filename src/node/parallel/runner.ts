@@ -30,6 +30,7 @@ import { resumeParallel, type ResumeReport } from './resume';
 import { acquireRunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
 import { finishedInWorktree, type MemoryPaths, StoryRun, type StoryRunContext, type StoryRunResult, updateFromFeature } from './storyRun';
+import { SpareWorktrees } from './spares';
 import { addWorktree, defaultWorktreeRoot, listWorktrees, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
 
 export interface ParallelRunOptions {
@@ -103,6 +104,8 @@ export class ParallelRunner {
   private finished: ((stop: ParallelStop) => void) | undefined;
   private pendingStop: StopMode | undefined;
   private removals: Promise<void> = Promise.resolve();
+  /** Worktrees of merged stories, for the next stories to reuse (a slot's worth at most). */
+  private readonly spares = new SpareWorktrees(() => this.loop?.config.maxAgents ?? 1);
   /** Changes to the main repository (worktree add, merge, worktree removal) happen one at a time. */
   private repoChain: Promise<unknown> = Promise.resolve();
 
@@ -152,7 +155,7 @@ export class ParallelRunner {
       await this.checkOutPrdBranch(top);
     }
     const queueOptions = { mode: this.options.mergeMode, checkCommand: this.options.checkCommand || undefined, checkTimeoutMs: this.options.checkTimeoutMs, prdPath: this.options.files.prd, progressPath: this.options.files.progress };
-    if (state && state.stories.some((s) => s.state !== 'merged')) {
+    if (state && (state.stories.some((s) => s.state !== 'merged') || (await mergedLeftovers(top, state)))) {
       const report = await resumeParallel(top, { ...queueOptions, worktreeRoot: this.options.worktreeRoot });
       this.emit({ kind: 'resumed', report });
     }
@@ -262,7 +265,8 @@ export class ParallelRunner {
   }
 
   private dispatch(commands: readonly ParallelCommand[]): void {
-    for (const c of commands) {
+    // Starts first (changes to the repository go one at a time): its agent works while the next story merges.
+    for (const c of [...commands.filter((x) => x.kind === 'start'), ...commands.filter((x) => x.kind !== 'start')]) {
       switch (c.kind) {
         case 'start':
           this.track(this.start(c));
@@ -284,6 +288,9 @@ export class ParallelRunner {
   }
 
   private async end(stop: ParallelStop): Promise<void> {
+    for (const spare of this.spares.drain()) {
+      this.removeLater(spare);
+    }
     await this.removals;
     // Every line of this loop is on disk before the run says it is over.
     for (const [storyId, p] of this.pendingLines) {
@@ -309,9 +316,15 @@ export class ParallelRunner {
     let wt = this.worktrees.get(id);
     const trouble = this.lastTrouble.get(id);
     this.lastTrouble.delete(id);
+    /** Made for this start (reused or added): it cannot hold the story finished already. */
+    let fresh = false;
     try {
       if (!wt) {
-        wt = await this.exclusive(async () => (await this.existingWorktree(id)) ?? (await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot })));
+        wt = await this.exclusive(async () => {
+          const found = await this.existingWorktree(id);
+          fresh = !found;
+          return found ?? (await this.reuseSpare(id)) ?? (await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot }));
+        });
         this.worktrees.set(id, wt);
       } else if (trouble?.why === 'conflict') {
         const files = await updateFromFeature(wt, repo.featureBranch);
@@ -326,7 +339,7 @@ export class ParallelRunner {
       return;
     }
     // A kept worktree that already holds the finished story (resumed, or resolved by the user) merges as it is.
-    if (trouble?.why !== 'check-failed' && (await finishedInWorktree(wt, this.options.files.prd))) {
+    if (!fresh && trouble?.why !== 'check-failed' && (await finishedInWorktree(wt, this.options.files.prd))) {
       this.emit({ kind: 'note', storyId: id, message: `${id}: its worktree already holds the finished story; it merges without running the agent again.` });
       this.post({ kind: 'agentEnded', storyId: id, outcome: 'passed' });
       return;
@@ -424,7 +437,7 @@ export class ParallelRunner {
             commit = o.commit;
             event = { kind: 'merged', storyId, outcome: 'merged' };
             this.worktrees.delete(storyId);
-            this.removeLater(wt);
+            this.removeLater(this.spares.keep(wt));
             if (o.ignoredStories.length > 0) {
               this.emit({ kind: 'note', storyId, message: `${storyId}: its agent also changed ${o.ignoredStories.join(', ')} in ${this.options.files.prd}; those edits were not merged.` });
             }
@@ -472,8 +485,20 @@ export class ParallelRunner {
     return next;
   }
 
+  /** A spare worktree (a merged story's) made the story's, or undefined: none, or one that could not be taken (then removed). */
+  private async reuseSpare(storyId: string): Promise<StoryWorktree | undefined> {
+    const { wt, drop } = await this.spares.take(this.repo as RepoInfo, storyId, { worktreeRoot: this.options.worktreeRoot });
+    if (drop) {
+      this.removeLater(drop);
+    }
+    return wt;
+  }
+
   /** Removes a merged story's worktree and branch, one removal at a time, after the loop moved on. */
-  private removeLater(wt: StoryWorktree): void {
+  private removeLater(wt: StoryWorktree | undefined): void {
+    if (!wt) {
+      return;
+    }
     const next = this.removals.then(async () => {
       try {
         await this.exclusive(() => removeWorktree(this.repo as RepoInfo, wt));
@@ -594,4 +619,17 @@ export class ParallelRunner {
       memoryFiles: [this.options.files.prd, this.options.files.progress],
     };
   }
+}
+
+/**
+ * Whether a merged story still has its worktree or branch: a run killed before removing it, or in
+ * the middle of reusing it for the next story. Resume tidies it (removeWorktree keeps anything unmerged).
+ */
+async function mergedLeftovers(root: string, state: ParallelState): Promise<boolean> {
+  const merged = state.stories.filter((s) => s.state === 'merged');
+  if (merged.some((s) => existsSync(s.worktree))) {
+    return true;
+  }
+  const branches = new Set((await git(root, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/'])).stdout.split('\n'));
+  return merged.some((s) => branches.has(s.branch));
 }

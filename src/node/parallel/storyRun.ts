@@ -225,13 +225,16 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
   if (ancestor.code !== 0) {
     return { ...none, outcome: 'error', message: `${storyId}: its agent rewrote history below its own work (${wt.branch} no longer contains ${wt.base.slice(0, 8)}, where it started); nothing was merged. The branch is kept as it is, for you to look at (git reflog in ${wt.folder} shows what it was).` };
   }
-  const commits = await commitsNotOn(wt.folder, 'HEAD', wt.base);
+  // Four looks that do not depend on each other, at once: the next story waits on this one's merge.
+  const [commits, prd, diff, dirty] = await Promise.all([
+    commitsNotOn(wt.folder, 'HEAD', wt.base),
+    readFile(path.join(wt.folder, ctx.files.prd), 'utf8').catch(() => undefined),
+    git(wt.folder, ['diff', '--name-only', '-z', wt.base, 'HEAD']),
+    uncommitted(wt.folder).catch(() => [] as string[]),
+  ]);
   const commit = detectFeatCommit(commits, storyId);
-  const prd = await readFile(path.join(wt.folder, ctx.files.prd), 'utf8').catch(() => undefined);
   const passes = prd !== undefined && storyPasses(prd, storyId);
-  const diff = await git(wt.folder, ['diff', '--name-only', '-z', wt.base, 'HEAD']);
   const filesChanged = diff.code === 0 ? diff.stdout.split('\0').filter((p) => p !== '') : [];
-  const dirty = await uncommitted(wt.folder).catch(() => [] as string[]);
   const seen = { commit, storyPasses: passes, filesChanged, uncommitted: dirty };
   if (timedOut) {
     return { ...seen, outcome: 'error', message: `${storyId}: its agent ran past the time limit (${Math.round(ctx.timeoutMs / 60_000)} min) and was ended; its worktree ${wt.folder} keeps what it did.` };

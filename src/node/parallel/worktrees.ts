@@ -6,7 +6,7 @@
  * removed only when its branch holds no commit the feature branch lacks.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { branchNameProblem, defaultWorktreeRootName, pathSegmentProblem, storyBranchName } from '../../core/parallel/names';
 import { fewPaths } from '../../core/runs/runs';
@@ -19,7 +19,7 @@ export interface RepoInfo {
   /** The main working tree's top folder. */
   readonly root: string;
   readonly featureBranch: string;
-  /** The feature branch's head. */
+  /** The feature branch's head when the repository was checked (a worktree starts from its head at that moment). */
   readonly head: string;
   readonly gitVersion: readonly [number, number];
 }
@@ -106,8 +106,8 @@ export interface AddOptions {
   readonly worktreeRoot?: string;
 }
 
-/** Adds the worktree of one story, on a new branch from the feature branch's head. */
-export async function addWorktree(repo: RepoInfo, storyId: string, options: AddOptions = {}): Promise<StoryWorktree> {
+/** The branch and folder of a story's new worktree; refuses a name git would refuse and anything in the way. */
+async function newPlace(repo: RepoInfo, storyId: string, options: AddOptions): Promise<{ branch: string; folder: string }> {
   const segment = pathSegmentProblem(storyId);
   if (segment) {
     throw new ParallelError('bad-story-id', `The story id ${JSON.stringify(storyId)} cannot name a worktree folder: ${segment}. Rename the story in prd.json.`);
@@ -117,12 +117,11 @@ export async function addWorktree(repo: RepoInfo, storyId: string, options: AddO
   if (problem) {
     throw new ParallelError('bad-branch', `git refuses the branch name ${JSON.stringify(branch)}: ${problem}.`);
   }
-  // git has the last word on names (its rules can grow): ask it too.
-  const check = await git(repo.root, ['check-ref-format', '--branch', branch]);
+  // git has the last word on names (its rules can grow): ask it too (both questions at once).
+  const [check, exists] = await Promise.all([git(repo.root, ['check-ref-format', '--branch', branch]), git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])]);
   if (check.code !== 0) {
     throw new ParallelError('bad-branch', `git refuses the branch name ${JSON.stringify(branch)} for ${storyId}: ${firstLine(check.stderr)}.`);
   }
-  const exists = await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
   if (exists.code === 0) {
     throw new ParallelError('bad-branch', `The branch ${branch} exists already (an earlier run of ${storyId}?): merge or delete it before running ${storyId} again, so none of its commits is lost.`);
   }
@@ -130,12 +129,74 @@ export async function addWorktree(repo: RepoInfo, storyId: string, options: AddO
   if (existsSync(folder)) {
     throw new ParallelError('folder-exists', `The worktree folder ${folder} exists already: remove it (or the worktree, with "git worktree remove") before running ${storyId}.`);
   }
-  const r = await git(repo.root, ['worktree', 'add', '-b', branch, folder, repo.head]);
+  return { branch, folder };
+}
+
+/** The feature branch as it is now (not as the run found it): a story that waited on others starts with their merged work. */
+const featureHead = (repo: RepoInfo): Promise<string> => gitOk(repo.root, ['rev-parse', '--verify', `refs/heads/${repo.featureBranch}^{commit}`], `Reading ${repo.featureBranch}`);
+
+/** Adds the worktree of one story, on a new branch from the feature branch's current head. */
+export async function addWorktree(repo: RepoInfo, storyId: string, options: AddOptions = {}): Promise<StoryWorktree> {
+  const { branch, folder } = await newPlace(repo, storyId, options);
+  const head = await featureHead(repo);
+  const r = await git(repo.root, ['worktree', 'add', '-b', branch, folder, head]);
   if (r.code !== 0) {
     throw new ParallelError('git', `git could not add the worktree of ${storyId} at ${folder}: ${firstLine(r.stderr)}.`);
   }
   await prepareRalphFolder(folder);
-  return { storyId, branch, folder, base: repo.head };
+  return { storyId, branch, folder, base: head };
+}
+
+/**
+ * The worktree of a merged story, made the worktree of another: what `addWorktree` would give
+ * (its own branch from the feature branch's current head, at `<root>/<storyId>`, nothing else in
+ * it), for the price of the files that differ instead of a checkout of every tracked file (seconds
+ * in a large repository). Only a worktree whose branch the feature branch holds whole and that has
+ * no uncommitted change is taken; its ignored files (a build's output) go, as `git worktree remove`
+ * would delete them. Undefined, with the spare untouched, when it cannot be taken (then remove it
+ * as usual: `removeWorktree` says why it is kept); throws, touching nothing, when the new story
+ * cannot have a worktree at all.
+ */
+export async function reuseWorktree(repo: RepoInfo, spare: StoryWorktree, storyId: string, options: AddOptions = {}): Promise<StoryWorktree | undefined> {
+  // Every question at once (the story's agent waits for this): where the spare is, whether its
+  // branch is merged whole, its files, the feature branch's head.
+  const [{ branch, folder }, on, ahead, st, head] = await Promise.all([
+    newPlace(repo, storyId, options),
+    git(spare.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(() => undefined),
+    commitsNotOn(repo.root, `refs/heads/${spare.branch}`, `refs/heads/${repo.featureBranch}`).catch(() => undefined),
+    // A change or an untracked file keeps the spare; ignored ones are leftovers (listed whole, a
+    // folder as one entry: git does not walk a node_modules it ignores).
+    git(spare.folder, ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignored=matching']).catch(() => undefined),
+    featureHead(repo),
+  ]);
+  if (on?.code !== 0 || on.stdout.trim() !== spare.branch || ahead?.length !== 0 || st?.code !== 0) {
+    return undefined;
+  }
+  const entries = st.stdout.split('\0').filter((e) => e.length > 3 && !isRalphState(e.slice(3).replace(/\/$/, '')));
+  if (entries.some((e) => !e.startsWith('!! '))) {
+    return undefined;
+  }
+  for (const e of entries) {
+    await rm(path.join(spare.folder, e.slice(3)), { recursive: true, force: true });
+  }
+  // Checked out in place, then moved: a run killed in between leaves a clean worktree on a branch
+  // with nothing of its own, under the merged story's record, which the next run removes.
+  const moved = await git(spare.folder, ['checkout', '-q', '-b', branch, head]);
+  if (moved.code !== 0) {
+    return undefined;
+  }
+  await rm(path.join(spare.folder, '.ralph'), { recursive: true, force: true });
+  const r = await git(repo.root, ['worktree', 'move', spare.folder, folder]);
+  if (r.code !== 0) {
+    // Back as it was: the spare on its merged branch, to be removed as usual.
+    await git(spare.folder, ['checkout', '-q', spare.branch]);
+    await git(repo.root, ['branch', '-D', branch]);
+    return undefined;
+  }
+  await prepareRalphFolder(folder);
+  // Merged whole (checked above): -d cannot lose a commit.
+  await git(repo.root, ['branch', '-d', spare.branch]);
+  return { storyId, branch, folder, base: head };
 }
 
 /**
