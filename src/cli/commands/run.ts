@@ -7,7 +7,6 @@
  * 0 otherwise. SIGINT/SIGTERM stop cleanly (agents get SIGTERM, then SIGKILL after a grace period;
  * the queue's state is saved); a second one ends the process at once.
  */
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENT_PRESETS, type AgentPresetId, shellKindOf } from '../../core/agents/presets';
@@ -19,6 +18,7 @@ import { oneLine } from '../../core/output';
 import { ParallelError } from '../../node/parallel/git';
 import { ParallelRunner, type RunnerEvent } from '../../node/parallel/runner';
 import { processExecutor } from '../../node/processExecutor';
+import { ralphScripts } from '../../node/ralphScripts';
 import { terminalLookup } from '../../node/programLookup';
 import { readWorkspaceSettings } from '../../node/workspaceSettings';
 import type { CliCommand, CliIo } from '../io';
@@ -280,15 +280,17 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
     {
       executor: processExecutor,
       onEvent: out,
-      planAgent: (req) =>
-        planAgentCommand({
+      planAgent: (req) => {
+        const scripts = ralphScripts(req.cwd);
+        return planAgentCommand({
           presetId: a.agent ?? s.agentPreset,
           command: a.agent !== undefined && a.agentCommand === undefined ? '' : agentCommand,
           shell,
-          exists: (rel) => ['ralph.sh', 'scripts/ralph/ralph.sh'].includes(rel) && existsSync(path.join(req.cwd, rel)),
+          exists: (rel) => scripts.has(rel),
           vars: { promptFile: req.promptPath, storyId: req.storyId, workspaceFolder: req.cwd },
           lookup,
-        }),
+        });
+      },
     },
   );
   let interrupted = 0;

@@ -26,7 +26,8 @@ import { GitRepo } from '../git';
 import { archiveIfBranchChanged, readInsideText, writablePath, writeInside } from '../../node/runFiles';
 import { type DirtyTreeAnswer, openSourceControl, showArchived, showStashed } from '../runMessages';
 import { type RalphSettings, readTerminalEnv } from '../settings';
-import { exists, joinRelative, readBytes } from '../workspaceFiles';
+import { joinRelative, readBytes } from '../workspaceFiles';
+import { ralphScripts } from '../../node/ralphScripts';
 import type { PreparedIteration } from './engine';
 import { LAST_PRD_FILE } from '../../node/runRecorder';
 
@@ -156,7 +157,7 @@ export async function prepareIteration(ctx: PrepareContext, step: RunStep, befor
 export async function planAgent(ctx: PrepareContext, storyId: string, promptPath: string): Promise<AgentCommandPlan> {
   const { folder, settings } = ctx;
   const shell: ShellKind = shellKindOf(vscode.env.shell || '') ?? (process.platform === 'win32' ? 'powershell' : 'posix');
-  const scripts = await ralphScripts(folder);
+  const scripts = ralphScripts(folder.uri.fsPath);
   return planAgentCommand({
     presetId: settings.agentPreset,
     command: settings.agentCommand,
@@ -165,17 +166,6 @@ export async function planAgent(ctx: PrepareContext, storyId: string, promptPath
     vars: { promptFile: promptPath, storyId, workspaceFolder: folder.uri.fsPath },
     lookup: terminalLookup(readTerminalEnv(folder.uri)),
   });
-}
-
-/** The workspace's loop scripts that exist (the ralphSh preset runs one). */
-export async function ralphScripts(folder: vscode.WorkspaceFolder): Promise<Set<string>> {
-  const scripts = new Set<string>();
-  for (const p of ['ralph.sh', 'scripts/ralph/ralph.sh']) {
-    if (await exists(joinRelative(folder.uri, p))) {
-      scripts.add(p);
-    }
-  }
-  return scripts;
 }
 
 /** The prompt of a story, from the one prompt-inputs reader (every path inside the folder, reads bounded). */
