@@ -294,6 +294,30 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.deepEqual(order, ['started:US-001', 'merged:US-001', 'started:US-002', 'merged:US-002']);
   });
 
+  it('a full disk while the prompt is written: the story needs you with a clear message, not the failure breaker; nothing is lost; the next run finishes it', async () => {
+    const root = makeRepo();
+    const memory = ['prd.json', 'progress.txt', 'AGENTS.md'].map((f) => readFileSync(path.join(root, f), 'utf8'));
+    const started: string[] = [];
+    const full = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: 'ENOSPC' });
+    const runner = new ParallelRunner(root, options({ only: ['US-001'] }), {
+      executor: scriptedExecutor({}, started),
+      planAgent: (req) => ({ ok: true, commandLine: 'agent', env: { RALPH_STORY_ID: req.storyId, RALPH_PROMPT_FILE: req.promptPath }, warnings: [], agent: 'pretend' }),
+      writeFile: () => Promise.reject(full),
+    });
+    const stop = await runner.run();
+    assert.equal(stop.reason, 'needs-you', stop.message);
+    assert.deepEqual(stop.needsYou.map((n) => [n.storyId, n.why]), [['US-001', 'error']]);
+    assert.equal(stop.needsYou[0].message, 'US-001 needs you: the disk is full: its prompt could not be written (nothing was started; free some space and Retry).');
+    assert.deepEqual(started, [], 'no agent started without its prompt');
+    assert.deepEqual(runsOf(root).map((r) => r.outcome), ['error'], 'recorded as an error, not as a failed agent');
+    assert.deepEqual(['prd.json', 'progress.txt', 'AGENTS.md'].map((f) => readFileSync(path.join(root, f), 'utf8')), memory);
+    assert.equal(git(root, 'status', '--porcelain'), '');
+    // Space freed: the next run continues in the kept worktree and the story merges.
+    const again = await runnerFor(root, {}, { only: ['US-001'] }).run();
+    assert.deepEqual(again.needsYou, []);
+    assert.deepEqual(passing(root), ['US-001']);
+  });
+
   it('writes nothing when the feature branch has uncommitted changes', async () => {
     const root = makeRepo();
     writeFileSync(path.join(root, 'src', 'shared.ts'), 'changed\n');

@@ -299,7 +299,9 @@ export class ParallelLoop {
   private needs(id: string, reason: Extract<WaitReason, { kind: 'needs-you' }>, out: ParallelCommand[]): void {
     this.release(id, 'needs-you');
     const title = this.stories[this.indexOf.get(id) as number]?.title ?? '';
-    const item: NeedsYouItem = { storyId: id, storyTitle: title, why: reason.why, message: `${id} ${describeWait(reason)}.` };
+    const said = describeWait(reason);
+    // A detail that is a sentence of its own already ends with its period.
+    const item: NeedsYouItem = { storyId: id, storyTitle: title, why: reason.why, message: `${id} ${said}${said.endsWith('.') ? '' : '.'}` };
     this.open.set(id, { ...item, reason });
     out.push({ kind: 'needsYou', item });
   }

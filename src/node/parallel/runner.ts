@@ -58,7 +58,7 @@ export type RunnerEvent =
   | { readonly kind: 'note'; readonly storyId?: string; readonly message: string }
   | { readonly kind: 'stopped'; readonly stop: ParallelStop };
 
-export interface ParallelRunPorts extends Pick<StoryRunContext, 'executor' | 'planAgent' | 'issuePlanFor'> {
+export interface ParallelRunPorts extends Pick<StoryRunContext, 'executor' | 'planAgent' | 'issuePlanFor' | 'writeFile'> {
   onEvent?(event: RunnerEvent): void;
   readonly now?: () => Date;
 }
@@ -328,6 +328,7 @@ export class ParallelRunner {
       issuePlanFor: this.ports.issuePlanFor?.bind(this.ports),
       timeoutMs: this.options.runTimeoutMs,
       now: () => this.now(),
+      writeFile: this.ports.writeFile,
     };
     const extraPrompt =
       trouble?.why === 'check-failed'

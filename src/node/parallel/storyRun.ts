@@ -49,6 +49,8 @@ export interface StoryRunContext {
   issuePlanFor?(storyId: string): Promise<IssuePlanInput | undefined>;
   /** Past this, the agent is ended and the run counts as an error (0: no limit). */
   readonly timeoutMs: number;
+  /** Writes the prompt file (default: node's writeFile; tests make it fail as a full disk would). */
+  readonly writeFile?: (file: string, text: string) => Promise<void>;
   readonly now: () => Date;
 }
 
@@ -124,7 +126,7 @@ export class StoryRun {
     try {
       log = await openLog(ctx.root, logRel);
     } catch (e) {
-      return fail(`${req.storyId}: the log ${logRel} could not be opened (${errorMessage(e)}).`);
+      return fail(`the log ${logRel} could not be opened (${errorMessage(e)}).`);
     }
     log.write(`# ${req.storyId} — ${req.storyTitle}\n# worktree ${req.worktree.folder} (branch ${req.worktree.branch})\n# started ${started.toISOString()}\n`);
     let tail = '';
@@ -160,7 +162,7 @@ export class StoryRun {
     const ended = ctx.now();
     log.write(`\n# ended ${ended.toISOString()}: ${exit.stopped ? (timedOut ? 'ended at the time limit' : 'stopped') : `exit ${exit.exitCode ?? 'unknown'}`}\n`);
     await new Promise<void>((resolve) => log.end(resolve));
-    const seen = await observe(ctx, req, exit, timedOut).catch((e: unknown) => ({ outcome: 'error' as const, message: `${req.storyId}: what the agent left could not be read (${errorMessage(e)}).`, commit: null, storyPasses: false, filesChanged: [], uncommitted: [] }));
+    const seen = await observe(ctx, req, exit, timedOut).catch((e: unknown) => ({ outcome: 'error' as const, message: `what the agent left could not be read (${errorMessage(e)}).`, commit: null, storyPasses: false, filesChanged: [], uncommitted: [] }));
     return { ...base, ...seen, exit, ended, promptFile, agent: plan.agent, completeSignal };
   }
 
@@ -169,7 +171,7 @@ export class StoryRun {
     const { ctx, req } = this;
     const folder = req.worktree.folder;
     const prdText = await readFile(path.join(folder, ctx.files.prd), 'utf8').catch((e: NodeJS.ErrnoException) => {
-      throw new Error(`${req.storyId}: its worktree has no readable ${ctx.files.prd} (${e.code ?? e.message}).`);
+      throw new Error(`its worktree has no readable ${ctx.files.prd} (${e.code ?? e.message}).`);
     });
     const inputs = readPromptInputs(folder, { progress: ctx.files.progress, pin: ctx.files.pin, template: ctx.files.template || undefined });
     const issuePlan = await ctx.issuePlanFor?.(req.storyId).catch(() => undefined);
@@ -187,13 +189,13 @@ export class StoryRun {
       text += `\n\n${req.extraPrompt}\n`;
     }
     const dir = path.join(folder, '.ralph', 'prompts');
-    await mkdir(dir, { recursive: true });
     const name = promptFileName(now, req.storyId);
     try {
-      await writeFile(path.join(dir, name), text);
+      await mkdir(dir, { recursive: true });
+      await (ctx.writeFile ?? writeFile)(path.join(dir, name), text);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      throw new Error(code === 'ENOSPC' ? `${req.storyId}: the disk is full: its prompt could not be written (nothing was started; free some space and Retry).` : `${req.storyId}: its prompt could not be written (${code ?? errorMessage(e)}).`);
+      throw new Error(code === 'ENOSPC' ? 'the disk is full: its prompt could not be written (nothing was started; free some space and Retry).' : `its prompt could not be written (${code ?? errorMessage(e)}).`);
     }
     return `.ralph/prompts/${name}`;
   }
@@ -219,11 +221,11 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
   const onBranch = head.code === 0 ? head.stdout.trim() : undefined;
   if (onBranch !== wt.branch) {
     const where = onBranch ? `the branch ${onBranch}` : 'a detached HEAD';
-    return { ...none, outcome: 'error', message: `${storyId}: its agent left the worktree on ${where} instead of ${wt.branch}; nothing was merged. Its commits are kept there: check out ${wt.branch} in ${wt.folder} (or move the commits onto it), then Retry.` };
+    return { ...none, outcome: 'error', message: `its agent left the worktree on ${where} instead of ${wt.branch}; nothing was merged. Its commits are kept there: check out ${wt.branch} in ${wt.folder} (or move the commits onto it), then Retry.` };
   }
   const ancestor = await git(wt.folder, ['merge-base', '--is-ancestor', wt.base, 'HEAD']);
   if (ancestor.code !== 0) {
-    return { ...none, outcome: 'error', message: `${storyId}: its agent rewrote history below its own work (${wt.branch} no longer contains ${wt.base.slice(0, 8)}, where it started); nothing was merged. The branch is kept as it is, for you to look at (git reflog in ${wt.folder} shows what it was).` };
+    return { ...none, outcome: 'error', message: `its agent rewrote history below its own work (${wt.branch} no longer contains ${wt.base.slice(0, 8)}, where it started); nothing was merged. The branch is kept as it is, for you to look at (git reflog in ${wt.folder} shows what it was).` };
   }
   const commits = await commitsNotOn(wt.folder, 'HEAD', wt.base);
   const commit = detectFeatCommit(commits, storyId);
@@ -234,7 +236,7 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
   const dirty = await uncommitted(wt.folder).catch(() => [] as string[]);
   const seen = { commit, storyPasses: passes, filesChanged, uncommitted: dirty };
   if (timedOut) {
-    return { ...seen, outcome: 'error', message: `${storyId}: its agent ran past the time limit (${Math.round(ctx.timeoutMs / 60_000)} min) and was ended; its worktree ${wt.folder} keeps what it did.` };
+    return { ...seen, outcome: 'error', message: `its agent ran past the time limit (${Math.round(ctx.timeoutMs / 60_000)} min) and was ended; its worktree ${wt.folder} keeps what it did.` };
   }
   if (exit.stopped) {
     return { ...seen, outcome: 'stopped' };
