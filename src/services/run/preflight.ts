@@ -12,7 +12,7 @@ import { PRESET_SETTING } from '../../core/agents/presets';
 import type { RunStep, StopStep } from '../../core/loop/loop';
 import { preflightProblems, type PreflightProblem } from '../../core/loop/preflight';
 import type { PrdAnalysis } from '../../core/prd/index';
-import { GitRepo } from '../git';
+import { GitRepo } from '../../node/gitRepo';
 import { unwritableReason } from '../../node/runFiles';
 import { askDirtyTree } from '../runMessages';
 import { readSettings } from '../settings';
