@@ -14,6 +14,7 @@ import { errorMessage } from '../core/errorMessage';
 import type { PreparedIteration } from '../core/loop/engine';
 import type { AgentCommandPlan } from '../core/loop/iteration';
 import type { RunStep } from '../core/loop/loop';
+import { preflightProblems, type PreflightInput, type PreflightProblem } from '../core/loop/preflight';
 import type { PrdAnalysis } from '../core/prd/index';
 import { planCompaction } from '../core/progress/compact';
 import { decodeText } from '../core/progress/parse';
@@ -23,7 +24,7 @@ import { applyCompaction, CompactionError } from './compaction';
 import { reconcileCompaction } from './compactionReconcile';
 import { GitRepo } from './gitRepo';
 import { PromptInputError, readPromptInputs } from './promptInputs';
-import { archiveIfBranchChanged, readInsideText, writablePath, writeInside } from './runFiles';
+import { archiveIfBranchChanged, readInsideText, unwritableReason, writablePath, writeInside } from './runFiles';
 import { LAST_PRD_FILE } from './runRecorder';
 
 /**
@@ -122,6 +123,45 @@ export async function prepareIteration(ctx: FolderPrepContext, step: RunStep, be
     observe: async () =>
       git ? { commits: await git.commitsSince(headBefore), uncommitted: await git.uncommittedFiles().catch(() => undefined) } : {},
   };
+}
+
+/**
+ * Everything that would make the run fail after it changed something (core/loop/preflight.ts), from
+ * the folder's facts: the agent command, git's state, whether the run's files may be written and
+ * its prompt inputs read. Empty: the run may start.
+ */
+export async function folderPreflight(
+  ctx: FolderPrepContext,
+  input: Pick<PreflightInput, 'trusted' | 'scheme' | 'folderName' | 'step' | 'requestedStory'> & { readonly before: PrdAnalysis },
+): Promise<PreflightProblem[]> {
+  const { root, settings } = ctx;
+  const git = input.scheme === 'file' ? await GitRepo.open(root) : undefined;
+  return preflightProblems({
+    ...input,
+    prdLabel: settings.prdPath,
+    prd: input.before,
+    agent: await ctx.planAgent(input.step.storyId, path.join(root, '.ralph', 'prompts', 'preflight.md')),
+    git: git ? { branch: (await git.isDetached()) ? undefined : ((await git.currentBranch()) ?? '(no commit yet)'), operation: await git.operation() } : undefined,
+    manageBranch: settings.manageBranch,
+    filesProblem: await filesProblem(ctx),
+  });
+}
+
+/** Why the run could not write its state or read its prompt inputs, if so. */
+async function filesProblem(ctx: FolderPrepContext): Promise<string | undefined> {
+  const unwritable = await unwritableReason(ctx.root, ['.ralph/runs.jsonl', '.ralph/prompts/preflight.md', ctx.settings.progressPath]);
+  if (unwritable) {
+    return unwritable;
+  }
+  try {
+    promptInputsOf(ctx);
+    return undefined;
+  } catch (e) {
+    if (e instanceof RunError) {
+      return e.message;
+    }
+    throw e;
+  }
 }
 
 /** The prompt of a story, from the one prompt-inputs reader (every path inside the folder, reads bounded). */

@@ -4,6 +4,7 @@
  * `.ralph/`, `progress.txt` or `archive/` that leads outside the workspace folder is refused with a
  * message, never followed.
  */
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { appendFile, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { archiveFolderName, parseLastBranch, shouldArchive } from '../core/runs/archive';
@@ -34,6 +35,14 @@ export async function writeInside(root: string, relative: string, text: string |
 
 export async function appendInside(root: string, relative: string, text: string, what = relative): Promise<void> {
   await appendFile(await target(root, relative, what), text, 'utf8');
+}
+
+/** An agent's output log (`.ralph/logs/<run>.log`), appended to; a write that fails later (a full disk) is dropped, never thrown. */
+export async function openAgentLog(root: string, relative: string): Promise<WriteStream> {
+  const stream = createWriteStream(await target(root, relative, 'agent log'), { flags: 'a' });
+  // A full disk or a removed folder must not crash the runner: the agent's run goes on unlogged.
+  stream.on('error', () => undefined);
+  return stream;
 }
 
 /** The real path to write `relative` to (checked, parent made), for writers that take a path. */

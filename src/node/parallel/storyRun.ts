@@ -6,7 +6,7 @@
  * the loop's outcome. An agent that left its branch, rewrote the history below its work or
  * dirtied nothing but failed is told apart, each with a sentence that says what was kept where.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
@@ -19,7 +19,7 @@ import { storyPasses } from '../../core/parallel/prdMerge';
 import { analyzePrd } from '../../core/prd/index';
 import { detectFeatCommit, type FeatCommit, fewPaths } from '../../core/runs/runs';
 import { readPromptInputs } from '../promptInputs';
-import { writableInside } from '../workspacePath';
+import { openAgentLog } from '../runFiles';
 import { commitsNotOn, firstLine, git } from './git';
 import { type StoryWorktree, uncommitted } from './worktrees';
 
@@ -124,7 +124,7 @@ export class StoryRun {
     }
     let log: WriteStream | undefined;
     try {
-      log = await openLog(ctx.root, logRel);
+      log = await openAgentLog(ctx.root, logRel);
     } catch (e) {
       return fail(`the log ${logRel} could not be opened (${errorMessage(e)}).`);
     }
@@ -199,15 +199,6 @@ export class StoryRun {
     }
     return `.ralph/prompts/${name}`;
   }
-}
-
-async function openLog(root: string, rel: string): Promise<WriteStream> {
-  const file = await writableInside(root, rel, { what: 'agent log' });
-  await mkdir(path.dirname(file), { recursive: true });
-  const stream = createWriteStream(file, { flags: 'a' });
-  // A full disk or a removed folder must not crash the runner: the agent's run goes on unlogged.
-  stream.on('error', () => undefined);
-  return stream;
 }
 
 type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPasses' | 'filesChanged' | 'uncommitted'>;

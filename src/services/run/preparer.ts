@@ -103,7 +103,7 @@ export function promptInputsOf(ctx: PrepareContext): ReturnType<typeof folderPro
 }
 
 /** The headless preparer's context for a workspace folder, with what only the editor knows. */
-function folderContext(ctx: PrepareContext): FolderPrepContext {
+export function folderContext(ctx: PrepareContext): FolderPrepContext {
   const { folder } = ctx;
   return {
     root: folder.uri.fsPath,
