@@ -17,7 +17,7 @@ import { addWorktree, preflight } from '../../src/node/parallel/worktrees';
 import { makePrd } from './helpers';
 import { agentWork, cleanRepos, git, makeRepo, passing, readJson } from './parallelRepo';
 
-type Behaviour = 'pass' | 'conflict' | 'break-check' | 'fail' | 'hang' | 'wrong-branch' | 'no-progress' | 'edit-other';
+type Behaviour = 'pass' | 'conflict' | 'break-check' | 'fail' | 'hang' | 'wrong-branch' | 'no-progress' | 'edit-other' | 'ask';
 
 /** Runs each story's behaviour in its worktree, as an agent process would. */
 function scriptedExecutor(plan: Record<string, Behaviour>, started: string[] = []): AgentExecutor {
@@ -51,6 +51,11 @@ function scriptedExecutor(plan: Record<string, Behaviour>, started: string[] = [
             break;
           case 'no-progress':
             break;
+          case 'ask':
+            // Claude Code's `-p --output-format json` result, ending with a question; nothing committed.
+            launch.onOutput?.(`${JSON.stringify({ type: 'result', subtype: 'success', is_error: false, num_turns: 5, result: `I looked at ${id}.\n\nThe criteria do not say where sessions live. Should I use Redis, or keep them in Postgres?`, session_id: 's1' })}\n`);
+            settle({ exitCode: 0, stopped: false, via: 'process' });
+            return;
           case 'fail':
             settle({ exitCode: 3, stopped: false, via: 'process' });
             return;
@@ -316,6 +321,17 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     const again = await runnerFor(root, {}, { only: ['US-001'] }).run();
     assert.deepEqual(again.needsYou, []);
     assert.deepEqual(passing(root), ['US-001']);
+  });
+
+  it('an agent that ends by asking a question needs you with its question (not the no-progress breaker); the others go on', async () => {
+    const root = makeRepo();
+    const started: string[] = [];
+    const stop = await runnerFor(root, { 'US-001': 'ask', 'US-002': 'pass' }, { only: ['US-001', 'US-002'] }, [], started).run();
+    assert.deepEqual(started.sort(), ['US-001', 'US-002'], 'asked once, not retried');
+    assert.deepEqual(stop.needsYou.map((n) => [n.storyId, n.why, n.detail]), [['US-001', 'question', 'The criteria do not say where sessions live. Should I use Redis, or keep them in Postgres?']]);
+    assert.equal(stop.needsYou[0].message, 'US-001 needs you: its agent asked a question (The criteria do not say where sessions live. Should I use Redis, or keep them in Postgres?).');
+    assert.deepEqual(passing(root), ['US-002']);
+    assert.equal(runsOf(root).find((r) => r.storyId === 'US-001')?.outcome, 'no-progress');
   });
 
   it('writes nothing when the feature branch has uncommitted changes', async () => {

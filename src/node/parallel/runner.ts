@@ -360,7 +360,7 @@ export class ParallelRunner {
 
   private lineOf(c: Extract<ParallelCommand, { kind: 'start' }>, r: StoryRunResult, wt: StoryWorktree, wave: number): RunRecord {
     const passing = this.prd?.readiness.counts.done ?? 0;
-    const outcome: RunOutcome = r.outcome === 'passed' ? 'passed' : r.outcome === 'failed' ? 'failed' : r.outcome === 'stopped' ? 'stopped' : r.outcome === 'no-progress' ? (r.completeSignal ? 'false-complete' : 'no-progress') : 'error';
+    const outcome: RunOutcome = r.outcome === 'passed' ? 'passed' : r.outcome === 'failed' ? 'failed' : r.outcome === 'stopped' ? 'stopped' : r.outcome === 'no-progress' || r.outcome === 'question' ? (r.completeSignal ? 'false-complete' : 'no-progress') : 'error';
     return {
       start: r.started.toISOString(),
       end: r.ended.toISOString(),

@@ -9,6 +9,7 @@
 import type { WriteStream } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { agentQuestion, QUESTION_TAIL_CHARS } from '../../core/agents/question';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
 import { buildPrompt, promptFileName } from '../../core/context/prompt';
 import { errorMessage } from '../../core/errorMessage';
@@ -138,9 +139,10 @@ export class StoryRun {
       env: plan.env,
       onOutput: (chunk) => {
         log?.write(chunk);
-        // The signal may be split across chunks: keep enough of the last one to see it.
-        tail = (tail + chunk).slice(-4096);
-        completeSignal ||= tail.includes(COMPLETE);
+        // The signal may be split across chunks: keep enough of the last one to see it, and the
+        // agent's last words (a question to the user).
+        tail = (tail + chunk).slice(-QUESTION_TAIL_CHARS);
+        completeSignal ||= tail.slice(-4096).includes(COMPLETE);
       },
     });
     this.handle = handle;
@@ -162,7 +164,7 @@ export class StoryRun {
     const ended = ctx.now();
     log.write(`\n# ended ${ended.toISOString()}: ${exit.stopped ? (timedOut ? 'ended at the time limit' : 'stopped') : `exit ${exit.exitCode ?? 'unknown'}`}\n`);
     await new Promise<void>((resolve) => log.end(resolve));
-    const seen = await observe(ctx, req, exit, timedOut).catch((e: unknown) => ({ outcome: 'error' as const, message: `what the agent left could not be read (${errorMessage(e)}).`, commit: null, storyPasses: false, filesChanged: [], uncommitted: [] }));
+    const seen = await observe(ctx, req, exit, timedOut, tail).catch((e: unknown) => ({ outcome: 'error' as const, message: `what the agent left could not be read (${errorMessage(e)}).`, commit: null, storyPasses: false, filesChanged: [], uncommitted: [] }));
     return { ...base, ...seen, exit, ended, promptFile, agent: plan.agent, completeSignal };
   }
 
@@ -204,7 +206,7 @@ export class StoryRun {
 type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPasses' | 'filesChanged' | 'uncommitted'>;
 
 /** What the agent left in its worktree, as the loop's outcome. */
-async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentExit, timedOut: boolean): Promise<Observed> {
+async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentExit, timedOut: boolean, outputTail: string): Promise<Observed> {
   const { worktree: wt, storyId } = req;
   const none = { commit: null, storyPasses: false, filesChanged: [], uncommitted: [] };
   // Where the worktree's HEAD is now: an agent that checked out another branch took its work with it.
@@ -237,6 +239,11 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
   }
   if (exit.exitCode !== undefined && exit.exitCode !== 0) {
     return { ...seen, outcome: 'failed', message: `its agent exited with code ${exit.exitCode}` };
+  }
+  // Nothing done and the agent's last words ask the user: an answer, not another attempt, moves it on.
+  const question = !passes && !commit ? agentQuestion(outputTail) : undefined;
+  if (question !== undefined) {
+    return { ...seen, outcome: 'question', message: question };
   }
   const why = passes ? `it passes in ${ctx.files.prd} but no "feat: ${storyId} - …" commit was made` : commit ? `it was committed but does not pass in ${ctx.files.prd}` : 'the story does not pass yet';
   return { ...seen, outcome: 'no-progress', message: `${why}${dirty.length > 0 ? `; uncommitted: ${fewPaths(dirty)}` : ''}` };
