@@ -24,7 +24,7 @@ import { applyCompaction, CompactionError } from './compaction';
 import { reconcileCompaction } from './compactionReconcile';
 import { GitRepo } from './gitRepo';
 import { PromptInputError, readPromptInputs } from './promptInputs';
-import { archiveIfBranchChanged, readInsideText, unwritableReason, writablePath, writeInside } from './runFiles';
+import { archiveIfBranchChanged, readInsideText, unwritableReason, writablePath, writeInside, writePromptFile } from './runFiles';
 import { LAST_PRD_FILE } from './runRecorder';
 
 /**
@@ -59,6 +59,8 @@ export interface FolderPrepContext {
   unsaved?(relative: string): boolean;
   /** The previous feature was archived (the extension says so in a notification). */
   archived?(branch: string, last: string, target: string): void;
+  /** Writes the prompt file (default: node's writeFile; tests make it fail as a full disk would). */
+  writeFile?(file: string, text: string): Promise<void>;
 }
 
 /** Makes the folder ready for the step's story and plans the agent command. */
@@ -106,7 +108,9 @@ export async function prepareIteration(ctx: FolderPrepContext, step: RunStep, be
   await carryLateLines(ctx, archived ? path.join(root, archived.target, 'progress.txt') : undefined);
   await autoCompact(ctx);
   const promptText = await storyPrompt(ctx, before, step.storyId);
-  await writeInside(root, promptFile, promptText);
+  await writePromptFile(await writablePath(root, promptFile), promptText, 'run again', ctx.writeFile).catch((e: Error) => {
+    throw new RunError(`${step.storyId}: ${e.message}`);
+  });
   for (const w of plan.warnings) {
     log.warn(`[runner] ${w}`);
   }

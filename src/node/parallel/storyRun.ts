@@ -7,7 +7,7 @@
  * dirtied nothing but failed is told apart, each with a sentence that says what was kept where.
  */
 import type { WriteStream } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { agentQuestion, QUESTION_TAIL_CHARS } from '../../core/agents/question';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
@@ -20,7 +20,7 @@ import { storyPasses } from '../../core/parallel/prdMerge';
 import { analyzePrd } from '../../core/prd/index';
 import { detectFeatCommit, type FeatCommit, fewPaths } from '../../core/runs/runs';
 import { readPromptInputs } from '../promptInputs';
-import { openAgentLog } from '../runFiles';
+import { openAgentLog, writePromptFile } from '../runFiles';
 import { commitsNotOn, firstLine, git } from './git';
 import { type StoryWorktree, uncommitted } from './worktrees';
 
@@ -190,15 +190,8 @@ export class StoryRun {
     if (req.extraPrompt) {
       text += `\n\n${req.extraPrompt}\n`;
     }
-    const dir = path.join(folder, '.ralph', 'prompts');
     const name = promptFileName(now, req.storyId);
-    try {
-      await mkdir(dir, { recursive: true });
-      await (ctx.writeFile ?? writeFile)(path.join(dir, name), text);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new Error(code === 'ENOSPC' ? 'the disk is full: its prompt could not be written (nothing was started; free some space and Retry).' : `its prompt could not be written (${code ?? errorMessage(e)}).`);
-    }
+    await writePromptFile(path.join(folder, '.ralph', 'prompts', name), text, 'Retry', ctx.writeFile);
     return `.ralph/prompts/${name}`;
   }
 }
