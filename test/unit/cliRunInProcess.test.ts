@@ -108,4 +108,20 @@ describe('CLI run in-process: --parallel 1 is the serial loop', function () {
     assert.deepEqual(runsOf(root).map((r) => r.outcome), ['passed', 'failed', 'failed']);
     assert.deepEqual(passing(root), ['US-001']);
   });
+
+  it('SIGINT ends the running agent: the iteration is recorded as stopped and the run exits 0', async () => {
+    const root = makeRepo();
+    const { io, out, interrupts } = capture();
+    const done = runRun(['--parallel', '1', '--agent-command', agent('hang')], io, interrupts, root);
+    const deadline = Date.now() + 60_000;
+    while (!out.stdout.includes('▶ US-001')) {
+      assert.ok(Date.now() < deadline, `the agent did not start: ${out.stdout}\n${out.stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    interrupts.fire('SIGINT');
+    assert.equal(await done, 0, `${out.stdout}\n${out.stderr}`);
+    assert.match(out.stderr, /SIGINT: stopping/);
+    assert.match(out.stdout, /Stopped: you stopped the loop/);
+    assert.deepEqual(runsOf(root).map((r) => r.outcome), ['stopped']);
+  });
 });
