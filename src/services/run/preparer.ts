@@ -16,7 +16,6 @@ import { GitRepo } from '../../node/gitRepo';
 import {
   type FolderPrepContext,
   prepareIteration as prepareInFolder,
-  promptInputsOf as folderPromptInputs,
   RunError,
   storyPrompt as folderStoryPrompt,
 } from '../../node/preparer';
@@ -95,11 +94,6 @@ export async function planAgent(ctx: PrepareContext, storyId: string, promptPath
 /** The prompt of a story, from the one prompt-inputs reader (every path inside the folder, reads bounded). */
 export function storyPrompt(ctx: PrepareContext, analysis: PrdAnalysis, storyId: string): Promise<string> {
   return folderStoryPrompt(folderContext(ctx), analysis, storyId);
-}
-
-/** progress.txt, the Pin and the prompt template as the prompt reads them; a RunError names the setting that leads astray. */
-export function promptInputsOf(ctx: PrepareContext): ReturnType<typeof folderPromptInputs> {
-  return folderPromptInputs({ root: ctx.folder.uri.fsPath, settings: ctx.settings });
 }
 
 /** The headless preparer's context for a workspace folder, with what only the editor knows. */
