@@ -101,3 +101,13 @@ export function splitList(s: string): string[] {
   out.push(cur);
   return out.map((x) => x.trim()).filter((x) => x.length > 0);
 }
+
+/** `text` in at most `max` characters: cut at a word when one ends in the second half, with an ellipsis. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) {
+    return text;
+  }
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}

@@ -4,6 +4,7 @@
  * `.ralph/`, `progress.txt` or `archive/` that leads outside the workspace folder is refused with a
  * message, never followed.
  */
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { appendFile, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { archiveFolderName, parseLastBranch, shouldArchive } from '../core/runs/archive';
@@ -34,6 +35,30 @@ export async function writeInside(root: string, relative: string, text: string |
 
 export async function appendInside(root: string, relative: string, text: string, what = relative): Promise<void> {
   await appendFile(await target(root, relative, what), text, 'utf8');
+}
+
+/**
+ * Writes an iteration's prompt; when that fails, what was written is removed (a half prompt would
+ * look like a whole one) and the error says why in words: a full disk plainly, anything else by its
+ * code. `retry` is what the user does next ("Retry", "run again").
+ */
+export async function writePromptFile(file: string, text: string, retry: string, write: (file: string, text: string) => Promise<void> = writeFile): Promise<void> {
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    await write(file, text);
+  } catch (e) {
+    await rm(file, { force: true }).catch(() => undefined);
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new RunFileError(code === 'ENOSPC' ? `the disk is full: its prompt could not be written (nothing was started; free some space and ${retry}).` : `its prompt could not be written (${code ?? (e instanceof Error ? e.message : String(e))}).`);
+  }
+}
+
+/** An agent's output log (`.ralph/logs/<run>.log`), appended to; a write that fails later (a full disk) is dropped, never thrown. */
+export async function openAgentLog(root: string, relative: string): Promise<WriteStream> {
+  const stream = createWriteStream(await target(root, relative, 'agent log'), { flags: 'a' });
+  // A full disk or a removed folder must not crash the runner: the agent's run goes on unlogged.
+  stream.on('error', () => undefined);
+  return stream;
 }
 
 /** The real path to write `relative` to (checked, parent made), for writers that take a path. */

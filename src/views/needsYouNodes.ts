@@ -9,7 +9,7 @@ import { needsYouHeader, needsYouRow } from '../core/parallel/needsYouRows';
 import type { NeedsYouEntry } from '../services/parallel/parallelService';
 
 export function needsYouInput(e: NeedsYouEntry): Parameters<typeof needsYouRow>[0] {
-  return { folderKey: e.folder.uri.toString(), storyId: e.storyId, why: e.why, message: e.message, conflictFiles: e.conflictFiles };
+  return { folderKey: e.folder.uri.toString(), storyId: e.storyId, why: e.why, message: e.message, conflictFiles: e.conflictFiles, detail: e.detail };
 }
 
 export class NeedsYouNode {

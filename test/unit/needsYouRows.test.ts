@@ -27,6 +27,14 @@ describe('Needs You rows', () => {
     assert.equal(row.mainAction, 'showTerminal');
   });
 
+  it('a question reads "US-005 — asks: <the question>", cut to fit a row; the whole question is in the tooltip; its main action shows the terminal (or log)', () => {
+    const question = 'The criteria do not say where sessions live. Should I use Redis, or keep them in Postgres?';
+    const row = needsYouRow({ folderKey: 'file:///w', storyId: 'US-005', why: 'question', message: `US-005 needs you: its agent asked a question (${question}).`, detail: question });
+    assert.equal(row.label, 'US-005 — asks: The criteria do not say where sessions live. Should I use…');
+    assert.equal(row.tooltip, `US-005 needs you: its agent asked a question (${question}).`);
+    assert.equal(row.mainAction, 'showTerminal');
+  });
+
   it('many conflicted files are summed up', () => {
     assert.equal(needsYouRow({ ...conflict, conflictFiles: ['a', 'b', 'c'] }).label, 'US-003 — merge conflict in a and 2 more files');
     assert.equal(needsYouHeader(2), 'Needs You (2)');

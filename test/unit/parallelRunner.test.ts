@@ -19,7 +19,7 @@ import { addWorktree, preflight } from '../../src/node/parallel/worktrees';
 import { makePrd } from './helpers';
 import { agentWork, cleanRepos, git, makeRepo, passing, readJson } from './parallelRepo';
 
-type Behaviour = 'pass' | 'conflict' | 'break-check' | 'fail' | 'hang' | 'wrong-branch' | 'no-progress' | 'edit-other';
+type Behaviour = 'pass' | 'conflict' | 'break-check' | 'fail' | 'hang' | 'wrong-branch' | 'no-progress' | 'edit-other' | 'ask';
 
 /** Runs each story's behaviour in its worktree, as an agent process would. */
 function scriptedExecutor(plan: Record<string, Behaviour>, started: string[] = []): AgentExecutor {
@@ -53,6 +53,11 @@ function scriptedExecutor(plan: Record<string, Behaviour>, started: string[] = [
             break;
           case 'no-progress':
             break;
+          case 'ask':
+            // Claude Code's `-p --output-format json` result, ending with a question; nothing committed.
+            launch.onOutput?.(`${JSON.stringify({ type: 'result', subtype: 'success', is_error: false, num_turns: 5, result: `I looked at ${id}.\n\nThe criteria do not say where sessions live. Should I use Redis, or keep them in Postgres?`, session_id: 's1' })}\n`);
+            settle({ exitCode: 0, stopped: false, via: 'process' });
+            return;
           case 'fail':
             settle({ exitCode: 3, stopped: false, via: 'process' });
             return;
@@ -373,6 +378,41 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.equal(stop.needsYou.length, 0, stop.message);
     assert.deepEqual(passing(root), ['US-001']);
     assert.equal(git(root, 'status', '--porcelain', '--untracked-files=all'), '');
+  });
+
+  it('a full disk while the prompt is written: the story needs you with a clear message, not the failure breaker; nothing is lost; the next run finishes it', async () => {
+    const root = makeRepo();
+    const memory = ['prd.json', 'progress.txt', 'AGENTS.md'].map((f) => readFileSync(path.join(root, f), 'utf8'));
+    const started: string[] = [];
+    const full = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: 'ENOSPC' });
+    const runner = new ParallelRunner(root, options({ only: ['US-001'] }), {
+      executor: scriptedExecutor({}, started),
+      planAgent: (req) => ({ ok: true, commandLine: 'agent', env: { RALPH_STORY_ID: req.storyId, RALPH_PROMPT_FILE: req.promptPath }, warnings: [], agent: 'pretend' }),
+      writeFile: () => Promise.reject(full),
+    });
+    const stop = await runner.run();
+    assert.equal(stop.reason, 'needs-you', stop.message);
+    assert.deepEqual(stop.needsYou.map((n) => [n.storyId, n.why]), [['US-001', 'error']]);
+    assert.equal(stop.needsYou[0].message, 'US-001 needs you: the disk is full: its prompt could not be written (nothing was started; free some space and Retry).');
+    assert.deepEqual(started, [], 'no agent started without its prompt');
+    assert.deepEqual(runsOf(root).map((r) => r.outcome), ['error'], 'recorded as an error, not as a failed agent');
+    assert.deepEqual(['prd.json', 'progress.txt', 'AGENTS.md'].map((f) => readFileSync(path.join(root, f), 'utf8')), memory);
+    assert.equal(git(root, 'status', '--porcelain'), '');
+    // Space freed: the next run continues in the kept worktree and the story merges.
+    const again = await runnerFor(root, {}, { only: ['US-001'] }).run();
+    assert.deepEqual(again.needsYou, []);
+    assert.deepEqual(passing(root), ['US-001']);
+  });
+
+  it('an agent that ends by asking a question needs you with its question (not the no-progress breaker); the others go on', async () => {
+    const root = makeRepo();
+    const started: string[] = [];
+    const stop = await runnerFor(root, { 'US-001': 'ask', 'US-002': 'pass' }, { only: ['US-001', 'US-002'] }, [], started).run();
+    assert.deepEqual(started.sort(), ['US-001', 'US-002'], 'asked once, not retried');
+    assert.deepEqual(stop.needsYou.map((n) => [n.storyId, n.why, n.detail]), [['US-001', 'question', 'The criteria do not say where sessions live. Should I use Redis, or keep them in Postgres?']]);
+    assert.equal(stop.needsYou[0].message, 'US-001 needs you: its agent asked a question (The criteria do not say where sessions live. Should I use Redis, or keep them in Postgres?).');
+    assert.deepEqual(passing(root), ['US-002']);
+    assert.equal(runsOf(root).find((r) => r.storyId === 'US-001')?.outcome, 'no-progress');
   });
 
   it('writes nothing when the feature branch has uncommitted changes', async () => {

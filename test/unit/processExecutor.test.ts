@@ -13,7 +13,7 @@ import { planAgentCommand } from '../../src/core/loop/iteration';
 import { analyzePrd } from '../../src/core/prd/index';
 import { parseRuns } from '../../src/core/runs/runs';
 import { processExecutor, type ProcessRun } from '../../src/node/processExecutor';
-import { RunEngine } from '../../src/services/run/engine';
+import { RunEngine } from '../../src/core/loop/engine';
 import { recordIteration } from '../../src/node/runRecorder';
 import { makePrd } from './helpers';
 

@@ -11,7 +11,7 @@ import type { AgentExecutor, AgentExit, AgentHandle } from '../../src/core/loop/
 import { RunBusyError } from '../../src/core/loop/runSet';
 import { analyzePrd, type PrdAnalysis } from '../../src/core/prd/index';
 import { parseRuns } from '../../src/core/runs/runs';
-import { RunEngine, type RunPorts } from '../../src/services/run/engine';
+import { RunEngine, type RunPorts } from '../../src/core/loop/engine';
 import { recordIteration } from '../../src/node/runRecorder';
 import { makePrd } from './helpers';
 

@@ -7,20 +7,23 @@
  * 0 otherwise. SIGINT/SIGTERM stop cleanly (agents get SIGTERM, then SIGKILL after a grace period;
  * the queue's state is saved); a second one ends the process at once.
  */
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENT_PRESETS, type AgentPresetId, shellKindOf } from '../../core/agents/presets';
 import { errorMessage } from '../../core/errorMessage';
-import { planAgentCommand } from '../../core/loop/iteration';
+import { type AgentCommandPlan, planAgentCommand } from '../../core/loop/iteration';
 import type { ParallelStop } from '../../core/loop/parallelLoop';
 import { MERGE_MODES, type MergeMode } from '../../core/parallel/state';
 import { oneLine } from '../../core/output';
 import { ParallelError } from '../../node/parallel/git';
 import { ParallelRunner, type RunnerEvent } from '../../node/parallel/runner';
 import { processExecutor } from '../../node/processExecutor';
+import { ralphScripts } from '../../node/ralphScripts';
 import { terminalLookup } from '../../node/programLookup';
+import { RunError } from '../../node/preparer';
 import { readWorkspaceSettings } from '../../node/workspaceSettings';
+import type { SettingValues } from '../../core/settingKeys';
+import { type SerialEvent, SerialRun } from '../serialRun';
 import type { CliCommand, CliIo } from '../io';
 
 const PRESET_IDS: readonly string[] = AGENT_PRESETS.map((p) => p.id);
@@ -36,7 +39,9 @@ Options:
   --story ID             Run only this story
   --next                 Run only the next ready story (one iteration)
   --loop N               At most N agent runs in all (ralph.loop.maxIterations)
-  --parallel K           At most K agents at once (ralph.parallel.maxAgents; 1: one at a time)
+  --parallel K           At most K agents at once (ralph.parallel.maxAgents). 1: one story at a
+                         time in the folder itself, as the extension's serial loop (no worktree,
+                         no merge, git not needed; --story then runs that story once)
   --agent PRESET         The agent preset (${PRESET_IDS.join(', ')})
   --agent-command CMD    Your own agent command line (\${promptFile}, \${storyId}, \${workspaceFolder})
   --check CMD            Run after each merge in the main tree; a failure undoes that merge
@@ -259,11 +264,26 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
       io.stdout(`${line}\n`);
     }
   };
+  const maxAgents = a.next ? 1 : (a.parallel ?? s.parallelMaxAgents);
+  const planAgent = (storyId: string, promptPath: string, cwd: string) => {
+    const scripts = ralphScripts(cwd);
+    return planAgentCommand({
+      presetId: a.agent ?? s.agentPreset,
+      command: a.agent !== undefined && a.agentCommand === undefined ? '' : agentCommand,
+      shell,
+      exists: (rel) => scripts.has(rel),
+      vars: { promptFile: promptPath, storyId, workspaceFolder: cwd },
+      lookup,
+    });
+  };
+  if (maxAgents === 1) {
+    return runOneAtATime(a, s, planAgent, io, interrupts);
+  }
   const runner = new ParallelRunner(
     a.root,
     {
       config: {
-        maxAgents: a.next ? 1 : (a.parallel ?? s.parallelMaxAgents),
+        maxAgents,
         maxIterations: a.next ? 1 : (a.loop ?? s.maxIterations),
         failureLimit: a.failureLimit ?? s.failureLimit,
         noProgressLimit: a.noProgressLimit ?? s.noProgressLimit,
@@ -281,15 +301,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
     {
       executor: processExecutor,
       onEvent: out,
-      planAgent: (req) =>
-        planAgentCommand({
-          presetId: a.agent ?? s.agentPreset,
-          command: a.agent !== undefined && a.agentCommand === undefined ? '' : agentCommand,
-          shell,
-          exists: (rel) => ['ralph.sh', 'scripts/ralph/ralph.sh'].includes(rel) && existsSync(path.join(req.cwd, rel)),
-          vars: { promptFile: req.promptPath, storyId: req.storyId, workspaceFolder: req.cwd },
-          lookup,
-        }),
+      planAgent: (req) => planAgent(req.storyId, req.promptPath, req.cwd),
     },
   );
   let interrupted = 0;
@@ -317,6 +329,62 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
     return 1;
   }
   return 0;
+}
+
+/**
+ * One agent at a time: the serial loop in the folder itself (no worktree, no merge; git is not
+ * needed). `--story` runs that story once; the exit status follows the parallel runner's: 1 when a
+ * breaker left a story needing the user or the run could not start.
+ */
+async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: string, promptPath: string, cwd: string) => AgentCommandPlan, io: CliIo, interrupts: Interrupts): Promise<number> {
+  const ignored = [a.check !== undefined && '--check', a.merge !== undefined && '--merge', a.allowOverlap && '--allow-overlap', a.worktreeRoot !== undefined && '--worktree-root', a.timeoutMinutes !== undefined && '--timeout-minutes'].filter((f): f is string => typeof f === 'string');
+  if (ignored.length > 0) {
+    io.stderr(`ralph-workbench run: one at a time, stories run in the folder itself and are not merged: ${ignored.join(', ')} ${ignored.length === 1 ? 'does' : 'do'} not apply\n`);
+  }
+  const run = new SerialRun({
+    root: a.root,
+    settings: s,
+    maxIterations: a.next || a.story !== undefined ? 1 : (a.loop ?? s.maxIterations),
+    storyId: a.story,
+    failureLimit: a.failureLimit ?? s.failureLimit,
+    noProgressLimit: a.noProgressLimit ?? s.noProgressLimit,
+    planAgent: (storyId, promptPath) => planAgent(storyId, promptPath, a.root),
+    onEvent: (e) => io.stdout(a.json ? `${JSON.stringify({ ...e, time: new Date().toISOString() })}\n` : `${serialLine(e)}\n`),
+    warn: (line) => io.stderr(`ralph-workbench run: ${line}\n`),
+  });
+  let interrupted = 0;
+  const off = interrupts.on((signal) => {
+    interrupted++;
+    if (interrupted === 1) {
+      io.stderr(`ralph-workbench run: ${signal}: stopping — ending the running agent (${signal} again to end at once)\n`);
+      void run.stop();
+    } else {
+      interrupts.exit(130);
+    }
+  });
+  try {
+    const stop = await run.run();
+    return stop.reason === 'failures' || stop.reason === 'no-progress' ? 1 : 0;
+  } catch (e) {
+    io.stderr(`ralph-workbench run: ${e instanceof RunError ? e.message : `the run could not start: ${errorMessage(e)}`}\n`);
+    return 1;
+  } finally {
+    off();
+  }
+}
+
+/** One status line per event of a serial run, for a person. */
+function serialLine(e: SerialEvent): string {
+  switch (e.kind) {
+    case 'started':
+      return `▶ ${e.storyId} — ${e.storyTitle}: started (${e.iteration}/${e.maxIterations}) in ${e.folder}; log ${e.logFile}`;
+    case 'agentEnded':
+      return `■ ${e.storyId}: agent ended — ${e.outcome}${e.exitCode !== null ? ` (exit ${e.exitCode})` : ''} after ${seconds(e.durationMs)}`;
+    case 'note':
+      return `· ${e.message}`;
+    case 'stopped':
+      return [e.stop.message, ...e.stop.details.map((d) => `  ${d}`)].join('\n');
+  }
 }
 
 export const runCommand: CliCommand = {

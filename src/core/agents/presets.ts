@@ -110,9 +110,12 @@ export function presetTemplate(preset: AgentPreset, shell: ShellKind): string {
   return shell === 'powershell' ? preset.powershellTemplate : preset.template;
 }
 
+/** Where a workspace's loop script may live, in the order they are tried. */
+export const RALPH_SCRIPTS: readonly string[] = ['ralph.sh', 'scripts/ralph/ralph.sh'];
+
 /** Where the workspace's loop script lives: `./ralph.sh` first, then `scripts/ralph/ralph.sh`; undefined when neither exists. */
 export function findRalphScript(exists: (relativePath: string) => boolean): string | undefined {
-  return ['ralph.sh', 'scripts/ralph/ralph.sh'].find((p) => exists(p));
+  return RALPH_SCRIPTS.find((p) => exists(p));
 }
 
 /** The `ralphSh` preset's command line for the script that exists, or undefined when there is none. */

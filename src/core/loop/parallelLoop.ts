@@ -58,6 +58,8 @@ export interface NeedsYouItem {
   readonly why: NeedsYouWhy;
   /** "US-003 needs you: its merge into the feature branch conflicted." */
   readonly message: string;
+  /** What the driver said of it, as text (a question: the agent's question; an error: what happened). */
+  readonly detail?: string;
 }
 
 export type ParallelCommand =
@@ -299,7 +301,9 @@ export class ParallelLoop {
   private needs(id: string, reason: Extract<WaitReason, { kind: 'needs-you' }>, out: ParallelCommand[]): void {
     this.release(id, 'needs-you');
     const title = this.stories[this.indexOf.get(id) as number]?.title ?? '';
-    const item: NeedsYouItem = { storyId: id, storyTitle: title, why: reason.why, message: `${id} ${describeWait(reason)}.` };
+    const said = describeWait(reason);
+    // A detail that is a sentence of its own already ends with its period.
+    const item: NeedsYouItem = { storyId: id, storyTitle: title, why: reason.why, message: `${id} ${said}${said.endsWith('.') ? '' : '.'}`, ...(reason.message ? { detail: reason.message } : {}) };
     this.open.set(id, { ...item, reason });
     out.push({ kind: 'needsYou', item });
   }

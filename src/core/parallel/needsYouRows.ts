@@ -4,6 +4,7 @@
  * (so each item gets one notification, not one per refresh). Pure: the view draws it.
  */
 import type { NeedsYouWhy } from '../loop/waitReasons';
+import { clip } from '../text';
 
 export interface NeedsYouInput {
   /** The workspace folder's key (items of two folders never mix). */
@@ -13,7 +14,12 @@ export interface NeedsYouInput {
   readonly message: string;
   /** The files its merge conflicted in (a conflict). */
   readonly conflictFiles?: readonly string[];
+  /** The agent's question (a question), as text. */
+  readonly detail?: string;
 }
+
+/** A question in a row's label is cut to this (the tooltip has it whole). */
+const QUESTION_IN_LABEL = 60;
 
 export type NeedsYouAction = 'retry' | 'skip' | 'showTerminal' | 'openWorktree' | 'openConflict';
 
@@ -43,14 +49,19 @@ export function needsYouKey(i: Pick<NeedsYouInput, 'folderKey' | 'storyId' | 'wh
 
 export function needsYouRow(i: NeedsYouInput): NeedsYouRow {
   const files = i.conflictFiles ?? [];
-  const short = i.why === 'conflict' && files.length > 0 ? `merge conflict in ${files.length <= 2 ? files.join(', ') : `${files[0]} and ${files.length - 1} more files`}` : SHORT[i.why];
+  const short =
+    i.why === 'conflict' && files.length > 0
+      ? `merge conflict in ${files.length <= 2 ? files.join(', ') : `${files[0]} and ${files.length - 1} more files`}`
+      : i.why === 'question' && i.detail
+        ? `asks: ${clip(i.detail, QUESTION_IN_LABEL)}`
+        : SHORT[i.why];
   const conflict = i.why === 'conflict' && files.length > 0;
   return {
     key: needsYouKey(i),
     label: `${i.storyId} — ${short}`,
     tooltip: i.message,
     actions: ['retry', 'skip', 'showTerminal', 'openWorktree', ...(conflict ? (['openConflict'] as const) : [])],
-    mainAction: conflict ? 'openConflict' : i.why === 'check-failed' || i.why === 'failures' || i.why === 'error' ? 'showTerminal' : 'retry',
+    mainAction: conflict ? 'openConflict' : i.why === 'check-failed' || i.why === 'failures' || i.why === 'error' || i.why === 'question' ? 'showTerminal' : 'retry',
   };
 }
 

@@ -65,7 +65,7 @@ export type RunnerEvent =
   | { readonly kind: 'note'; readonly storyId?: string; readonly message: string }
   | { readonly kind: 'stopped'; readonly stop: ParallelStop };
 
-export interface ParallelRunPorts extends Pick<StoryRunContext, 'executor' | 'planAgent' | 'issuePlanFor'> {
+export interface ParallelRunPorts extends Pick<StoryRunContext, 'executor' | 'planAgent' | 'issuePlanFor' | 'writeFile'> {
   onEvent?(event: RunnerEvent): void;
   readonly now?: () => Date;
 }
@@ -353,6 +353,7 @@ export class ParallelRunner {
       issuePlanFor: this.ports.issuePlanFor?.bind(this.ports),
       timeoutMs: this.options.runTimeoutMs,
       now: () => this.now(),
+      writeFile: this.ports.writeFile,
     };
     const extraPrompt =
       trouble?.why === 'check-failed'
@@ -384,7 +385,7 @@ export class ParallelRunner {
 
   private lineOf(c: Extract<ParallelCommand, { kind: 'start' }>, r: StoryRunResult, wt: StoryWorktree, wave: number): RunRecord {
     const passing = this.prd?.readiness.counts.done ?? 0;
-    const outcome: RunOutcome = r.outcome === 'passed' ? 'passed' : r.outcome === 'failed' ? 'failed' : r.outcome === 'stopped' ? 'stopped' : r.outcome === 'no-progress' ? (r.completeSignal ? 'false-complete' : 'no-progress') : 'error';
+    const outcome: RunOutcome = r.outcome === 'passed' ? 'passed' : r.outcome === 'failed' ? 'failed' : r.outcome === 'stopped' ? 'stopped' : r.outcome === 'no-progress' || r.outcome === 'question' ? (r.completeSignal ? 'false-complete' : 'no-progress') : 'error';
     return {
       start: r.started.toISOString(),
       end: r.ended.toISOString(),

@@ -6,9 +6,10 @@
  * the loop's outcome. An agent that left its branch, rewrote the history below its work or
  * dirtied nothing but failed is told apart, each with a sentence that says what was kept where.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { WriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { agentQuestion, QUESTION_TAIL_CHARS } from '../../core/agents/question';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
 import { buildPrompt, promptFileName } from '../../core/context/prompt';
 import { errorMessage } from '../../core/errorMessage';
@@ -19,7 +20,7 @@ import { storyPasses } from '../../core/parallel/prdMerge';
 import { analyzePrd } from '../../core/prd/index';
 import { detectFeatCommit, type FeatCommit, fewPaths } from '../../core/runs/runs';
 import { readPromptInputs } from '../promptInputs';
-import { writableInside } from '../workspacePath';
+import { openAgentLog, writePromptFile } from '../runFiles';
 import { commitsNotOn, firstLine, git } from './git';
 import { type StoryWorktree, uncommitted } from './worktrees';
 
@@ -49,6 +50,8 @@ export interface StoryRunContext {
   issuePlanFor?(storyId: string): Promise<IssuePlanInput | undefined>;
   /** Past this, the agent is ended and the run counts as an error (0: no limit). */
   readonly timeoutMs: number;
+  /** Writes the prompt file (default: node's writeFile; tests make it fail as a full disk would). */
+  readonly writeFile?: (file: string, text: string) => Promise<void>;
   readonly now: () => Date;
 }
 
@@ -122,9 +125,9 @@ export class StoryRun {
     }
     let log: WriteStream | undefined;
     try {
-      log = await openLog(ctx.root, logRel);
+      log = await openAgentLog(ctx.root, logRel);
     } catch (e) {
-      return fail(`${req.storyId}: the log ${logRel} could not be opened (${errorMessage(e)}).`);
+      return fail(`the log ${logRel} could not be opened (${errorMessage(e)}).`);
     }
     log.write(`# ${req.storyId} — ${req.storyTitle}\n# worktree ${req.worktree.folder} (branch ${req.worktree.branch})\n# started ${started.toISOString()}\n`);
     let tail = '';
@@ -136,9 +139,10 @@ export class StoryRun {
       env: plan.env,
       onOutput: (chunk) => {
         log?.write(chunk);
-        // The signal may be split across chunks: keep enough of the last one to see it.
-        tail = (tail + chunk).slice(-4096);
-        completeSignal ||= tail.includes(COMPLETE);
+        // The signal may be split across chunks: keep enough of the last one to see it, and the
+        // agent's last words (a question to the user).
+        tail = (tail + chunk).slice(-QUESTION_TAIL_CHARS);
+        completeSignal ||= tail.slice(-4096).includes(COMPLETE);
       },
     });
     this.handle = handle;
@@ -160,7 +164,7 @@ export class StoryRun {
     const ended = ctx.now();
     log.write(`\n# ended ${ended.toISOString()}: ${exit.stopped ? (timedOut ? 'ended at the time limit' : 'stopped') : `exit ${exit.exitCode ?? 'unknown'}`}\n`);
     await new Promise<void>((resolve) => log.end(resolve));
-    const seen = await observe(ctx, req, exit, timedOut).catch((e: unknown) => ({ outcome: 'error' as const, message: `${req.storyId}: what the agent left could not be read (${errorMessage(e)}).`, commit: null, storyPasses: false, filesChanged: [], uncommitted: [] }));
+    const seen = await observe(ctx, req, exit, timedOut, tail).catch((e: unknown) => ({ outcome: 'error' as const, message: `what the agent left could not be read (${errorMessage(e)}).`, commit: null, storyPasses: false, filesChanged: [], uncommitted: [] }));
     return { ...base, ...seen, exit, ended, promptFile, agent: plan.agent, completeSignal };
   }
 
@@ -169,7 +173,7 @@ export class StoryRun {
     const { ctx, req } = this;
     const folder = req.worktree.folder;
     const prdText = await readFile(path.join(folder, ctx.files.prd), 'utf8').catch((e: NodeJS.ErrnoException) => {
-      throw new Error(`${req.storyId}: its worktree has no readable ${ctx.files.prd} (${e.code ?? e.message}).`);
+      throw new Error(`its worktree has no readable ${ctx.files.prd} (${e.code ?? e.message}).`);
     });
     const inputs = readPromptInputs(folder, { progress: ctx.files.progress, pin: ctx.files.pin, template: ctx.files.template || undefined });
     const issuePlan = await ctx.issuePlanFor?.(req.storyId).catch(() => undefined);
@@ -186,32 +190,16 @@ export class StoryRun {
     if (req.extraPrompt) {
       text += `\n\n${req.extraPrompt}\n`;
     }
-    const dir = path.join(folder, '.ralph', 'prompts');
-    await mkdir(dir, { recursive: true });
     const name = promptFileName(now, req.storyId);
-    try {
-      await writeFile(path.join(dir, name), text);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new Error(code === 'ENOSPC' ? `${req.storyId}: the disk is full: its prompt could not be written (nothing was started; free some space and Retry).` : `${req.storyId}: its prompt could not be written (${code ?? errorMessage(e)}).`);
-    }
+    await writePromptFile(path.join(folder, '.ralph', 'prompts', name), text, 'Retry', ctx.writeFile);
     return `.ralph/prompts/${name}`;
   }
-}
-
-async function openLog(root: string, rel: string): Promise<WriteStream> {
-  const file = await writableInside(root, rel, { what: 'agent log' });
-  await mkdir(path.dirname(file), { recursive: true });
-  const stream = createWriteStream(file, { flags: 'a' });
-  // A full disk or a removed folder must not crash the runner: the agent's run goes on unlogged.
-  stream.on('error', () => undefined);
-  return stream;
 }
 
 type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPasses' | 'filesChanged' | 'uncommitted'>;
 
 /** What the agent left in its worktree, as the loop's outcome. */
-async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentExit, timedOut: boolean): Promise<Observed> {
+async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentExit, timedOut: boolean, outputTail: string): Promise<Observed> {
   const { worktree: wt, storyId } = req;
   const none = { commit: null, storyPasses: false, filesChanged: [], uncommitted: [] };
   // Where the worktree's HEAD is now: an agent that checked out another branch took its work with it.
@@ -219,11 +207,11 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
   const onBranch = head.code === 0 ? head.stdout.trim() : undefined;
   if (onBranch !== wt.branch) {
     const where = onBranch ? `the branch ${onBranch}` : 'a detached HEAD';
-    return { ...none, outcome: 'error', message: `${storyId}: its agent left the worktree on ${where} instead of ${wt.branch}; nothing was merged. Its commits are kept there: check out ${wt.branch} in ${wt.folder} (or move the commits onto it), then Retry.` };
+    return { ...none, outcome: 'error', message: `its agent left the worktree on ${where} instead of ${wt.branch}; nothing was merged. Its commits are kept there: check out ${wt.branch} in ${wt.folder} (or move the commits onto it), then Retry.` };
   }
   const ancestor = await git(wt.folder, ['merge-base', '--is-ancestor', wt.base, 'HEAD']);
   if (ancestor.code !== 0) {
-    return { ...none, outcome: 'error', message: `${storyId}: its agent rewrote history below its own work (${wt.branch} no longer contains ${wt.base.slice(0, 8)}, where it started); nothing was merged. The branch is kept as it is, for you to look at (git reflog in ${wt.folder} shows what it was).` };
+    return { ...none, outcome: 'error', message: `its agent rewrote history below its own work (${wt.branch} no longer contains ${wt.base.slice(0, 8)}, where it started); nothing was merged. The branch is kept as it is, for you to look at (git reflog in ${wt.folder} shows what it was).` };
   }
   // Four looks that do not depend on each other, at once: the next story waits on this one's merge.
   const [commits, prd, diff, dirty] = await Promise.all([
@@ -237,7 +225,7 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
   const filesChanged = diff.code === 0 ? diff.stdout.split('\0').filter((p) => p !== '') : [];
   const seen = { commit, storyPasses: passes, filesChanged, uncommitted: dirty };
   if (timedOut) {
-    return { ...seen, outcome: 'error', message: `${storyId}: its agent ran past the time limit (${Math.round(ctx.timeoutMs / 60_000)} min) and was ended; its worktree ${wt.folder} keeps what it did.` };
+    return { ...seen, outcome: 'error', message: `its agent ran past the time limit (${Math.round(ctx.timeoutMs / 60_000)} min) and was ended; its worktree ${wt.folder} keeps what it did.` };
   }
   if (exit.stopped) {
     return { ...seen, outcome: 'stopped' };
@@ -247,6 +235,11 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
   }
   if (exit.exitCode !== undefined && exit.exitCode !== 0) {
     return { ...seen, outcome: 'failed', message: `its agent exited with code ${exit.exitCode}` };
+  }
+  // Nothing done and the agent's last words ask the user: an answer, not another attempt, moves it on.
+  const question = !passes && !commit ? agentQuestion(outputTail) : undefined;
+  if (question !== undefined) {
+    return { ...seen, outcome: 'question', message: question };
   }
   const why = passes ? `it passes in ${ctx.files.prd} but no "feat: ${storyId} - …" commit was made` : commit ? `it was committed but does not pass in ${ctx.files.prd}` : 'the story does not pass yet';
   return { ...seen, outcome: 'no-progress', message: `${why}${dirty.length > 0 ? `; uncommitted: ${fewPaths(dirty)}` : ''}` };

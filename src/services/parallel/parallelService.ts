@@ -21,7 +21,8 @@ import { terminalLookup } from '../../node/programLookup';
 import { Disposable } from '../../util/disposable';
 import { readSettings, readTerminalEnv } from '../settings';
 import { isTrusted } from '../trust';
-import { ralphScripts, RunError } from '../run/preparer';
+import { RunError } from '../run/preparer';
+import { ralphScripts } from '../../node/ralphScripts';
 import { terminalExecutor } from '../run/terminalExecutor';
 
 export interface ParallelStartOptions {
@@ -117,7 +118,7 @@ export class ParallelService extends Disposable {
     const s = readSettings(folder.uri);
     const root = folder.uri.fsPath;
     const shell: ShellKind = shellKindOf(vscode.env.shell || '') ?? (process.platform === 'win32' ? 'powershell' : 'posix');
-    const scripts = await ralphScripts(folder);
+    const scripts = ralphScripts(root);
     const lookup = terminalLookup(readTerminalEnv(folder.uri));
     const starts: FolderRun['starts'] = new Map();
     const runner = new ParallelRunner(

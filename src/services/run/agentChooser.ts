@@ -11,7 +11,8 @@ import { type FoundPreset, getPreset, noAgentFoundMessage, PRESET_SETTING, prese
 import { terminalLookup } from '../../node/programLookup';
 import { choose } from '../confirm';
 import { readTerminalEnv, writeSetting } from '../settings';
-import { type PrepareContext, ralphScripts, RunError } from './preparer';
+import { ralphScripts } from '../../node/ralphScripts';
+import { type PrepareContext, RunError } from './preparer';
 
 /** True when the user chose an agent (the setting is written); false when they closed the pick. */
 export async function chooseAgent(ctx: PrepareContext): Promise<boolean> {
@@ -20,7 +21,7 @@ export async function chooseAgent(ctx: PrepareContext): Promise<boolean> {
   if (!configured?.executable) {
     return false; // only presets have a program to replace; the caller reports the problem
   }
-  const scripts = await ralphScripts(folder);
+  const scripts = ralphScripts(folder.uri.fsPath);
   const found = presetsOnPath({ ...terminalLookup(readTerminalEnv(folder.uri)), cwd: folder.uri.fsPath }, (p) => scripts.has(p));
   if (found.length === 0) {
     throw new RunError(noAgentFoundMessage(configured, presetPrograms((p) => scripts.has(p))), { setting: PRESET_SETTING, link: configured.installUrl });

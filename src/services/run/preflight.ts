@@ -7,18 +7,16 @@
  * choice. Last, the dirty-working-tree question. Run Next, Run Story and Start Loop all start here
  * (the run engine calls it before the first iteration).
  */
-import * as path from 'node:path';
 import { PRESET_SETTING } from '../../core/agents/presets';
 import type { RunStep, StopStep } from '../../core/loop/loop';
-import { preflightProblems, type PreflightProblem } from '../../core/loop/preflight';
+import type { PreflightProblem } from '../../core/loop/preflight';
 import type { PrdAnalysis } from '../../core/prd/index';
-import { GitRepo } from '../../node/gitRepo';
-import { unwritableReason } from '../../node/runFiles';
+import { folderPreflight } from '../../node/preparer';
 import { askDirtyTree } from '../runMessages';
 import { readSettings } from '../settings';
 import { isTrusted } from '../trust';
 import { chooseAgent } from './agentChooser';
-import { checkWorkingTree, planAgent, type PrepareContext, promptInputsOf, RunError } from './preparer';
+import { checkWorkingTree, folderContext, type PrepareContext, RunError } from './preparer';
 
 export interface PreflightOutcome {
   /** The run ends before it began (the user cancelled the chooser or the dirty-tree question). */
@@ -49,40 +47,9 @@ export async function preflight(ctx: PrepareContext, step: RunStep, before: PrdA
   return { ...tree, ctx };
 }
 
-async function problemsOf(ctx: PrepareContext, step: RunStep, before: PrdAnalysis, requestedStory: string | undefined): Promise<PreflightProblem[]> {
-  const { folder, settings } = ctx;
-  const root = folder.uri.fsPath;
-  const git = folder.uri.scheme === 'file' ? await GitRepo.open(root) : undefined;
-  return preflightProblems({
-    trusted: isTrusted(),
-    scheme: folder.uri.scheme,
-    folderName: folder.name,
-    prdLabel: settings.prdPath,
-    prd: before,
-    step,
-    requestedStory,
-    agent: await planAgent(ctx, step.storyId, path.join(root, '.ralph', 'prompts', 'preflight.md')),
-    git: git ? { branch: (await git.isDetached()) ? undefined : ((await git.currentBranch()) ?? '(no commit yet)'), operation: await git.operation() } : undefined,
-    manageBranch: settings.manageBranch,
-    filesProblem: await filesProblem(ctx),
-  });
-}
-
-/** Why the run could not write its state or read its prompt inputs, if so. */
-async function filesProblem(ctx: PrepareContext): Promise<string | undefined> {
-  const unwritable = await unwritableReason(ctx.folder.uri.fsPath, ['.ralph/runs.jsonl', '.ralph/prompts/preflight.md', ctx.settings.progressPath]);
-  if (unwritable) {
-    return unwritable;
-  }
-  try {
-    promptInputsOf(ctx);
-    return undefined;
-  } catch (e) {
-    if (e instanceof RunError) {
-      return e.message;
-    }
-    throw e;
-  }
+function problemsOf(ctx: PrepareContext, step: RunStep, before: PrdAnalysis, requestedStory: string | undefined): Promise<PreflightProblem[]> {
+  const { folder } = ctx;
+  return folderPreflight(folderContext(ctx), { trusted: isTrusted(), scheme: folder.uri.scheme, folderName: folder.name, step, before, requestedStory });
 }
 
 function cancelled(message: string): StopStep {

@@ -1,47 +1,32 @@
 /**
- * The workspace preparer: what must be true of a folder before an agent runs there. Before a run,
- * the dirty-working-tree question; before each iteration, the PRD's branch (archiving the previous
- * feature when it changed), `.ralph/` ignoring itself, auto-compaction, the prompt file and the
- * agent command. (A wave of parallel stories will prepare a git worktree here instead.)
+ * The workspace preparer in the extension: before a run, the dirty-working-tree question; before
+ * each iteration, the headless preparer (src/node/preparer.ts: the agent command, the PRD's branch
+ * and the archive, `.ralph/` ignoring itself, auto-compaction, the prompt file) with what only the
+ * editor knows: unsaved text, the archive's notification, the terminal's shell and PATH.
  */
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { shellKindOf, type ShellKind } from '../../core/agents/presets';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
-import { buildPrompt, promptFileName } from '../../core/context/prompt';
-import { errorMessage } from '../../core/errorMessage';
+import type { PreparedIteration } from '../../core/loop/engine';
 import { type AgentCommandPlan, planAgentCommand } from '../../core/loop/iteration';
 import type { RunStep, StopStep } from '../../core/loop/loop';
 import type { PrdAnalysis } from '../../core/prd/index';
-import { planCompaction } from '../../core/progress/compact';
-import { decodeText } from '../../core/progress/parse';
-import { freshProgressText, LAST_BRANCH_FILE } from '../../core/runs/archive';
 import { fewPaths } from '../../core/runs/runs';
-import { applyCompaction, CompactionError } from '../../node/compaction';
-import { reconcileCompaction } from '../../node/compactionReconcile';
-import { terminalLookup } from '../../node/programLookup';
-import { PromptInputError, readPromptInputs } from '../../node/promptInputs';
-import { hasUnsavedChanges } from '../../util/documents';
 import { GitRepo } from '../../node/gitRepo';
-import { archiveIfBranchChanged, readInsideText, writablePath, writeInside } from '../../node/runFiles';
+import {
+  type FolderPrepContext,
+  prepareIteration as prepareInFolder,
+  RunError,
+  storyPrompt as folderStoryPrompt,
+} from '../../node/preparer';
+import { terminalLookup } from '../../node/programLookup';
+import { ralphScripts } from '../../node/ralphScripts';
+import { hasUnsavedChanges } from '../../util/documents';
 import { type DirtyTreeAnswer, openSourceControl, showArchived, showStashed } from '../runMessages';
 import { type RalphSettings, readTerminalEnv } from '../settings';
-import { exists, joinRelative, readBytes } from '../workspaceFiles';
-import type { PreparedIteration } from './engine';
-import { LAST_PRD_FILE } from '../../node/runRecorder';
+import { joinRelative } from '../workspaceFiles';
 
-/**
- * A readable error for the user; the loop stops with it and nothing is recorded as a crash. With a
- * `setting`, the error offers "Open Setting" at that key; with a `link`, the agent's install guide.
- */
-export class RunError extends Error {
-  constructor(
-    message: string,
-    readonly help: { readonly setting?: string; readonly link?: string } = {},
-  ) {
-    super(message);
-  }
-}
+export { RunError };
 
 export interface PrepareContext {
   readonly folder: vscode.WorkspaceFolder;
@@ -83,70 +68,9 @@ export async function checkWorkingTree(
   }
 }
 
-/** Makes the folder ready for the step's story and plans the agent command. */
-export async function prepareIteration(ctx: PrepareContext, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean): Promise<PreparedIteration> {
-  const { folder, settings, log } = ctx;
-  const root = folder.uri.fsPath;
-  const branch = before.doc.branchName;
-  // The agent command first: a command that cannot run must fail before the folder is changed.
-  const promptsDir = joinRelative(folder.uri, '.ralph/prompts');
-  const taken = new Set(await vscode.workspace.fs.readDirectory(promptsDir).then((e) => e.map(([n]) => n), () => [] as string[]));
-  const promptFile = `.ralph/prompts/${promptFileName(new Date(), step.storyId, (n) => taken.has(n))}`;
-  const plan = await planAgent(ctx, step.storyId, path.join(root, promptFile));
-  if (!plan.ok) {
-    throw new RunError(plan.message, { setting: plan.setting });
-  }
-  const git = await GitRepo.open(root);
-  if (!git) {
-    log.info(`[runner] ${folder.name} is not a git repository (or git is missing): branch and commit steps are skipped.`);
-  }
-  // The previous feature's files are copied before the checkout (which may replace them), and
-  // progress.txt restarts after it: rewriting a tracked file first would make the tree dirty and
-  // the checkout refuse.
-  const archived = await archiveIfBranchChanged(root, { lastBranch: LAST_BRANCH_FILE, lastPrd: LAST_PRD_FILE, prd: settings.prdPath, progress: settings.progressPath }, branch);
-  if (git && branch && settings.manageBranch) {
-    const result = await git.ensureBranch(branch, { allowDirty: allowDirtyCheckout }).catch(async (e: Error) => {
-      await archived?.undo(); // nothing changed: the next attempt archives again
-      throw new RunError(e.message);
-    });
-    if (result.action !== 'already-on-branch') {
-      log.info(`[runner] git: ${result.action === 'created' ? `created ${branch} from ${result.from ?? 'HEAD'}` : `checked out ${branch}`}`);
-    }
-  }
-  if (archived) {
-    await writeInside(root, settings.progressPath, freshProgressText(new Date()), 'ralph.progressPath');
-    log.info(`[runner] branch changed from ${archived.last} to ${branch}: archived the previous run to ${archived.target}/ and started a fresh ${settings.progressPath}`);
-    showArchived(branch, archived.last, archived.target);
-  }
-  if (branch) {
-    await writeInside(root, LAST_BRANCH_FILE, `${branch}\n`);
-  }
-
-  // .ralph/ is the extension's runtime state: it ignores itself, so it never dirties the tree or lands in a commit.
-  if ((await readInsideText(root, '.ralph/.gitignore')) === undefined) {
-    await writeInside(root, '.ralph/.gitignore', '# Ralph Workbench runtime state (prompts, runs, logs): not for git\n*\n');
-  }
-  // After a branch change the late lines belong to the previous feature, archived above.
-  await carryLateLines(ctx, archived ? path.join(root, archived.target, 'progress.txt') : undefined);
-  await autoCompact(ctx);
-  const promptText = await storyPrompt(ctx, before, step.storyId);
-  await writeInside(root, promptFile, promptText);
-  for (const w of plan.warnings) {
-    log.warn(`[runner] ${w}`);
-  }
-  const headBefore = git ? await git.head() : undefined;
-  return {
-    promptFile,
-    agent: plan.agent,
-    launch: {
-      name: `Ralph: ${step.storyId} — ${step.storyTitle}`.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 80),
-      cwd: root,
-      commandLine: plan.commandLine,
-      env: plan.env,
-    },
-    observe: async () =>
-      git ? { commits: await git.commitsSince(headBefore), uncommitted: await git.uncommittedFiles().catch(() => undefined) } : {},
-  };
+/** Makes the folder ready for the step's story and plans the agent command (src/node/preparer.ts, with the editor's hooks). */
+export function prepareIteration(ctx: PrepareContext, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean): Promise<PreparedIteration> {
+  return prepareInFolder(folderContext(ctx), step, before, allowDirtyCheckout);
 }
 
 /**
@@ -156,7 +80,7 @@ export async function prepareIteration(ctx: PrepareContext, step: RunStep, befor
 export async function planAgent(ctx: PrepareContext, storyId: string, promptPath: string): Promise<AgentCommandPlan> {
   const { folder, settings } = ctx;
   const shell: ShellKind = shellKindOf(vscode.env.shell || '') ?? (process.platform === 'win32' ? 'powershell' : 'posix');
-  const scripts = await ralphScripts(folder);
+  const scripts = ralphScripts(folder.uri.fsPath);
   return planAgentCommand({
     presetId: settings.agentPreset,
     command: settings.agentCommand,
@@ -167,99 +91,21 @@ export async function planAgent(ctx: PrepareContext, storyId: string, promptPath
   });
 }
 
-/** The workspace's loop scripts that exist (the ralphSh preset runs one). */
-export async function ralphScripts(folder: vscode.WorkspaceFolder): Promise<Set<string>> {
-  const scripts = new Set<string>();
-  for (const p of ['ralph.sh', 'scripts/ralph/ralph.sh']) {
-    if (await exists(joinRelative(folder.uri, p))) {
-      scripts.add(p);
-    }
-  }
-  return scripts;
-}
-
 /** The prompt of a story, from the one prompt-inputs reader (every path inside the folder, reads bounded). */
-export async function storyPrompt(ctx: PrepareContext, analysis: PrdAnalysis, storyId: string): Promise<string> {
-  const { folder, settings } = ctx;
-  const inputs = promptInputsOf(ctx);
-  for (const note of inputs.notes) {
-    ctx.log.warn(`[runner] ${note}`);
-  }
-  const issuePlan = await ctx.issuePlanFor?.(folder, storyId).catch(() => undefined);
-  return buildPrompt({
-    prd: analysis,
-    storyId,
-    progressText: inputs.progressText,
-    pinText: inputs.pinText,
-    template: inputs.template,
-    issuePlan,
-    readFile: inputs.readSpec,
-    files: { prd: settings.prdPath, progress: settings.progressPath, pin: settings.pinPath },
-  });
+export function storyPrompt(ctx: PrepareContext, analysis: PrdAnalysis, storyId: string): Promise<string> {
+  return folderStoryPrompt(folderContext(ctx), analysis, storyId);
 }
 
-/** progress.txt, the Pin and the prompt template as the prompt reads them; a RunError names the setting that leads astray. */
-export function promptInputsOf({ folder, settings }: PrepareContext): ReturnType<typeof readPromptInputs> {
-  try {
-    return readPromptInputs(
-      folder.uri.fsPath,
-      { progress: settings.progressPath, pin: settings.pinPath, template: settings.promptTemplateFile || undefined },
-      { progress: 'ralph.progressPath', pin: 'ralph.pinPath', template: 'setting ralph.prompt.templateFile' },
-    );
-  } catch (e) {
-    throw e instanceof PromptInputError ? new RunError(e.message) : e;
-  }
-}
-
-/**
- * Carries into progress.txt the lines an agent stalled past the last compaction wrote to the file
- * it replaced (kept as the saved original): the iteration's prompt reads them. Never stops the run.
- */
-async function carryLateLines({ folder, settings, log }: PrepareContext, into: string | undefined): Promise<void> {
-  if (hasUnsavedChanges(joinRelative(folder.uri, settings.progressPath))) {
-    return; // appending under an editor's unsaved text would make its save conflict: next time
-  }
-  try {
-    const file = await writablePath(folder.uri.fsPath, settings.progressPath, 'ralph.progressPath');
-    const r = await reconcileCompaction(file, new Date(), { displayName: settings.progressPath, into });
-    if (r.logLine) {
-      log.info(`[runner] ${r.logLine}`);
-    }
-    if (r.warning) {
-      log.warn(`[runner] ${r.warning}`);
-    }
-  } catch (e) {
-    log.warn(`[runner] the lines written after the last compaction were not carried into ${settings.progressPath}: ${errorMessage(e)}`);
-  }
-}
-
-/** With ralph.progress.autoCompact, compacts progress.txt before an iteration when it is over the threshold. */
-async function autoCompact({ folder, settings, log }: PrepareContext): Promise<void> {
-  const uri = joinRelative(folder.uri, settings.progressPath);
-  if (!settings.autoCompact) {
-    return;
-  }
-  const file = await writablePath(folder.uri.fsPath, settings.progressPath, 'ralph.progressPath');
-  const bytes = await readBytes(vscode.Uri.file(file));
-  if (!bytes || hasUnsavedChanges(uri)) {
-    return;
-  }
-  const plan = planCompaction(decodeText(bytes), {
-    threshold: settings.compactThreshold,
-    keepRecentLines: settings.keepRecentLines,
-    now: new Date(),
-  });
-  if (plan.changed) {
-    try {
-      const done = await applyCompaction(file, bytes, plan, new Date(), settings.progressPath);
-      log.info(`[runner] auto-compaction: ${done.logLine}`);
-    } catch (e) {
-      // Compaction refuses (and changes nothing) when another process holds progress.txt open for
-      // writing: the iteration still runs, on the uncompacted file.
-      if (!(e instanceof CompactionError)) {
-        throw e;
-      }
-      log.warn(`[runner] auto-compaction skipped: ${e.message}`);
-    }
-  }
+/** The headless preparer's context for a workspace folder, with what only the editor knows. */
+export function folderContext(ctx: PrepareContext): FolderPrepContext {
+  const { folder } = ctx;
+  return {
+    root: folder.uri.fsPath,
+    settings: ctx.settings,
+    log: ctx.log,
+    planAgent: (storyId, promptPath) => planAgent(ctx, storyId, promptPath),
+    issuePlanFor: ctx.issuePlanFor ? (storyId) => (ctx.issuePlanFor as NonNullable<PrepareContext['issuePlanFor']>)(folder, storyId) : undefined,
+    unsaved: (relative) => hasUnsavedChanges(joinRelative(folder.uri, relative)),
+    archived: (branch, last, target) => showArchived(branch, last, target),
+  };
 }

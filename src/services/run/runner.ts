@@ -19,7 +19,7 @@ import { RunFileError } from '../../node/runFiles';
 import { showFalseCompletion } from '../runMessages';
 import { readSettings, type RalphSettings } from '../settings';
 import { isTrusted } from '../trust';
-import { RunEngine } from './engine';
+import { RunEngine } from '../../core/loop/engine';
 import { type PrepareContext, prepareIteration, RunError, storyPrompt } from './preparer';
 import { preflight } from './preflight';
 import { recordIteration } from '../../node/runRecorder';

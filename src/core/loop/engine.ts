@@ -4,16 +4,17 @@
  * runs), and carries one iteration through its parts: the workspace preparer (branch, archive,
  * prompt), the executor (the agent's process) and the recorder (runs.jsonl). Every part is a port,
  * and nothing here imports vscode, so the same engine can run several stories at once or run
- * headless; the extension's Runner (runner.ts) supplies the VS Code parts.
+ * headless; the extension's Runner (src/services/run/runner.ts) supplies the VS Code parts, the
+ * CLI's `run --parallel 1` (src/cli/serialRun.ts) the headless ones.
  */
-import type { AgentExecutor, AgentHandle, AgentLaunch } from '../../core/loop/executor';
-import { completeIteration } from '../../core/loop/iteration';
-import { type IterationRecord, LoopController, type RunStep, type StopMode, type StopStep } from '../../core/loop/loop';
-import { type Run, RunSet } from '../../core/loop/runSet';
-import { type LoopOutcome, runLoop } from '../../core/loop/scheduler';
-import { CompleteSignalDetector } from '../../core/output';
-import type { PrdAnalysis } from '../../core/prd/index';
-import { type FeatCommit, fewPaths, type RunRecord } from '../../core/runs/runs';
+import type { AgentExecutor, AgentHandle, AgentLaunch } from './executor';
+import { completeIteration } from './iteration';
+import { type IterationRecord, LoopController, type RunStep, type StopMode, type StopStep } from './loop';
+import { type Run, RunSet } from './runSet';
+import { type LoopOutcome, runLoop } from './scheduler';
+import { CompleteSignalDetector } from '../output';
+import type { PrdAnalysis } from '../prd/index';
+import { type FeatCommit, fewPaths, type RunRecord } from '../runs/runs';
 
 /** An iteration made ready by the preparer: the prompt is written, the agent command planned. */
 export interface PreparedIteration {

@@ -1,0 +1,152 @@
+/**
+ * `ralph-workbench run --parallel 1`: one story at a time in the folder itself, as the extension's
+ * serial loop runs them (issue 19: "one at a time runs as the serial loop does today"), also in a
+ * folder that is not a git repository. The same engine (core/loop/engine.ts: the LoopController's
+ * stop rules), preflight and preparer (node/preparer.ts: branch, archive, compaction, prompt) and
+ * recorder (runs.jsonl) as the extension; here the agent is a child process whose output goes to
+ * `.ralph/logs/<prompt>.log`, and a dirty working tree is refused instead of asked about.
+ */
+import type { WriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { RunEngine } from '../core/loop/engine';
+import type { AgentCommandPlan } from '../core/loop/iteration';
+import type { StopStep } from '../core/loop/loop';
+import { analyzePrd, type PrdAnalysis } from '../core/prd/index';
+import { fewPaths, type RunRecord } from '../core/runs/runs';
+import type { SettingValues } from '../core/settingKeys';
+import { GitRepo } from '../node/gitRepo';
+import { acquireRunLock, type RunLock } from '../node/parallel/runLock';
+import { type FolderPrepContext, folderPreflight, prepareIteration, RunError } from '../node/preparer';
+import { processExecutor, type ProcessRun } from '../node/processExecutor';
+import { openAgentLog } from '../node/runFiles';
+import { recordIteration } from '../node/runRecorder';
+import { resolveInside, WorkspacePathError } from '../node/workspacePath';
+
+export type SerialEvent =
+  | { readonly kind: 'started'; readonly storyId: string; readonly storyTitle: string; readonly iteration: number; readonly maxIterations: number; readonly folder: string; readonly logFile: string }
+  | { readonly kind: 'agentEnded'; readonly storyId: string; readonly outcome: RunRecord['outcome']; readonly exitCode: number | null; readonly durationMs: number }
+  | { readonly kind: 'note'; readonly storyId?: string; readonly message: string }
+  | { readonly kind: 'stopped'; readonly stop: StopStep };
+
+export interface SerialRunOptions {
+  readonly root: string;
+  readonly settings: SettingValues;
+  readonly maxIterations: number;
+  /** Run this story (one iteration). */
+  readonly storyId?: string;
+  readonly failureLimit: number;
+  readonly noProgressLimit: number;
+  planAgent(storyId: string, promptPath: string): AgentCommandPlan;
+  onEvent(event: SerialEvent): void;
+  /** A warning for the person at the terminal (stderr). */
+  warn(line: string): void;
+}
+
+/** A serial loop of the CLI; `stop()` ends the running agent (the iteration is recorded as stopped). */
+export class SerialRun {
+  private readonly engine: RunEngine<string, ProcessRun>;
+  private lock: RunLock | undefined;
+  private log: { stream: WriteStream; rel: string } | undefined;
+  private announced = 0;
+
+  constructor(private readonly o: SerialRunOptions) {
+    const ctx: FolderPrepContext = { root: o.root, settings: o.settings, log: { info: () => undefined, warn: (line) => o.warn(line.replace(/^\[runner\] /, '')) }, planAgent: (id, prompt) => o.planAgent(id, prompt) };
+    this.engine = new RunEngine<string, ProcessRun>({
+      keyOf: (root) => root,
+      read: () => this.read(),
+      preflight: async (_root, step, before, requested) => {
+        const problems = await folderPreflight(ctx, { trusted: true, scheme: 'file', folderName: path.basename(o.root), step, before, requestedStory: requested });
+        if (problems.length > 0) {
+          throw new RunError(problems.map((p) => p.message).join(' '));
+        }
+        // Nobody is there to ask: uncommitted changes would end up in the agent's commit.
+        const git = await GitRepo.open(o.root);
+        const dirty = git ? await git.uncommittedFiles() : [];
+        if (dirty.length > 0) {
+          throw new RunError(`The working tree has uncommitted changes (${fewPaths(dirty)}): the agent's commit would take them in. Commit or stash them, then run again.`);
+        }
+        this.lock = await acquireRunLock(o.root, 'the ralph-workbench run command').catch((e: Error) => {
+          throw new RunError(e.message);
+        });
+        return { runAnyway: false };
+      },
+      prepare: async (_root, step, before, allowDirty) => {
+        const prepared = await prepareIteration(ctx, step, before, allowDirty);
+        const rel = `.ralph/logs/${path.basename(prepared.promptFile, '.md')}.log`;
+        this.log = { stream: await openAgentLog(o.root, rel), rel };
+        this.log.stream.write(`# ${step.storyId} — ${step.storyTitle}\n# folder ${o.root}\n# started ${new Date().toISOString()}\n`);
+        return prepared;
+      },
+      executor: {
+        start: (launch) => {
+          const log = this.log?.stream;
+          return processExecutor.start({
+            ...launch,
+            onOutput: (chunk) => {
+              log?.write(chunk);
+              launch.onOutput?.(chunk);
+            },
+          });
+        },
+      },
+      record: async (root, line, after) => {
+        this.log?.stream.end();
+        this.log = undefined;
+        await recordIteration(root, line, after);
+        o.onEvent({ kind: 'agentEnded', storyId: line.storyId, outcome: line.outcome, exitCode: line.exitCode, durationMs: line.durationMs });
+      },
+      log: { info: () => undefined, warn: (line) => o.warn(line.replace(/^\[runner\] /, '')) },
+      changed: (run) => {
+        if (run.phase === 'running' && run.storyId !== undefined && run.iteration !== undefined && run.iteration > this.announced) {
+          this.announced = run.iteration;
+          o.onEvent({ kind: 'started', storyId: run.storyId, storyTitle: run.storyTitle ?? '', iteration: run.iteration, maxIterations: run.maxIterations, folder: o.root, logFile: this.log?.rel ?? '' });
+        }
+      },
+      recorded: (_root, record) => {
+        for (const note of record.notes) {
+          o.onEvent({ kind: 'note', message: note });
+        }
+      },
+    });
+  }
+
+  /** Runs the loop to its end; throws a RunError when it cannot start. */
+  async run(): Promise<StopStep> {
+    try {
+      const outcome = await this.engine.run(this.o.root, {
+        maxIterations: this.o.maxIterations,
+        storyId: this.o.storyId,
+        failureLimit: this.o.failureLimit,
+        noProgressLimit: this.o.noProgressLimit,
+        prdLabel: this.o.settings.prdPath,
+      });
+      this.o.onEvent({ kind: 'stopped', stop: outcome.stop });
+      return outcome.stop;
+    } finally {
+      this.log?.stream.end();
+      await this.lock?.release();
+    }
+  }
+
+  stop(): Promise<boolean> {
+    return this.engine.stopNow();
+  }
+
+  /** prd.json now (undefined: there is none); a path that leads outside the folder stops the run with the path rule's message. */
+  private async read(): Promise<PrdAnalysis | undefined> {
+    let file: string;
+    try {
+      file = await resolveInside(this.o.root, this.o.settings.prdPath, { what: 'ralph.prdPath' });
+    } catch (e) {
+      throw e instanceof WorkspacePathError ? new RunError(e.message) : e;
+    }
+    const bytes = await readFile(file).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') {
+        return undefined;
+      }
+      throw new RunError(`${this.o.settings.prdPath} could not be read (${e.code ?? e.message}).`);
+    });
+    return bytes === undefined ? undefined : analyzePrd(bytes);
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * `ralph-workbench run` in this process (runRun with a captured io), on real temporary
+ * repositories and folders, with the pretend agent CLI (test/fixtures/fake-agent.mjs) as a real
+ * child process: which agent command a run plans, and the serial loop that `--parallel 1` runs.
+ * The whole-process runs (dist/cli.js, signals) are in cliRun.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type Interrupts, runRun } from '../../src/cli/commands/run';
+import type { CliIo } from '../../src/cli/io';
+import { parseRuns } from '../../src/core/runs/runs';
+import { makePrd } from './helpers';
+import { cleanRepos, git, makeRepo, passing, PROGRESS } from './parallelRepo';
+
+const FAKE = path.resolve(__dirname, '../fixtures/fake-agent.mjs');
+
+/** What a run printed, and a way to interrupt it as SIGINT would. */
+export function capture(): { io: CliIo; out: { stdout: string; stderr: string }; interrupts: Interrupts & { fire(signal: string): void } } {
+  const out = { stdout: '', stderr: '' };
+  let handler: ((signal: string) => void) | undefined;
+  return {
+    out,
+    io: { stdout: (t: string) => void (out.stdout += t), stderr: (t: string) => void (out.stderr += t), readFile: () => { throw new Error('run reads no files through io'); } },
+    interrupts: {
+      on: (h) => {
+        handler = h;
+        return () => (handler = undefined);
+      },
+      exit: () => undefined,
+      fire: (signal) => handler?.(signal),
+    },
+  };
+}
+
+describe('CLI run in-process: the agent command', function () {
+  this.timeout(120_000);
+  after(cleanRepos);
+
+  it('the ralphSh preset runs scripts/ralph/ralph.sh when ./ralph.sh is a folder, not a script (one lookup with the extension)', async () => {
+    const root = makeRepo();
+    mkdirSync(path.join(root, 'ralph.sh'));
+    writeFileSync(path.join(root, 'ralph.sh', 'README.md'), 'notes, not the loop script\n');
+    mkdirSync(path.join(root, 'scripts', 'ralph'), { recursive: true });
+    const script = path.join(root, 'scripts', 'ralph', 'ralph.sh');
+    writeFileSync(script, `#!/usr/bin/env bash\nFAKE_AGENT_MODE=pass exec node ${JSON.stringify(FAKE)} "$RALPH_PROMPT_FILE"\n`);
+    chmodSync(script, 0o755);
+    git(root, 'add', '-A');
+    git(root, 'commit', '-q', '-m', 'the loop script');
+    const { io, out, interrupts } = capture();
+    const code = await runRun(['--agent', 'ralphSh', '--parallel', '2', '--story', 'US-001'], io, interrupts, root);
+    assert.equal(code, 0, `${out.stdout}\n${out.stderr}`);
+    assert.deepEqual(passing(root), ['US-001']);
+  });
+});
+
+describe('CLI run in-process: --parallel 1 is the serial loop', function () {
+  this.timeout(120_000);
+  const made: string[] = [];
+  after(() => {
+    cleanRepos();
+    for (const dir of made.splice(0)) {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  const agent = (mode: string): string => `FAKE_AGENT_MODE=${mode} node ${JSON.stringify(FAKE)} "\${promptFile}"`;
+  const runsOf = (root: string) => parseRuns(readFileSync(path.join(root, '.ralph', 'runs.jsonl'), 'utf8')).runs;
+
+  it('in a folder that is not a git repository: runs the stories one at a time in the folder itself, records them, exits 0', async () => {
+    const base = mkdtempSync(path.join(tmpdir(), 'ralph-serial-'));
+    made.push(base);
+    const root = path.join(base, 'plain');
+    mkdirSync(root);
+    writeFileSync(path.join(root, 'prd.json'), makePrd([{ id: 'US-001' }, { id: 'US-002', blockedBy: ['US-001'] }]));
+    writeFileSync(path.join(root, 'progress.txt'), PROGRESS);
+    const { io, out, interrupts } = capture();
+    const code = await runRun(['--parallel', '1', '--agent-command', agent('pass')], io, interrupts, root);
+    assert.equal(code, 0, `${out.stdout}\n${out.stderr}`);
+    assert.deepEqual(passing(root), ['US-001', 'US-002']);
+    const runs = runsOf(root);
+    assert.deepEqual(runs.map((r) => [r.storyId, r.outcome, r.iteration]), [['US-001', 'passed', 1], ['US-002', 'passed', 2]]);
+    assert.ok(runs.every((r) => r.parallel === undefined && r.loopId === runs[0].loopId), 'one serial loop, no worktrees');
+    assert.match(out.stdout, /▶ US-001 — Story US-001: started \(1\/10\) in .*plain; log \.ralph\/logs\/.+\.log\n/);
+    assert.match(out.stdout, /■ US-002: agent ended — passed \(exit 0\)/);
+    assert.match(out.stdout, /Stopped: every story passes \(2\/2\)\./);
+    assert.doesNotMatch(out.stderr, /git/);
+    assert.deepEqual(readdirSync(base), ['plain'], 'no worktree folder beside it');
+    const logs = readdirSync(path.join(root, '.ralph', 'logs'));
+    assert.equal(logs.length, 2);
+    assert.match(readFileSync(path.join(root, '.ralph', 'logs', logs[0]), 'utf8'), /fake-agent: working on US-001/);
+  });
+
+  it('in a git repository: commits land on the feature branch in the folder itself; the failure breaker stops the loop with exit 1', async () => {
+    const root = makeRepo();
+    const { io, out, interrupts } = capture();
+    const code = await runRun(['--parallel', '1', '--loop', '1', '--agent-command', agent('pass')], io, interrupts, root);
+    assert.equal(code, 0, `${out.stdout}\n${out.stderr}`);
+    assert.deepEqual(passing(root), ['US-001']);
+    assert.match(git(root, 'log', '-1', '--format=%s', 'ralph/demo'), /^feat: US-001 - /);
+    assert.match(out.stdout, /Stopped: reached the maximum of 1 iteration/);
+    assert.ok(!existsSync(path.join(path.dirname(root), '.repo-ralph-worktrees')), 'no worktree');
+
+    const failing = capture();
+    const failed = await runRun(['--parallel', '1', '--agent-command', agent('fail'), '--failure-limit', '2'], failing.io, failing.interrupts, root);
+    assert.equal(failed, 1, `${failing.out.stdout}\n${failing.out.stderr}`);
+    assert.match(failing.out.stdout, /Stopped: the agent exited with an error in 2 consecutive iterations/);
+    assert.deepEqual(runsOf(root).map((r) => r.outcome), ['passed', 'failed', 'failed']);
+    assert.deepEqual(passing(root), ['US-001']);
+  });
+
+  it('SIGINT ends the running agent: the iteration is recorded as stopped and the run exits 0', async () => {
+    const root = makeRepo();
+    const { io, out, interrupts } = capture();
+    const done = runRun(['--parallel', '1', '--agent-command', agent('hang')], io, interrupts, root);
+    const deadline = Date.now() + 60_000;
+    while (!out.stdout.includes('▶ US-001')) {
+      assert.ok(Date.now() < deadline, `the agent did not start: ${out.stdout}\n${out.stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    interrupts.fire('SIGINT');
+    assert.equal(await done, 0, `${out.stdout}\n${out.stderr}`);
+    assert.match(out.stderr, /SIGINT: stopping/);
+    assert.match(out.stdout, /Stopped: you stopped the loop/);
+    assert.deepEqual(runsOf(root).map((r) => r.outcome), ['stopped']);
+  });
+});
