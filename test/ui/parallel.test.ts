@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { eventually, openDemo, openRalphContainer, overflowAction, repoRoot, rowLabels, setExpanded, shot, storiesPane, storyRow, useWorkbench, widenSideBar } from './workbench';
+import { eventually, openDemo, openRalphContainer, overflowAction, repoRoot, rowLabels, runCommand, setExpanded, shot, storiesPane, storyRow, untilShown, useWorkbench, widenSideBar } from './workbench';
 
 const FEATURE = 'ralph/task-priority';
 const WAVE = ['US-005', 'US-006', 'US-008', 'US-010'];
@@ -51,10 +51,6 @@ async function ariaLabel(l: Locator): Promise<string> {
 async function ralphBadge(page: Page): Promise<string> {
   const badge = page.locator('.activitybar .action-item:has(a.action-label[aria-label^="Ralph"]) .badge .badge-content');
   return (await badge.count()) > 0 && (await badge.first().isVisible()) ? ((await badge.first().textContent()) ?? '').trim() : '';
-}
-
-async function toastTexts(page: Page): Promise<string[]> {
-  return page.locator('.notifications-toasts .notification-toast').allInnerTexts();
 }
 
 describe('A parallel wave from the VS Code UI (demo workspace, fake agents in git worktrees)', function () {
@@ -118,14 +114,18 @@ describe('A parallel wave from the VS Code UI (demo workspace, fake agents in gi
     const winner = conflicted === 'US-006' ? 'US-008' : 'US-006';
     assert.match(await ariaLabel(needsYouRow(ui.page, 'US-010')), /^US-010 — the check failed after its merge\. /);
     await eventually('the badge "2" on the Ralph icon', async () => (await ralphBadge(ui.page)) === '2', 10_000, () => ralphBadge(ui.page));
-    // One notification per item, whatever the number of refreshes: its main action as its button.
+    // One notification per item, whatever the number of refreshes, its main action as its button:
+    // read in the notification center (a toast hides after a while, as it should).
+    const center = ui.page.locator('.notifications-center');
+    await untilShown(ui.page, () => runCommand(ui.page, 'Notifications: Show Notifications'), center, 'the notification center');
+    const listed = async (): Promise<string[]> => center.locator('.notification-list-item').allInnerTexts();
     await eventually('a notification for each item', async () => {
-      const t = await toastTexts(ui.page);
-      return t.some((x) => x.includes(conflicted) && /conflict/.test(x)) && t.some((x) => x.includes('US-010') && /check/.test(x));
-    }, 20_000, () => toastTexts(ui.page));
-    const toasts = await toastTexts(ui.page);
-    assert.equal(toasts.filter((x) => x.includes(`${conflicted}`) && /Open Conflict/.test(x)).length, 1, JSON.stringify(toasts));
-    assert.equal(toasts.filter((x) => x.includes('US-010') && /Show Terminal/.test(x)).length, 1, JSON.stringify(toasts));
+      const t = await listed();
+      return t.some((x) => x.includes(conflicted) && /Open Conflict/.test(x)) && t.some((x) => x.includes('US-010') && /Show Terminal/.test(x));
+    }, 20_000, listed);
+    const notes = await listed();
+    assert.equal(notes.filter((x) => x.includes(conflicted) && /Open Conflict/.test(x)).length, 1, JSON.stringify(notes));
+    assert.equal(notes.filter((x) => x.includes('US-010') && /Show Terminal/.test(x)).length, 1, JSON.stringify(notes));
     await shot(ui.page, '51-parallel-needs-you');
 
     // prd.json and git: two stories merged into the feature branch (checked out from main), main untouched.
