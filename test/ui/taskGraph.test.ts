@@ -284,7 +284,7 @@ describe('Task Graph while an agent runs (demo workspace, fake agent)', function
     await eventually('US-006 marked as running with iteration 1/1', async () => /^▶ 1\/1 · /.test((await mark.textContent({ timeout: 500 })) ?? ''), 20_000, async () => [await f.locator('g.node.running').evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))), await mark.count()]);
     assert.deepEqual(await f.locator('g.node.running').evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))), ['US-006'], 'only the running story is marked');
     assert.match((await node.getAttribute('aria-label')) ?? '', /running now/);
-    assert.equal(await mark.getAttribute('aria-label'), "Running, iteration 1 of 1: show the agent's terminal");
+    assert.equal(await mark.getAttribute('aria-label'), "US-006 running, iteration 1 of 1: show its agent's terminal");
 
     // Hide the panel (the run revealed its terminal), then the mark brings the terminal back.
     const terminalTab = ui.page.locator('.part.panel').getByText(TERMINAL_NAME, { exact: true });
