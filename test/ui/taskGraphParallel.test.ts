@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { clearHovers, eventually, graphFrame, nodeInView, openDemo, openRalphContainer, repoRoot, runCommand, setExpanded, shot, useWorkbench, zoomOutUntil } from './workbench';
+import { clearHovers, eventually, graphFrame, nodeInView, openDemo, openDemoGraphs, repoRoot, runCommand, shot, useWorkbench, zoomOutUntil } from './workbench';
 
 /** The fake agent as the custom agent: it starts its story and waits until it is stopped. */
 function hangingAgentSettings(): Record<string, unknown> {
@@ -31,13 +31,7 @@ describe('Task Graph while a parallel run’s agents work (demo workspace, fake 
 
   it('two running stories show two marks; clicking one (or Enter on it) makes its terminal the active one', async () => {
     const titles = new Map<string, string>((JSON.parse(readFileSync(path.join(ui.folder, 'prd.json'), 'utf8')) as { userStories: { id: string; title: string }[] }).userStories.map((s) => [s.id, s.title]));
-    await openRalphContainer(ui.page);
-    await setExpanded(ui.page, 'Runs', false);
-    await setExpanded(ui.page, 'Memory', false);
-    await setExpanded(ui.page, 'Task Graph', true);
-    await runCommand(ui.page, 'Ralph: Open Task Graph in Editor');
-    const f = await graphFrame(ui.page, 'editor');
-    await zoomOutUntil(f, '12 nodes in the drawing', async () => (await f.locator('g.node').count()) === 12);
+    const f = await openDemoGraphs(ui.page);
     assert.equal(await f.locator('.run-mark').count(), 0, 'nothing runs yet');
 
     await runCommand(ui.page, 'Ralph: Run Wave');
