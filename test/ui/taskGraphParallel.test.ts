@@ -52,7 +52,7 @@ describe('Task Graph while a parallel run’s agents work (demo workspace, fake 
 
     // The terminal started last is in front: clicking the other story's mark brings its terminal.
     const terminalName = (id: string): string => `Ralph: ${id} — ${titles.get(id) ?? ''}`;
-    await eventually('both agent terminals listed in the panel', async () => (await ui.page.locator('.part.panel .terminal-tabs-entry', { hasText: /^Ralph: US-/ }).count()) === 2, 30_000);
+    await eventually('both agent terminals listed in the panel', async () => (await ui.page.locator('.part.panel .terminal-tabs-entry', { hasText: /Ralph: US-/ }).count()) === 2, 30_000);
     const front = (await activeTerminalRow(ui.page).textContent({ timeout: 5_000 }).catch(() => '')) ?? '';
     const [first, second] = front.includes(ids[0]) ? [ids[1], ids[0]] : [ids[0], ids[1]];
     await clearHovers(ui.page);
