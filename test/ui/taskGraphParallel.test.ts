@@ -14,7 +14,13 @@ import { clearHovers, eventually, graphFrame, nodeInView, openDemo, openDemoGrap
 /** The fake agent as the custom agent: it starts its story and waits until it is stopped. */
 function hangingAgentSettings(): Record<string, unknown> {
   const agent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent.mjs');
-  return { 'ralph.agent.preset': 'custom', 'ralph.agent.command': `FAKE_AGENT_MODE=hang node "${agent}" \${promptFile} --tag ui-graph-parallel`, 'ralph.parallel.maxAgents': 2 };
+  return {
+    'ralph.agent.preset': 'custom',
+    'ralph.agent.command': `FAKE_AGENT_MODE=hang node "${agent}" \${promptFile} --tag ui-graph-parallel`,
+    'ralph.parallel.maxAgents': 2,
+    // the demo's stories all match the Pin's priority modules: the same-file guard would run them one at a time
+    'ralph.parallel.allowOverlap': true,
+  };
 }
 
 /** The terminal the panel's tab list shows as the active one (with two terminals VS Code lists them). */
