@@ -46,8 +46,8 @@ describe('Task Graph while a parallel run’s agents work (demo workspace, fake 
     // The agents' terminals opened the panel under the drawing: zoom out until both marks are in view.
     await zoomOutUntil(f, `${ids.join(' and ')} in view`, async () => (await nodeInView(f, ids[0])) && (await nodeInView(f, ids[1])));
     for (const id of ids) {
-      assert.match((await f.locator(`g.node[data-id="${id}"] .run-mark`).textContent()) ?? '', /^▶ 1\/\d+ · \d+:\d\d$/, `${id}'s mark: i/N and the elapsed time`);
-      assert.match((await f.locator(`g.node[data-id="${id}"] .run-mark`).getAttribute('aria-label')) ?? '', new RegExp(`^${id} running, iteration 1 of \\d+: show its agent's terminal$`));
+      assert.match((await f.locator(`g.node[data-id="${id}"] .run-mark`).textContent()) ?? '', /^▶ \d+\/\d+ · \d+:\d\d$/, `${id}'s mark: i/N and the elapsed time`);
+      assert.match((await f.locator(`g.node[data-id="${id}"] .run-mark`).getAttribute('aria-label')) ?? '', new RegExp(`^${id} running, iteration \\d+ of \\d+: show its agent's terminal$`));
     }
     await eventually('the status line to say two agents run', async () => /▶ 2 agents running: /.test(await f.locator('.running-line').innerText()), 10_000, () => f.locator('.status').innerText());
 
