@@ -96,6 +96,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   const graph = new TaskGraphController({
     prds,
     runner,
+    parallel,
     runs: runsWorkspace,
     log,
     artifactsFor: (folder) => github.artifactStatusByStory(folder),

@@ -35,6 +35,13 @@ const FEATURE = 'ralph/parallel-host';
 const CHECK = `node -e "process.exit(require('fs').existsSync('CHECK_FAILS')?1:0)"`;
 const PLAN = { 'US-001': 'pass', 'US-002': 'conflict', 'US-003': 'conflict', 'US-004': 'break-check' };
 
+/** The Task Graph's run message, as a page receives it. */
+interface RunState {
+  readonly type: 'run';
+  readonly running: boolean;
+  readonly stories: readonly { storyId: string; iteration?: number; maxIterations?: number; startedAt?: number }[];
+}
+
 interface Stop {
   readonly reason: string;
   readonly message: string;
@@ -214,6 +221,51 @@ suite('the parallel loop in VS Code (issue 19)', function () {
 
     await vscode.commands.executeCommand('ralph.parallel.stopAll');
     assert.ok(await run);
+  });
+
+  test('the Task Graph marks each running story with its own i/N and start; its mark shows that story\'s agent terminal', async () => {
+    const a = await api();
+    await onFeatureBranch();
+    await useParallelAgent('FAKE_AGENT_MODE=hang', 'par-graph');
+    await settings({ 'parallel.maxAgents': 2 });
+    const before = Date.now();
+    const run = vscode.commands.executeCommand<Stop | undefined>('ralph.parallel.startLoop', 10, 2);
+    await waitFor('two hanging agents', () => fakeAgentProcesses('par-graph').length === 2, 60_000, () => a.parallelState());
+
+    // What a page receives when it (re)loads: the run status, every running story with its mark.
+    const graphRun = async (): Promise<RunState | undefined> => (await a.taskGraphReceive({ type: 'ready' })).replies.find((m): m is RunState => (m as RunState).type === 'run');
+    const marked = await waitFor('the graph to mark US-001 and US-002 as running', async () => {
+      const m = await graphRun();
+      return m && m.stories.length === 2 ? m : undefined;
+    }, 20_000, graphRun);
+    assert.equal(marked.running, true);
+    // i/N: the loop's iterations are counted across its agents, so the two are the 1st and 2nd of 10.
+    assert.deepEqual(marked.stories.map((r) => r.storyId).sort(), ['US-001', 'US-002']);
+    assert.deepEqual(marked.stories.map((r) => [r.iteration, r.maxIterations]).sort(), [[1, 10], [2, 10]]);
+    for (const r of marked.stories) {
+      assert.ok(r.startedAt !== undefined && r.startedAt >= before - 1_000 && r.startedAt <= Date.now(), `${r.storyId} started at ${r.startedAt}`);
+    }
+
+    // Clicking a mark: that story's terminal becomes the active one, whichever was active before.
+    for (const id of ['US-002', 'US-001']) {
+      const { rejected, replies } = await a.taskGraphReceive({ type: 'showTerminal', id });
+      assert.equal(rejected, false);
+      assert.deepEqual(replies, [], `no error for ${id}'s mark`);
+      await waitFor(`the terminal of ${id} to be the active one`, () => vscode.window.activeTerminal?.name === `Ralph: ${id} — Story ${id.slice(-1)}`, 10_000, () => vscode.window.activeTerminal?.name);
+    }
+    // A story no agent works on has no terminal: said in the graph, not a raw error.
+    const none = await a.taskGraphReceive({ type: 'showTerminal', id: 'US-003' });
+    assert.deepEqual(none.replies.map((m) => (m as { message?: string }).message), ["The terminal of US-003's agent is closed or not in this window."]);
+    // A malformed request is refused by validation.
+    assert.equal((await a.taskGraphReceive({ type: 'showTerminal', id: 42 })).rejected, true);
+
+    assert.equal(await vscode.commands.executeCommand('ralph.parallel.stopAll'), true);
+    await run;
+    const after = await waitFor('no mark once the agents stopped', async () => {
+      const m = await graphRun();
+      return m && m.stories.length === 0 ? m : undefined;
+    }, 20_000, graphRun);
+    assert.equal(after.running, false);
   });
 
   test('a serial run holds the workspace run lock: the CLI\'s run is refused meanwhile, and it is free afterwards', async () => {

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { clearHovers, eventually, graphFrame, openDemo, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench, fakeAgentSettings, nodeInView, zoomOutUntil } from './workbench';
+import { clearHovers, eventually, graphFrame, openDemo, openDemoGraphs, openRalphContainer, runCommand, setExpanded, shot, storiesPane, useWorkbench, fakeAgentSettings, nodeInView, zoomOutUntil } from './workbench';
 
 /** The editor drawing, brought to the front by its command (which reveals an open panel or opens one). */
 async function editorGraph(page: Page): Promise<Frame> {
@@ -284,7 +284,7 @@ describe('Task Graph while an agent runs (demo workspace, fake agent)', function
     await eventually('US-006 marked as running with iteration 1/1', async () => /^▶ 1\/1 · /.test((await mark.textContent({ timeout: 500 })) ?? ''), 20_000, async () => [await f.locator('g.node.running').evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))), await mark.count()]);
     assert.deepEqual(await f.locator('g.node.running').evaluateAll((els) => els.map((e) => e.getAttribute('data-id'))), ['US-006'], 'only the running story is marked');
     assert.match((await node.getAttribute('aria-label')) ?? '', /running now/);
-    assert.equal(await mark.getAttribute('aria-label'), "Running, iteration 1 of 1: show the agent's terminal");
+    assert.equal(await mark.getAttribute('aria-label'), "US-006 running, iteration 1 of 1: show its agent's terminal");
 
     // Hide the panel (the run revealed its terminal), then the mark brings the terminal back.
     const terminalTab = ui.page.locator('.part.panel').getByText(TERMINAL_NAME, { exact: true });
@@ -307,13 +307,7 @@ for (const [theme, name] of [
     const ui = useWorkbench(() => openDemo({ 'workbench.colorTheme': theme }));
 
     it(`draws every story in the ${name} theme (screenshot)`, async () => {
-      await openRalphContainer(ui.page);
-      await setExpanded(ui.page, 'Runs', false);
-      await setExpanded(ui.page, 'Memory', false);
-      await setExpanded(ui.page, 'Task Graph', true);
-      await runCommand(ui.page, 'Ralph: Open Task Graph in Editor');
-      const f = await graphFrame(ui.page, 'editor');
-      await zoomOutUntil(f, '12 nodes', async () => (await f.locator('g.node').count()) === 12);
+      const f = await openDemoGraphs(ui.page);
       await f.locator('g.node[data-id="US-009"]').click();
       await eventually('US-009 selected', async () => (await f.locator('g.node.selected').count()) === 1);
       await shot(ui.page, `task-graph-${name}`);

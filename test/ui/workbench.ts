@@ -333,6 +333,21 @@ export async function zoomOutUntil(f: Frame, what: string, done: () => Promise<b
   }
 }
 
+/**
+ * The demo's Task Graph both ways: the Ralph container with the Task Graph view expanded (Runs and
+ * Memory collapsed, so it has room), and the editor drawing, zoomed out until its 12 stories are drawn.
+ */
+export async function openDemoGraphs(page: Page): Promise<Frame> {
+  await openRalphContainer(page);
+  await setExpanded(page, 'Runs', false);
+  await setExpanded(page, 'Memory', false);
+  await setExpanded(page, 'Task Graph', true);
+  await runCommand(page, 'Ralph: Open Task Graph in Editor');
+  const f = await graphFrame(page, 'editor');
+  await zoomOutUntil(f, '12 nodes in the drawing', async () => (await f.locator('g.node').count()) === 12);
+  return f;
+}
+
 /** True when story `id` is drawn whole inside the editor graph's drawing (not clipped at its edges). */
 export async function nodeInView(f: Frame, id: string): Promise<boolean> {
   return f.evaluate((storyId) => {

@@ -125,7 +125,7 @@ describe('story ids named like Object.prototype members (issue 16 item 14)', () 
     const runs = ['constructor', '__proto__', 'toString']
       .map((id, i) => JSON.stringify({ storyId: id, outcome: ['failed', 'no-progress', 'passed'][i], start: '2026-01-01T00:00:00Z', end: '2026-01-01T00:01:00Z' }))
       .join('\n');
-    const posted = JSON.parse(JSON.stringify({ type: 'run', running: false, lastOutcome: runMessage({ running: false }, new Map(parseRuns(runs).runs.map((r) => [r.storyId, r.outcome]))).lastOutcome })) as unknown;
+    const posted = JSON.parse(JSON.stringify({ type: 'run', running: false, stories: [], lastOutcome: runMessage({ running: false }, new Map(parseRuns(runs).runs.map((r) => [r.storyId, r.outcome]))).lastOutcome })) as unknown;
     const parsed = parseHostMessage(posted);
     assert.ok(parsed.ok && parsed.message.type === 'run', parsed.ok ? '' : parsed.error);
     const outcomes = outcomesOf(parsed.message);

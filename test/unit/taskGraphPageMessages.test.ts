@@ -10,7 +10,7 @@ import { addDependencyEdits } from '../../src/core/prd/graphEdits';
 import { analyzePrd } from '../../src/core/prd/index';
 import { GraphMessageBuilder } from '../../src/core/taskGraph/message';
 import { detailsMessage, noticeMessage, PageKeys, pageKey, runMessage, selectMessage } from '../../src/core/taskGraph/pageMessages';
-import { type ArtifactBadgeDto, parseHostMessage } from '../../src/core/webview/graphProtocol';
+import { type ArtifactBadgeDto, PAGE_LIMITS, parseHostMessage, parsePageMessage } from '../../src/core/webview/graphProtocol';
 
 interface HostileStory {
   id: string;
@@ -118,7 +118,7 @@ describe('task graph: every message the host builds passes the page’s schema',
           seen.set(key, s.id);
         }
         const outcomes = new Map(stories.map((s, i) => [s.id, i % 2 === 0 ? 'passed' : 'x'.repeat(300)]));
-        assertAccepted(runMessage({ running: true, storyId: stories[0].id, iteration: 1, maxIterations: 3, startedAt: 0 }, outcomes), 'the run message');
+        assertAccepted(runMessage({ running: true, stories: stories.map((s, i) => ({ storyId: s.id, iteration: i, maxIterations: 3, startedAt: 0 })) }, outcomes), 'the run message');
         if (chainIds.length > 0) {
           // the refusal of the edge that would close a cycle of hundreds of stories
           const r = addDependencyEdits(text, chainIds[0], chainIds[chainIds.length - 1]);
@@ -143,5 +143,58 @@ describe('task graph: every message the host builds passes the page’s schema',
     assert.equal(details.acceptanceCriteria.at(-1), '… 3,801 more');
     assert.deepEqual(details.truncated, ['acceptanceCriteria']);
     assert.equal(details.description, 'short');
+  });
+});
+
+describe('task graph: the run message marks every running story (issue 19)', () => {
+  const T0 = Date.UTC(2026, 0, 1, 10, 0, 0);
+
+  it('carries the serial run’s story and each parallel story, each with its i/N and start; a story named twice is marked once', () => {
+    const m = runMessage(
+      {
+        running: true,
+        stories: [
+          { storyId: 'US-006', iteration: 1, maxIterations: 1, startedAt: T0 },
+          { storyId: 'US-001', iteration: 2, maxIterations: 10, startedAt: T0 + 1_000 },
+          { storyId: 'US-002', iteration: 3, maxIterations: 10 },
+          { storyId: 'US-001', iteration: 9, maxIterations: 9, startedAt: T0 + 9_000 },
+        ],
+      },
+      new Map(),
+    );
+    assertAccepted(m, 'the run message');
+    assert.deepEqual(m.stories, [
+      { storyId: 'US-006', iteration: 1, maxIterations: 1, startedAt: T0 },
+      { storyId: 'US-001', iteration: 2, maxIterations: 10, startedAt: T0 + 1_000 },
+      { storyId: 'US-002', iteration: 3, maxIterations: 10, startedAt: undefined },
+    ]);
+    assert.equal(m.running, true);
+    assert.equal(m.more, undefined);
+  });
+
+  it('within the page’s limits: beyond them the running stories are counted in `more`; long ids go by key; an odd count is unknown', () => {
+    const long = `L-${'x'.repeat(900)}`;
+    const many = Array.from({ length: PAGE_LIMITS.running + 50 }, (_, i) => ({ storyId: i === 0 ? long : `US-${i}`, iteration: i === 1 ? -1 : i === 2 ? Number.NaN : 1, maxIterations: i === 3 ? 1.5 : 4, startedAt: i === 4 ? Number.POSITIVE_INFINITY : T0 }));
+    const m = runMessage({ running: false, stories: many }, new Map());
+    assertAccepted(m, 'the run message of 150 running stories');
+    assert.equal(m.stories.length, PAGE_LIMITS.running);
+    assert.equal(m.more, 50, 'the stories beyond the limit are counted');
+    assert.equal(m.running, true, 'a story runs, so a run is under way');
+    assert.equal(m.stories[0].storyId, pageKey(long));
+    assert.equal(new PageKeys([long]).idOf(m.stories[0].storyId), long, 'the key of the mark leads back to the story');
+    assert.equal(m.stories[1].iteration, undefined);
+    assert.equal(m.stories[2].iteration, undefined);
+    assert.equal(m.stories[3].maxIterations, undefined);
+    assert.equal(m.stories[4].startedAt, undefined);
+  });
+
+  it('the page refuses a run message over its limits, and validates the mark’s "show terminal" request', () => {
+    const over = { type: 'run', running: true, stories: Array.from({ length: PAGE_LIMITS.running + 1 }, (_, i) => ({ storyId: `US-${i}` })), lastOutcome: [] };
+    assert.equal(parseHostMessage(over).ok, false);
+    const ok = parsePageMessage({ type: 'showTerminal', requestId: 1, id: 'US-001' });
+    assert.ok(ok.ok && ok.message.type === 'showTerminal' && ok.message.id === 'US-001');
+    assert.equal(parsePageMessage({ type: 'showTerminal', requestId: 2, id: 'x'.repeat(PAGE_LIMITS.id + 1) }).ok, false);
+    assert.equal(parsePageMessage({ type: 'showTerminal', requestId: 3, id: 7 }).ok, false);
+    assert.ok(parsePageMessage({ type: 'showTerminal', requestId: 4 }).ok, 'the status line’s link names no story: the serial run’s terminal');
   });
 });

@@ -161,13 +161,44 @@ export function emptyMessage(message: string): HostMessage {
   return { type: 'empty', message: clampText(message, PAGE_LIMITS.message) };
 }
 
-/** The run status: the running story and the last outcome of each story, by key. */
-export function runMessage(state: Omit<RunMessage, 'type' | 'lastOutcome'>, lastOutcome: ReadonlyMap<string, string>): RunMessage {
+/** A story an agent works on now, as the host knows it (the page gets it by key, within its limits). */
+export interface RunningStory {
+  readonly storyId: string;
+  readonly iteration?: number;
+  readonly maxIterations?: number;
+  readonly startedAt?: number;
+}
+
+/** A count the page accepts (a whole number, not negative), else unknown. */
+const wholeOrUndefined = (n: number | undefined): number | undefined => (n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined);
+
+/**
+ * The run status: every story an agent works on now (the serial run's and each parallel story's:
+ * each once, the first mention kept; beyond PAGE_LIMITS.running they are counted in `more`), and
+ * the last outcome of each story, by key.
+ */
+export function runMessage(state: { readonly running: boolean; readonly stories?: readonly RunningStory[] }, lastOutcome: ReadonlyMap<string, string>): RunMessage {
   const outcomes: [string, string][] = [];
   for (const [id, outcome] of lastOutcome) {
     outcomes.push([pageKey(id), clampText(outcome, PAGE_LIMITS.outcome)]);
   }
   // A Map keeps the order of first insertion: beyond the limit the stories that ran first go.
   outcomes.splice(0, Math.max(0, outcomes.length - PAGE_LIMITS.outcomes));
-  return { type: 'run', ...state, storyId: state.storyId === undefined ? undefined : pageKey(state.storyId), lastOutcome: outcomes };
+  const seen = new Set<string>();
+  const stories: RunMessage['stories'] = [];
+  for (const r of state.stories ?? []) {
+    if (seen.has(r.storyId)) {
+      continue;
+    }
+    seen.add(r.storyId);
+    stories.push({
+      storyId: pageKey(r.storyId),
+      iteration: wholeOrUndefined(r.iteration),
+      maxIterations: wholeOrUndefined(r.maxIterations),
+      startedAt: r.startedAt !== undefined && Number.isFinite(r.startedAt) ? r.startedAt : undefined,
+    });
+  }
+  const more = stories.length - PAGE_LIMITS.running;
+  const message: RunMessage = { type: 'run', running: state.running || stories.length > 0, stories: stories.slice(0, PAGE_LIMITS.running), lastOutcome: outcomes };
+  return more > 0 ? { ...message, more } : message;
 }

@@ -38,6 +38,8 @@ export const PAGE_LIMITS = {
   outcome: 200,
   /** Stories with a last outcome in one run message (the most recent runs are kept). */
   outcomes: 100_000,
+  /** Running stories marked in one run message (the rest are counted in `more`). */
+  running: 100,
   source: 2_000,
 } as const;
 
@@ -131,14 +133,25 @@ export const graphMessageSchema = z.object({
 });
 export type GraphMessage = z.infer<typeof graphMessageSchema>;
 
-export const runMessageSchema = z.object({
-  type: z.literal('run'),
-  running: z.boolean(),
-  storyId: id.optional(),
-  iteration: z.number().int().optional(),
-  maxIterations: z.number().int().optional(),
+/** One story an agent works on now: the serial run's, or one of a parallel run's (issue 19). */
+export const runningStorySchema = z.object({
+  storyId: id,
+  /** i of i/N; absent while the run is still starting. */
+  iteration: z.number().int().nonnegative().optional(),
+  maxIterations: z.number().int().nonnegative().optional(),
   /** ms since the epoch; the page shows the elapsed time. */
   startedAt: z.number().optional(),
+});
+export type RunningStoryDto = z.infer<typeof runningStorySchema>;
+
+export const runMessageSchema = z.object({
+  type: z.literal('run'),
+  /** A run is under way in the graph's folder (it may not have picked its story yet). */
+  running: z.boolean(),
+  /** Every story an agent works on now, each once: each gets its own mark (i/N, elapsed, its terminal). */
+  stories: z.array(runningStorySchema).max(PAGE_LIMITS.running),
+  /** How many more stories run than `stories` holds (counted in the status line, not marked). */
+  more: z.number().int().positive().optional(),
   /**
    * The last recorded outcome of each story that ran, as [story id, outcome] pairs ("passed",
    * "failed", …). Pairs, not a record: a record keyed by story id loses `__proto__` (zod drops it)
@@ -190,7 +203,8 @@ export const pageMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('pickFolder'), ...request }),
   /** Asks for a story's description and acceptance criteria (the host answers with `details`). */
   z.object({ type: z.literal('details'), ...request, id }),
-  z.object({ type: z.literal('showTerminal'), ...request }),
+  /** Shows an agent's terminal: the running story `id`'s (its mark), else the serial run's. */
+  z.object({ type: z.literal('showTerminal'), ...request, id: id.optional() }),
   z.object({ type: z.literal('copy'), ...request, format: z.enum(['text', 'mermaid']) }),
   z.object({ type: z.literal('openInEditor'), ...request }),
   z.object({ type: z.literal('setDirection'), ...request, direction: z.enum(['LR', 'TB']) }),

@@ -245,7 +245,16 @@ export class ParallelService extends Disposable {
 
   /** The terminal of a story's agent, while it is open. */
   terminalOf(item: NeedsYouEntry): vscode.Terminal | undefined {
-    const t = item.worktree ? this.terminals.get(item.worktree) : undefined;
+    return this.openTerminal(item.worktree);
+  }
+
+  /** The terminal of the agent that works (or last worked) on a story of a folder, while it is open (the Task Graph's mark). */
+  terminalOfStory(folder: vscode.Uri, storyId: string): vscode.Terminal | undefined {
+    return this.openTerminal(this.known.get(folder.toString())?.get(storyId)?.worktree);
+  }
+
+  private openTerminal(worktree: string | undefined): vscode.Terminal | undefined {
+    const t = worktree ? this.terminals.get(worktree) : undefined;
     return t && vscode.window.terminals.includes(t) ? t : undefined;
   }
 

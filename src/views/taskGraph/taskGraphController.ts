@@ -9,7 +9,7 @@ import { blockerOffer, blockerOfferNote } from '../../core/prd/blockers';
 import { graphMermaid, graphText } from '../../core/taskGraph/format';
 import { GraphMessageBuilder, type Direction } from '../../core/taskGraph/message';
 import { taskGraphOf } from '../../core/taskGraph/model';
-import { detailsMessage, emptyMessage, noticeMessage, PageKeys, runMessage, selectMessage } from '../../core/taskGraph/pageMessages';
+import { detailsMessage, emptyMessage, noticeMessage, PageKeys, runMessage, type RunningStory, selectMessage } from '../../core/taskGraph/pageMessages';
 import {
   addDependencyEdits,
   addStoryEdits,
@@ -20,6 +20,7 @@ import {
 import { type ArtifactBadgeDto, type HostMessage, parsePageMessage, type PageMessage, type RunMessage } from '../../core/webview/graphProtocol';
 import { Commands } from '../../constants';
 import { editTextFile } from '../../services/fileEdits';
+import type { ParallelService } from '../../services/parallel/parallelService';
 import type { PrdEntry, PrdWorkspace } from '../../services/prdWorkspace';
 import type { Runner } from '../../services/run/runner';
 import type { RunsWorkspace } from '../../services/runsWorkspace';
@@ -38,6 +39,8 @@ type Request = Exclude<PageMessage, { type: 'ready' }>;
 export interface TaskGraphDeps {
   readonly prds: PrdWorkspace;
   readonly runner: Runner;
+  /** The parallel loop (issue 19): the stories its agents work on, and each one's terminal. */
+  readonly parallel?: Pick<ParallelService, 'runs' | 'onDidChange' | 'terminalOfStory'>;
   /** The recorded runs (runs.jsonl, read through the path rule): each story's last outcome. */
   readonly runs: Pick<RunsWorkspace, 'forFolder' | 'onDidChange'>;
   readonly log: vscode.LogOutputChannel;
@@ -55,7 +58,7 @@ export class TaskGraphController extends Disposable {
   private readonly builders = new Map<Direction, GraphMessageBuilder>();
   private direction: Direction = 'LR';
   private graph?: HostMessage;
-  private run: RunMessage = { type: 'run', running: false, lastOutcome: [] };
+  private run: RunMessage = { type: 'run', running: false, stories: [], lastOutcome: [] };
   /** The folder whose runs.jsonl the last outcomes were read from. */
   private outcomesFolder?: string;
   /** The last recorded outcome per story id (runs.jsonl). */
@@ -80,6 +83,9 @@ export class TaskGraphController extends Disposable {
     super();
     this.register(deps.prds.onDidChange(() => this.refreshGraph()));
     this.register(deps.runner.onDidChange(() => this.refreshRun()));
+    if (deps.parallel) {
+      this.register(deps.parallel.onDidChange(() => this.refreshRun()));
+    }
     if (deps.onDidChangeArtifacts) {
       this.register(deps.onDidChangeArtifacts(() => this.refreshArtifacts()));
     }
@@ -199,9 +205,26 @@ export class TaskGraphController extends Disposable {
     }
   }
 
+  /**
+   * The run status of the folder the graph shows: the serial run's story, then each story a
+   * parallel run's agents work on (a run in another folder marks nothing here: ids repeat across
+   * folders).
+   */
   private refreshRun(): void {
+    const folder = this.entry()?.folder.uri.toString();
+    const here = (f: vscode.WorkspaceFolder | undefined): boolean => f === undefined || folder === undefined || f.uri.toString() === folder;
     const s = this.deps.runner.state;
-    this.run = runMessage({ running: s.running, storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, startedAt: s.iterationStartedAt }, this.outcomes);
+    const serial = s.running && here(s.folder);
+    const stories: RunningStory[] = [];
+    if (serial && s.storyId !== undefined) {
+      stories.push({ storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, startedAt: s.iterationStartedAt });
+    }
+    for (const r of this.deps.parallel?.runs ?? []) {
+      if (here(r.folder)) {
+        stories.push({ storyId: r.storyId, iteration: r.iteration, maxIterations: r.maxIterations, startedAt: r.startedAt });
+      }
+    }
+    this.run = runMessage({ running: serial, stories }, this.outcomes);
     this.broadcast(this.run);
   }
 
@@ -273,6 +296,8 @@ export class TaskGraphController extends Disposable {
       case 'open':
       case 'details':
         return { ...m, id: id(m.id) };
+      case 'showTerminal':
+        return m.id === undefined ? m : { ...m, id: id(m.id) };
       case 'addDependency':
       case 'removeDependency':
         return { ...m, story: id(m.story), blocker: id(m.blocker) };
@@ -323,7 +348,7 @@ export class TaskGraphController extends Disposable {
         return;
       }
       case 'showTerminal':
-        await vscode.commands.executeCommand(Commands.showRunTerminal);
+        await this.showTerminal(m.id);
         return;
       case 'openInEditor':
         await vscode.commands.executeCommand(Commands.openTaskGraph);
@@ -365,6 +390,25 @@ export class TaskGraphController extends Disposable {
         await this.edit(notice, (text) => addStoryEdits(text, m.title, m.blockedBy), `Added "${m.title}".`);
         return;
     }
+  }
+
+  /**
+   * A running story's mark was clicked: its agent's terminal (the serial run's, or the parallel
+   * agent's of that story in the graph's folder). The status line's link names no story: the
+   * serial run's terminal, as before.
+   */
+  private async showTerminal(storyId: string | undefined): Promise<void> {
+    const s = this.deps.runner.state;
+    if (storyId === undefined || (s.running && s.storyId === storyId)) {
+      await vscode.commands.executeCommand(Commands.showRunTerminal);
+      return;
+    }
+    const entry = this.entry();
+    const terminal = entry && this.deps.parallel?.terminalOfStory(entry.folder.uri, storyId);
+    if (!terminal) {
+      throw new Error(`The terminal of ${storyId}'s agent is closed or not in this window.`);
+    }
+    terminal.show(false);
   }
 
   /** The "Add blocker…" pick: only the stories the edit accepts (core/prd/blockers.ts), and why the others are missing. */

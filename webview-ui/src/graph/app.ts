@@ -10,7 +10,7 @@ import { DetailPane } from './detail';
 import { Drawing } from './drawing';
 import { bindKeyboard, bindPanZoom, bindPointer } from './input';
 import { legend } from './legend';
-import { derive, el } from './model';
+import { derive, el, tickElapsed } from './model';
 import { edgeNotice, hostNotice } from './notices';
 import { type Mode, type Notice, PageState } from './state';
 import { statusParts } from './status';
@@ -45,7 +45,7 @@ export class GraphApp {
         graph: () => state.graph,
         layout: () => state.layout,
         derived: () => state.derived,
-        run: () => state.run,
+        running: () => state.running,
         outcomes: () => state.outcomes,
         view: () => state.view,
         selected: () => state.selectedIndex(),
@@ -65,7 +65,7 @@ export class GraphApp {
           drawing.root.focus();
           this.say(edgeNotice(k, state));
         },
-        runClick: () => post({ type: 'showTerminal' }),
+        runClick: (id) => post({ type: 'showTerminal', id }),
       });
       bindPanZoom(drawing, state);
       this.detail = new DetailPane(
@@ -96,8 +96,8 @@ export class GraphApp {
     bindKeyboard(root, state, { select: (i) => this.select(i, true), open: (i) => this.open(i), focus: (i) => this.focus(i) });
     window.addEventListener('message', (e: MessageEvent) => this.receive(e.data));
     this.timer = window.setInterval(() => {
-      if (state.run.running) {
-        this.refreshRunMarks();
+      if (state.running.size > 0) {
+        tickElapsed(root, Date.now());
       }
     }, 1000);
     mark('ralph:ready');
@@ -180,6 +180,7 @@ export class GraphApp {
       }
       case 'run':
         s.run = m;
+        s.running = new Map(m.stories.map((r) => [r.storyId, r]));
         s.outcomes = outcomesOf(m);
         this.render();
         return;
@@ -288,12 +289,6 @@ export class GraphApp {
       this.status.replaceChildren(...parts);
     }
     this.root.classList.toggle('is-stale', s.graph?.stale === true);
-  }
-
-  private refreshRunMarks(): void {
-    this.renderStatus();
-    this.drawing?.schedule();
-    this.list?.render();
   }
 }
 

@@ -5,7 +5,7 @@
  * the wheel and dragging reach it through input.ts (`zoomBy`, `panTo`, `hoverLater`).
  */
 import { edgeElement, type EdgeEntry, type EdgeGeometry, edgeGeometryOf, nodeElement, setIfChanged } from './elements';
-import { type Derived, elapsed, type GraphMessage, type LayoutDto, lineage, type RunMessage, svg, type ViewState } from './model';
+import { type Derived, type GraphMessage, iterationText, type LayoutDto, lineage, type RunningStoryDto, svg, type ViewState } from './model';
 import { drawOverview } from './overview';
 import { type Box, fitView, isFullyVisible, panToShow, READABLE_ZOOM, type Size } from './viewport';
 
@@ -25,7 +25,8 @@ export interface DrawingHost {
   graph(): GraphMessage | undefined;
   layout(): LayoutDto | undefined;
   derived(): Derived | undefined;
-  run(): RunMessage;
+  /** The stories agents work on now, by story id (each gets its own mark). */
+  running(): ReadonlyMap<string, RunningStoryDto>;
   /** The last outcome of each story that ran, by story id. */
   outcomes(): ReadonlyMap<string, string>;
   view(): ViewState;
@@ -235,7 +236,9 @@ export class Drawing {
     const l = this.host.layout();
     const d = this.host.derived();
     const active = document.activeElement;
-    const refocus = active instanceof SVGGElement && this.scene.contains(active) ? Number(active.dataset.index) : undefined;
+    const focusedNode = active instanceof SVGGElement && this.scene.contains(active) ? active.closest<SVGGElement>('g.node') : null;
+    const refocus = focusedNode ? Number(focusedNode.dataset.index) : undefined;
+    const refocusMark = focusedNode !== null && active !== focusedNode;
     if (!g || !l || !d || l.x.length !== g.nodes.length) {
       this.clear();
       return;
@@ -267,9 +270,8 @@ export class Drawing {
       return;
     }
     this.canvas.style.display = 'none';
-    const run = this.host.run();
+    const running = this.host.running();
     const outcomes = this.host.outcomes();
-    const runningIndex = run.running && run.storyId !== undefined ? d.byId.get(run.storyId) : undefined;
     const selected = this.host.selected();
     const matches = this.host.matches();
     const selectedEdge = this.host.selectedEdge();
@@ -317,18 +319,19 @@ export class Drawing {
     const tabStop = selected !== undefined && visible.includes(selected) ? selected : visible[0];
     for (const i of visible) {
       const n = g.nodes[i];
-      const running = i === runningIndex;
-      const outcome = running ? '' : (outcomes.get(n.id) ?? '');
-      const runText = running ? `${run.iteration ?? '?'}/${run.maxIterations ?? '?'} · ${elapsed(run.startedAt, now)}` : '';
+      const run = running.get(n.id);
+      const outcome = run ? '' : (outcomes.get(n.id) ?? '');
+      // the elapsed time is not in it: the mark's clock ticks in place (tickElapsed), not by a rebuild
+      const runSig = run ? `${iterationText(run)}@${run.startedAt ?? ''}` : '';
       const sig = [
         n.id, n.title, n.state, n.critical, n.inCycle, n.wave, n.unblocks.total, n.blockedBy.join(','),
         n.artifacts ? JSON.stringify(n.artifacts) : '', n.badges.map((b) => `${b.label}:${b.tooltip ?? ''}`).join(','),
-        NW, NH, runText, outcome,
+        NW, NH, runSig, outcome,
       ].join('\u0000');
       let entry = this.nodeEls.get(i);
       if (entry?.sig !== sig) {
         entry?.el.remove();
-        entry = { el: nodeElement(n, i, l.x[i], l.y[i], running ? run : undefined, runText, outcome, NW, NH), sig, x: l.x[i], y: l.y[i] };
+        entry = { el: nodeElement(n, i, l.x[i], l.y[i], run, outcome, NW, NH, now), sig, x: l.x[i], y: l.y[i] };
         this.nodeEls.set(i, entry);
       } else if (entry.x !== l.x[i] || entry.y !== l.y[i]) {
         // a new layout moved it: the same element at its new place
@@ -355,8 +358,9 @@ export class Drawing {
     }
     this.decorate();
     if (refocus !== undefined && !(document.activeElement instanceof SVGGElement && this.scene.contains(document.activeElement))) {
-      // the focused node was rebuilt: focus its successor, or keyboard users lose their place
-      this.nodeEls.get(refocus)?.el.focus({ preventScroll: true });
+      // the focused node (or its run mark) was rebuilt: focus its successor, or keyboard users lose their place
+      const node = this.nodeEls.get(refocus)?.el;
+      (refocusMark ? (node?.querySelector<SVGGElement>('.run-mark') ?? node) : node)?.focus({ preventScroll: true });
     }
   }
 

@@ -4,7 +4,7 @@
  * reaches the DOM only as text (`svg()` sets textContent).
  */
 import { artifactBadgeView } from './artifactBadge';
-import { accessibleName, type GraphMessage, iconOf, type LayoutDto, type RunMessage, svg } from './model';
+import { accessibleName, ELAPSED_FROM, elapsed, type GraphMessage, iconOf, iterationText, type LayoutDto, type RunningStoryDto, svg } from './model';
 
 /** Codicon glyphs of the artifact badge: "issues", and "warning" when a prerequisite is missing. */
 const ISSUE_GLYPH = '\ueb0c';
@@ -66,8 +66,8 @@ export function edgeElement(g: GraphMessage, k: number, kind: string, d: string,
   return { path, hit, sig, d };
 }
 
-/** A node's element at (x, y); `run` is given when this story is the one running (`runText` is its mark). */
-export function nodeElement(n: GraphMessage['nodes'][number], i: number, x: number, y: number, run: RunMessage | undefined, runText: string, outcome: string, NW: number, NH: number): SVGGElement {
+/** A node's element at (x, y); `run` is given when an agent works on this story now (its mark: i/N, elapsed, its terminal). */
+export function nodeElement(n: GraphMessage['nodes'][number], i: number, x: number, y: number, run: RunningStoryDto | undefined, outcome: string, NW: number, NH: number, now: number): SVGGElement {
   const running = run !== undefined;
   const classes = ['node', `state-${n.state}`];
   if (n.critical) {
@@ -122,9 +122,20 @@ export function nodeElement(n: GraphMessage['nodes'][number], i: number, x: numb
     node.append(badge);
   });
   if (running) {
-    const mark = svg('g', { class: 'run-mark', role: 'button', 'aria-label': `Running, iteration ${run.iteration ?? '?'} of ${run.maxIterations ?? '?'}: show the agent's terminal` });
+    // A button of its own (a tab stop; Enter or Space, input.ts): one per running story, each to its agent's terminal.
+    const mark = svg('g', {
+      class: 'run-mark',
+      role: 'button',
+      tabindex: 0,
+      'data-story': n.id,
+      'aria-label': `${n.id} running, iteration ${run.iteration ?? '?'} of ${run.maxIterations ?? '?'}: show its agent's terminal`,
+    });
     mark.append(svg('rect', { x: NW - 92, y: NH - 18, width: 88, height: 16, rx: 8 }));
-    mark.append(svg('text', { x: NW - 48, y: NH - 6, 'text-anchor': 'middle' }, `▶ ${runText}`));
+    const text = svg('text', { x: NW - 48, y: NH - 6, 'text-anchor': 'middle' }, `▶ ${iterationText(run)}`);
+    if (run.startedAt !== undefined) {
+      text.append(' · ', svg('tspan', { [ELAPSED_FROM]: run.startedAt }, elapsed(run.startedAt, now)));
+    }
+    mark.append(text);
     node.append(mark);
   } else if (outcome) {
     node.append(svg('text', { class: `outcome outcome-${outcome}`, x: NW - 8, y: NH - 6, 'text-anchor': 'end' }, `last run: ${outcome}`));

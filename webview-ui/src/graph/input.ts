@@ -21,7 +21,16 @@ export interface KeyboardActions {
 export function bindKeyboard(root: HTMLElement, state: PageState, actions: KeyboardActions): void {
   root.addEventListener('keydown', (e) => {
     const target = e.target as HTMLElement | SVGElement;
-    if (target.closest('.detail, vscode-textfield, vscode-textarea, input, textarea')) {
+    if (target.closest('.detail, vscode-textfield, vscode-textarea, input, textarea, button')) {
+      return; // a button acts on its own click (Enter and Space click it): the story keys are not for it
+    }
+    const mark = target.closest('.run-mark');
+    if (mark) {
+      // a running story's mark in the drawing (SVG, not a button element): Enter or Space shows its agent's terminal
+      if (e.key === 'Enter' || e.key === ' ') {
+        post({ type: 'showTerminal', id: mark.getAttribute('data-story') ?? undefined });
+        e.preventDefault();
+      }
       return;
     }
     const g = state.graph;
@@ -83,8 +92,8 @@ export interface PointerActions {
   nodeClick(i: number): void;
   nodeOpen(i: number): void;
   edgeClick(k: number): void;
-  /** The running story's mark was clicked. */
-  runClick(): void;
+  /** A running story's mark was clicked (the story it marks). */
+  runClick(storyId: string | undefined): void;
 }
 
 /** One listener each for the whole drawing: clicks, double-clicks and hover find their node or edge. */
@@ -94,9 +103,10 @@ export function bindPointer(drawing: Drawing, actions: PointerActions): void {
     return g && drawing.nodeLayer.contains(g) ? Number(g.dataset.index) : undefined;
   };
   drawing.scene.addEventListener('click', (e) => {
-    if ((e.target as Element).closest('.run-mark')) {
+    const mark = (e.target as Element).closest('.run-mark');
+    if (mark) {
       e.stopPropagation();
-      actions.runClick();
+      actions.runClick(mark.getAttribute('data-story') ?? undefined);
       return;
     }
     const hit = (e.target as Element).closest<SVGPathElement>('.edge-hit');

@@ -1,9 +1,9 @@
 /** What the page knows: the latest graph, layout, run status and view state, plus derived lookups. */
 import { artifactBadgeView } from './artifactBadge';
-import type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, ViewState } from '../../../src/core/webview/graphProtocol';
+import type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, RunningStoryDto, ViewState } from '../../../src/core/webview/graphProtocol';
 import { STORY_STATES, type StoryStateKey } from '../../../src/core/vocabulary';
 
-export type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, ViewState };
+export type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, RunningStoryDto, ViewState };
 
 export interface Derived {
   readonly byId: Map<string, number>;
@@ -110,6 +110,27 @@ export function elapsed(startedAt: number | undefined, now: number): string {
   }
   const s = Math.max(0, Math.floor((now - startedAt) / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** A running story's i/N ("2/10"; "?" for what the run does not know yet). */
+export function iterationText(r: RunningStoryDto): string {
+  return `${r.iteration ?? '?'}/${r.maxIterations ?? '?'}`;
+}
+
+/** The attribute that marks an element showing the time since its value (ms): `tickElapsed` keeps its text current. */
+export const ELAPSED_FROM = 'data-elapsed-from';
+
+/**
+ * Every elapsed time shown under `root`, brought up to date in place: the marks are not rebuilt
+ * each second, so a mark the keyboard focused keeps its focus.
+ */
+export function tickElapsed(root: ParentNode, now: number): void {
+  root.querySelectorAll(`[${ELAPSED_FROM}]`).forEach((e) => {
+    const text = elapsed(Number(e.getAttribute(ELAPSED_FROM)), now);
+    if (e.textContent !== text) {
+      e.textContent = text;
+    }
+  });
 }
 
 /** Creates an element with attributes and text (never HTML). */

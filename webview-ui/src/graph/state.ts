@@ -5,7 +5,7 @@
  * hidden, which match the search) are answered here, once.
  */
 import type { StoryDetails } from './detail';
-import type { Derived, GraphMessage, GraphNodeDto, LayoutDto, RunMessage, ViewState } from './model';
+import type { Derived, GraphMessage, GraphNodeDto, LayoutDto, RunMessage, RunningStoryDto, ViewState } from './model';
 import type { Rejected } from './status';
 import { loadViewState, saveViewState } from './vscode';
 
@@ -24,7 +24,9 @@ export class PageState {
   graph?: GraphMessage;
   layout?: LayoutDto;
   derived?: Derived;
-  run: RunMessage = { type: 'run', running: false, lastOutcome: [] };
+  run: RunMessage = { type: 'run', running: false, stories: [], lastOutcome: [] };
+  /** The stories agents work on now (the run message's), by story id: each gets its own mark. */
+  running: ReadonlyMap<string, RunningStoryDto> = new Map();
   /** The run message's last outcomes by story id (a Map: any string is a story id). */
   outcomes: ReadonlyMap<string, string> = new Map();
   readonly view: ViewState;

@@ -3,7 +3,7 @@
  * story, the last notice, and a message the page refused (what was wrong, over the last good
  * picture: never a blank page). Text only, never HTML.
  */
-import { el, elapsed, type GraphMessage, type RunMessage } from './model';
+import { ELAPSED_FROM, el, elapsed, type GraphMessage, iterationText, type RunMessage, type RunningStoryDto } from './model';
 import { post } from './vscode';
 
 /** A message the page refused: its type and what was wrong. */
@@ -49,12 +49,9 @@ export function statusParts(s: StatusInput): HTMLElement[] {
       }
     }
   }
-  if (s.run.running && s.run.storyId) {
-    const r = el('div', { class: 'running-line' });
-    const b = el('button', { class: 'link run-link', title: "Show the agent's terminal" }, `▶ ${s.run.storyId} running · iteration ${s.run.iteration ?? '?'}/${s.run.maxIterations ?? '?'} · ${elapsed(s.run.startedAt, Date.now())}`);
-    b.addEventListener('click', () => post({ type: 'showTerminal' }));
-    r.append(b);
-    parts.push(r);
+  const running = runningLine(s.run);
+  if (running) {
+    parts.push(running);
   }
   if (s.notice) {
     parts.push(el('div', { class: `notice notice-${s.notice.level}` }, s.notice.message));
@@ -70,4 +67,41 @@ export function statusParts(s: StatusInput): HTMLElement[] {
     parts.push(box);
   }
   return parts;
+}
+
+/** The stories listed by name in the status line; the rest are counted. */
+const LISTED = 6;
+
+/**
+ * What runs: one story as "▶ US-006 running · iteration 1/1 · 0:12"; several as "▶ 3 agents
+ * running:" and a link per story ("US-001 1/10 · 0:12"). Each link shows that story's terminal.
+ */
+function runningLine(run: RunMessage): HTMLElement | undefined {
+  const total = run.stories.length + (run.more ?? 0);
+  if (total === 0) {
+    return undefined;
+  }
+  const line = el('div', { class: 'running-line' });
+  const link = (r: RunningStoryDto, text: string): HTMLButtonElement => {
+    const b = el('button', { class: 'link run-link', title: `Show the terminal of ${r.storyId}'s agent`, 'data-story': r.storyId }, text);
+    if (r.startedAt !== undefined) {
+      b.append(' · ', el('span', { [ELAPSED_FROM]: String(r.startedAt) }, elapsed(r.startedAt, Date.now())));
+    }
+    b.addEventListener('click', () => post({ type: 'showTerminal', id: r.storyId }));
+    return b;
+  };
+  const only = total === 1 ? run.stories[0] : undefined;
+  if (only) {
+    line.append(link(only, `▶ ${only.storyId} running · iteration ${iterationText(only)}`));
+    return line;
+  }
+  line.append(`▶ ${total} agents running: `);
+  run.stories.slice(0, LISTED).forEach((r, k) => {
+    line.append(...(k > 0 ? [', '] : []), link(r, `${r.storyId} ${iterationText(r)}`));
+  });
+  const unlisted = total - Math.min(LISTED, run.stories.length);
+  if (unlisted > 0) {
+    line.append(` and ${unlisted} more`);
+  }
+  return line;
 }

@@ -3,7 +3,7 @@
  * ones), readable at 300 px, one row per story with its state, title, marks and run status.
  */
 import { artifactBadgeView } from './artifactBadge';
-import { accessibleName, el, elapsed, iconOf } from './model';
+import { accessibleName, ELAPSED_FROM, el, elapsed, iconOf, iterationText } from './model';
 import type { PageState } from './state';
 import { post } from './vscode';
 
@@ -34,12 +34,12 @@ export class WaveList {
       this.root.replaceChildren();
       return;
     }
-    const runningIndex = s.run.running && s.run.storyId !== undefined ? d.byId.get(s.run.storyId) : undefined;
     const selected = s.selectedIndex();
     const q = s.matches();
     const row = (i: number): HTMLElement => {
       const n = g.nodes[i];
-      const running = i === runningIndex;
+      const run = s.running.get(n.id);
+      const running = run !== undefined;
       const r = el('div', {
         class: `row state-${n.state}${n.critical ? ' critical' : ''}${n.inCycle ? ' cycle' : ''}${running ? ' running' : ''}${i === selected ? ' selected' : ''}${q?.has(i) ? ' match' : ''}`,
         role: 'treeitem',
@@ -66,11 +66,14 @@ export class WaveList {
       if (n.unblocks.total > 0) {
         r.append(el('span', { class: 'count', title: `Unblocks ${n.unblocks.total} (${n.unblocks.direct} directly)` }, `+${n.unblocks.total}`));
       }
-      if (running) {
-        const mark = el('button', { class: 'run-mark', title: "Show the agent's terminal" }, `${s.run.iteration ?? '?'}/${s.run.maxIterations ?? '?'} · ${elapsed(s.run.startedAt, Date.now())}`);
+      if (run) {
+        const mark = el('button', { class: 'run-mark', title: `Show the terminal of ${n.id}'s agent`, 'data-story': n.id }, iterationText(run));
+        if (run.startedAt !== undefined) {
+          mark.append(' · ', el('span', { [ELAPSED_FROM]: String(run.startedAt) }, elapsed(run.startedAt, Date.now())));
+        }
         mark.addEventListener('click', (e) => {
           e.stopPropagation();
-          post({ type: 'showTerminal' });
+          post({ type: 'showTerminal', id: n.id });
         });
         r.append(mark);
       } else if (s.outcomes.get(n.id) && n.state !== 'done') {
