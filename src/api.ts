@@ -69,12 +69,13 @@ export interface RalphApi {
   readonly logFolder: string;
   /** What the runner is doing now. */
   runnerState(): { running: boolean; storyId?: string; iteration?: number; maxIterations?: number; terminalName?: string };
-  /** The parallel loop: whether it runs, the stories its agents work on, the open Needs You items, the badge on the Stories view, the notifications shown. */
+  /** The parallel loop: whether it runs, the stories its agents work on, the open Needs You items, the badge on the Stories view, the notifications shown (one per item; one per interrupted run found on opening). */
   parallelState(): {
     running: boolean;
     runningStories: string[];
     needsYou: { storyId: string; why: string; message: string; worktree?: string }[];
     badge?: number;
     notifications: string[];
+    interruptedNotifications: string[];
   };
 }

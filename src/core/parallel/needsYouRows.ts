@@ -4,18 +4,26 @@
  * (so each item gets one notification, not one per refresh). Pure: the view draws it.
  */
 import type { NeedsYouWhy } from '../loop/waitReasons';
+import type { KeptWhy } from './interrupted';
+
+/** Why a row is listed: an item a run raised, or a worktree a run that did not end kept. */
+export type NeedsYouRowWhy = NeedsYouWhy | KeptWhy;
 
 export interface NeedsYouInput {
   /** The workspace folder's key (items of two folders never mix). */
   readonly folderKey: string;
   readonly storyId: string;
-  readonly why: NeedsYouWhy;
+  readonly why: NeedsYouRowWhy;
   readonly message: string;
   /** The files its merge conflicted in (a conflict). */
   readonly conflictFiles?: readonly string[];
+  /** Found in `.ralph/parallel.json` by a reopened window (no run of this window raised it): its worktree can be removed. */
+  readonly recovered?: boolean;
+  /** Commits its worktree holds that the feature branch lacks (a recovered row). */
+  readonly commits?: number;
 }
 
-export type NeedsYouAction = 'retry' | 'skip' | 'showTerminal' | 'openWorktree' | 'openConflict';
+export type NeedsYouAction = 'retry' | 'skip' | 'showTerminal' | 'openWorktree' | 'openConflict' | 'resume' | 'removeWorktree';
 
 export interface NeedsYouRow {
   readonly key: string;
@@ -27,7 +35,7 @@ export interface NeedsYouRow {
   readonly mainAction: NeedsYouAction;
 }
 
-const SHORT: Record<NeedsYouWhy, string> = {
+const SHORT: Record<NeedsYouRowWhy, string> = {
   failures: 'its agent kept failing',
   'no-progress': 'no progress',
   conflict: 'merge conflict',
@@ -35,7 +43,12 @@ const SHORT: Record<NeedsYouWhy, string> = {
   question: 'its agent asked a question',
   stopped: 'you stopped its agent',
   error: 'stopped with an error',
+  interrupted: 'interrupted, worktree kept',
+  unmerged: 'finished, not merged',
+  orphaned: 'a worktree no run knows',
 };
+
+const KEPT: readonly NeedsYouRowWhy[] = ['interrupted', 'unmerged', 'orphaned'];
 
 export function needsYouKey(i: Pick<NeedsYouInput, 'folderKey' | 'storyId' | 'why' | 'message'>): string {
   return `${i.folderKey}\n${i.storyId}\n${i.why}\n${i.message}`;
@@ -43,14 +56,20 @@ export function needsYouKey(i: Pick<NeedsYouInput, 'folderKey' | 'storyId' | 'wh
 
 export function needsYouRow(i: NeedsYouInput): NeedsYouRow {
   const files = i.conflictFiles ?? [];
+  const commits = i.commits === undefined ? '' : `, ${i.commits} commit${i.commits === 1 ? '' : 's'} not merged`;
   const short = i.why === 'conflict' && files.length > 0 ? `merge conflict in ${files.length <= 2 ? files.join(', ') : `${files[0]} and ${files.length - 1} more files`}` : SHORT[i.why];
   const conflict = i.why === 'conflict' && files.length > 0;
+  const row = { key: needsYouKey(i), label: `${i.storyId} — ${short}${i.recovered ? commits : ''}`, tooltip: i.message };
+  if (KEPT.includes(i.why)) {
+    // A worktree a run that did not end kept: Resume takes the run up again (an orphan is no story of it).
+    const actions: NeedsYouAction[] = i.why === 'orphaned' ? ['openWorktree', 'removeWorktree'] : ['resume', 'openWorktree', 'removeWorktree'];
+    return { ...row, actions, mainAction: actions[0] };
+  }
   return {
-    key: needsYouKey(i),
-    label: `${i.storyId} — ${short}`,
-    tooltip: i.message,
-    actions: ['retry', 'skip', 'showTerminal', 'openWorktree', ...(conflict ? (['openConflict'] as const) : [])],
-    mainAction: conflict ? 'openConflict' : i.why === 'check-failed' || i.why === 'failures' || i.why === 'error' ? 'showTerminal' : 'retry',
+    ...row,
+    // No terminal survives a reload; a recovered row's worktree can go instead.
+    actions: ['retry', 'skip', ...(i.recovered ? (['openWorktree', 'removeWorktree'] as const) : (['showTerminal', 'openWorktree'] as const)), ...(conflict ? (['openConflict'] as const) : [])],
+    mainAction: conflict ? 'openConflict' : !i.recovered && (i.why === 'check-failed' || i.why === 'failures' || i.why === 'error') ? 'showTerminal' : 'retry',
   };
 }
 
