@@ -88,9 +88,9 @@ export function createTestApi(p: TestApiParts): RalphApi {
     },
     memorySnapshot: (depth = 2) => snapshotTree(p.memoryTree, depth),
     storiesSnapshot: (depth = 1) => snapshotTree(p.stories, depth),
-    runsSnapshot: async () => {
+    runsSnapshot: async (depth = 1) => {
       await p.runsWorkspace.whenIdle();
-      return snapshotTree(p.runs, 1);
+      return snapshotTree(p.runs, depth);
     },
     commandErrors,
     clearCommandErrors,

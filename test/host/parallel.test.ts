@@ -162,6 +162,18 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     assert.deepEqual(merge, { 'US-001': 'merged', [winner]: 'merged', [conflicted]: 'conflict', 'US-004': 'check-failed' });
     assert.ok(lines.every((l) => l.parallel && l.parallel.worktree !== '' && l.parallel.branch.startsWith(FEATURE)), JSON.stringify(lines));
 
+    // The Runs view: the loop, its one wave with what became of each story, each run's merge outcome.
+    const loop = await waitFor('the Runs view to show the parallel loop with its four runs', async () => {
+      const found = (await a.runsSnapshot(3)).find((n) => n.label.startsWith('Parallel loop'));
+      return found?.children?.[0]?.children?.length === 4 ? found : undefined;
+    });
+    assert.equal(loop.label, 'Parallel loop (1 wave, 4 runs)');
+    assert.equal(loop.children?.[0].label, 'Wave 1 (4 stories: 2 merged, 1 conflict, 1 check failed)');
+    const outcome = Object.fromEntries((loop.children?.[0].children ?? []).map((r) => [r.label.split(':')[0], (r.description ?? '').split(' · ')[0]]));
+    assert.match(outcome['US-001'], /^merged [0-9a-f]{7}$/, JSON.stringify(outcome));
+    assert.equal(outcome[conflicted], 'conflict');
+    assert.equal(outcome['US-004'], 'check failed');
+
     // The user resolves the conflict by hand: Open Conflict brings the feature branch into the worktree.
     const files = await vscode.commands.executeCommand<string[]>('ralph.needsYou.openConflict', conflicted);
     assert.equal(files.length, 1);
