@@ -91,15 +91,10 @@ export function registerParallelCommands(context: vscode.ExtensionContext, deps:
   const folderOfArg = (arg: unknown): Promise<vscode.WorkspaceFolder | undefined> => (arg instanceof NeedsYouItemNode ? Promise.resolve(arg.item.folder) : prdFolder(arg));
 
   // Resume (the interrupted run's notification, a kept worktree's row): the runner resumes from
-  // .ralph/parallel.json; afterwards the worktrees still kept (orphans) are listed again.
+  // .ralph/parallel.json; once it ends, the worktrees still kept (orphans) are listed again.
   reg(Commands.parallelResume, async (arg?: unknown) => {
     const folder = await folderOfArg(arg);
-    if (!folder) {
-      return undefined;
-    }
-    const stop = await launch(folder, {});
-    await interrupted.check(folder, { offer: false });
-    return stop;
+    return folder ? launch(folder, {}) : undefined;
   });
 
   reg(Commands.parallelCheckInterrupted, async (arg?: unknown) => {

@@ -106,6 +106,8 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     await settings({ 'parallel.checkCommand': undefined, 'parallel.maxAgents': undefined });
     removeWorktrees();
     await restoreWorkspace(pristine);
+    // Forget the worktrees an ended run kept (listed again from .ralph/parallel.json, now gone).
+    await vscode.commands.executeCommand('ralph.parallel.checkInterrupted', workspaceFolder());
   });
 
   async function onFeatureBranch(prd = fourStories()): Promise<void> {

@@ -37,6 +37,9 @@ export class InterruptedRuns extends Disposable {
   private readonly offered = new Set<string>();
   /** The notifications shown, oldest first (the test API reads them). */
   readonly notifications: string[] = [];
+  /** Per folder: the check under way; checks of one folder run one after another, so the latest look wins. */
+  private readonly checks = new Map<string, Promise<unknown>>();
+  private readonly runningFolders = new Set<string>();
 
   constructor(
     private readonly parallel: ParallelService,
@@ -45,12 +48,27 @@ export class InterruptedRuns extends Disposable {
     super();
   }
 
-  /** Checks every folder now, and each folder added later, and again when the workspace becomes trusted. */
+  /**
+   * Checks every folder now, each folder added later, every folder again when the workspace
+   * becomes trusted, and a folder whose parallel run ended (what it kept is listed again).
+   */
   watch(): void {
-    const all = () => (vscode.workspace.workspaceFolders ?? []).forEach((f) => void this.check(f));
+    const folders = () => vscode.workspace.workspaceFolders ?? [];
     this.register(vscode.workspace.onDidChangeWorkspaceFolders((e) => e.added.forEach((f) => void this.check(f))));
-    this.register(vscode.workspace.onDidGrantWorkspaceTrust(all));
-    all();
+    this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => folders().forEach((f) => void this.check(f))));
+    this.register(
+      this.parallel.onDidChange(() => {
+        for (const f of folders()) {
+          const key = f.uri.toString();
+          if (this.parallel.isRunning(f)) {
+            this.runningFolders.add(key);
+          } else if (this.runningFolders.delete(key)) {
+            void this.check(f, { offer: false });
+          }
+        }
+      }),
+    );
+    folders().forEach((f) => void this.check(f));
   }
 
   /**
@@ -58,7 +76,14 @@ export class InterruptedRuns extends Disposable {
    * way and has not been offered yet, asks whether to resume it. Never throws: a damaged state
    * file is shown as a warning naming the place.
    */
-  async check(folder: vscode.WorkspaceFolder, options: { readonly offer?: boolean } = {}): Promise<InterruptedCheck> {
+  check(folder: vscode.WorkspaceFolder, options: { readonly offer?: boolean } = {}): Promise<InterruptedCheck> {
+    const key = folder.uri.toString();
+    const next = (this.checks.get(key) ?? Promise.resolve()).then(() => this.checkNow(folder, options));
+    this.checks.set(key, next.catch(() => undefined));
+    return next;
+  }
+
+  private async checkNow(folder: vscode.WorkspaceFolder, options: { readonly offer?: boolean }): Promise<InterruptedCheck> {
     if (!isTrusted() || folder.uri.scheme !== 'file' || this.parallel.isRunning(folder)) {
       return { kept: 0 };
     }
