@@ -15,7 +15,7 @@ import { inspectInterrupted, removeKeptWorktree } from '../../src/node/parallel/
 import { MergeQueue } from '../../src/node/parallel/mergeQueue';
 import { RUN_LOCK } from '../../src/node/parallel/runLock';
 import { ParallelStateStore } from '../../src/node/parallel/stateFile';
-import { addWorktree, preflight } from '../../src/node/parallel/worktrees';
+import { addWorktree, preflight, type RepoInfo, type StoryWorktree } from '../../src/node/parallel/worktrees';
 import { agentWork, cleanRepos, FEATURE, git, makeRepo, readJson } from './parallelRepo';
 
 const SHA = 'a'.repeat(40);
@@ -32,6 +32,17 @@ async function deadPid(): Promise<number> {
 function lockHeldBy(root: string, pid: number): void {
   mkdirSync(path.join(root, RUN_LOCK), { recursive: true });
   writeFileSync(path.join(root, '.ralph', 'run.lock.owner.json'), JSON.stringify({ holder: 'VS Code', pid, host: hostname(), since: new Date().toISOString() }));
+}
+
+/** A repository whose state file records two stories' worktrees in `state`. */
+async function recorded(state: 'running' | 'interrupted'): Promise<{ root: string; repo: RepoInfo; one: StoryWorktree; two: StoryWorktree }> {
+  const root = makeRepo();
+  const repo = await preflight(root, FEATURE);
+  const queue = new MergeQueue(repo, new ParallelStateStore(root));
+  const [one, two] = [await addWorktree(repo, 'US-001'), await addWorktree(repo, 'US-002')];
+  await queue.record(one, state);
+  await queue.record(two, state);
+  return { root, repo, one, two };
 }
 
 describe('parallel: an interrupted run, as a reopened window finds it', function () {
@@ -77,12 +88,7 @@ describe('parallel: an interrupted run, as a reopened window finds it', function
   });
 
   it('reads the state a killed run left (lock of a dead process): in flight, finished, orphaned with its commits', async () => {
-    const root = makeRepo();
-    const repo = await preflight(root, FEATURE);
-    const queue = new MergeQueue(repo, new ParallelStateStore(root));
-    const [one, two] = [await addWorktree(repo, 'US-001'), await addWorktree(repo, 'US-002')];
-    await queue.record(one, 'running');
-    await queue.record(two, 'running');
+    const { root, repo, two } = await recorded('running');
     agentWork(two.folder, 'US-002');
     const orphan = await addWorktree(repo, 'US-004');
     agentWork(orphan.folder, 'US-004', { noCommit: true });
@@ -111,12 +117,7 @@ describe('parallel: an interrupted run, as a reopened window finds it', function
   });
 
   it('Remove Worktree refuses a worktree holding commits not on the feature branch, saying how many; removes one that holds none and forgets it', async () => {
-    const root = makeRepo();
-    const repo = await preflight(root, FEATURE);
-    const queue = new MergeQueue(repo, new ParallelStateStore(root));
-    const [busy, empty] = [await addWorktree(repo, 'US-001'), await addWorktree(repo, 'US-002')];
-    await queue.record(busy, 'interrupted');
-    await queue.record(empty, 'interrupted');
+    const { root, one: busy, two: empty } = await recorded('interrupted');
     agentWork(busy.folder, 'US-001');
 
     await assert.rejects(removeKeptWorktree(root, { storyId: 'US-001', worktree: busy.folder, branch: busy.branch }), /has 1 commit\(s\) not on ralph\/demo .*Removing it would lose that work/);
