@@ -97,6 +97,8 @@ suite('the parallel loop in VS Code (issue 19)', function () {
       await vscode.commands.executeCommand('ralph.parallel.stopAll');
       await waitFor('the parallel run to stop', () => !a.parallelState().running, 30_000);
     }
+    // What an ended run kept is listed once the folder's checks settle (answered Not Now, should one ask).
+    await answering(undefined, () => vscode.commands.executeCommand('ralph.parallel.checkInterrupted', workspaceFolder()));
     // The items a run left open stay until the user skips them.
     for (const i of a.parallelState().needsYou) {
       await vscode.commands.executeCommand('ralph.needsYou.skip', i.storyId);
@@ -106,8 +108,8 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     await settings({ 'parallel.checkCommand': undefined, 'parallel.maxAgents': undefined });
     removeWorktrees();
     await restoreWorkspace(pristine);
-    // Forget the worktrees an ended run kept (listed again from .ralph/parallel.json, now gone).
-    await vscode.commands.executeCommand('ralph.parallel.checkInterrupted', workspaceFolder());
+    // Forget the worktrees an ended run kept (listed from .ralph/parallel.json, now gone).
+    await answering(undefined, () => vscode.commands.executeCommand('ralph.parallel.checkInterrupted', workspaceFolder()));
   });
 
   async function onFeatureBranch(prd = fourStories()): Promise<void> {
@@ -245,9 +247,6 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     await vscode.commands.executeCommand('ralph.parallel.stopAll');
     await run;
     await waitFor('no fake agent left running', () => fakeAgentProcesses('par-crash').length === 0, 20_000);
-    for (const i of a.parallelState().needsYou) {
-      await vscode.commands.executeCommand('ralph.needsYou.skip', i.storyId); // a reload forgets what the window knew
-    }
     fs.writeFileSync(stateFile, crashed);
     if (runsBefore === undefined) {
       fs.rmSync(runsFile, { force: true });

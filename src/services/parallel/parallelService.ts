@@ -88,6 +88,8 @@ export class ParallelService extends Disposable {
   private readonly known = new Map<string, Map<string, StoryTrail>>();
   /** Per folder: the worktrees a run that did not end kept, until a run of that folder starts or they are removed. */
   private readonly recovered = new Map<string, NeedsYouEntry[]>();
+  /** Per folder: stories the user skipped; their kept worktrees are not listed again until a run takes them up. */
+  private readonly skipped = new Map<string, Set<string>>();
   /** Per worktree folder: the terminal its agent runs in. */
   private readonly terminals = new Map<string, vscode.Terminal>();
 
@@ -157,6 +159,10 @@ export class ParallelService extends Disposable {
     this.leftOpen.set(key, (this.leftOpen.get(key) ?? []).filter((i) => options.only !== undefined && !options.only.includes(i.storyId)));
     // The runner resumes what the state file says; its items replace the recovered ones.
     this.recovered.delete(key);
+    const skipped = this.skipped.get(key);
+    for (const id of options.only ?? [...(skipped ?? [])]) {
+      skipped?.delete(id);
+    }
     const done = runner.run();
     this.active.set(key, { folder, runner, starts, done: done.catch(() => undefined) });
     this.onDidChangeEmitter.fire();
@@ -209,11 +215,13 @@ export class ParallelService extends Disposable {
   /** The worktrees a run that did not end kept in this folder (none: the list is cleared). */
   setRecovered(folder: vscode.WorkspaceFolder, entries: readonly NeedsYouEntry[]): void {
     const key = folder.uri.toString();
-    if (entries.length === 0 && !this.recovered.has(key)) {
+    const skipped = this.skipped.get(key);
+    const listed = entries.filter((e) => !skipped?.has(e.storyId));
+    if (listed.length === 0 && !this.recovered.has(key)) {
       return;
     }
-    if (entries.length > 0) {
-      this.recovered.set(key, [...entries]);
+    if (listed.length > 0) {
+      this.recovered.set(key, listed);
     } else {
       this.recovered.delete(key);
     }
@@ -276,6 +284,7 @@ export class ParallelService extends Disposable {
     const kept = this.recovered.get(key) ?? [];
     const keptRest = kept.filter((i) => i.storyId !== item.storyId);
     this.recovered.set(key, keptRest);
+    this.skipped.set(key, new Set([...(this.skipped.get(key) ?? []), item.storyId]));
     this.onDidChangeEmitter.fire();
     return rest.length < left.length || keptRest.length < kept.length;
   }
