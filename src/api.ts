@@ -20,8 +20,8 @@ export interface RalphApi {
   whenIdle(): Promise<void>;
   /** The Stories tree, expanded to the given depth (1 = top-level nodes only). */
   storiesSnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
-  /** The Runs view's top-level nodes (summary, runs newest first, archives). */
-  runsSnapshot(): Promise<TreeSnapshotNode[]>;
+  /** The Runs view to the given depth (1, the default: summary, runs and parallel loops newest first, archives; 3: a loop's waves and their runs). */
+  runsSnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
   /** The Memory view, expanded to the given depth (default 2). */
   memorySnapshot(depth?: number): Promise<TreeSnapshotNode[]>;
   /** Errors thrown by Ralph's command handlers (shown to the user as "Ralph: …"), oldest first. */
@@ -69,12 +69,13 @@ export interface RalphApi {
   readonly logFolder: string;
   /** What the runner is doing now. */
   runnerState(): { running: boolean; storyId?: string; iteration?: number; maxIterations?: number; terminalName?: string };
-  /** The parallel loop: whether it runs, the stories its agents work on, the open Needs You items, the badge on the Stories view, the notifications shown. */
+  /** The parallel loop: whether it runs, the stories its agents work on, the open Needs You items, the badge on the Stories view, the notifications shown (one per item; one per interrupted run found on opening). */
   parallelState(): {
     running: boolean;
     runningStories: string[];
     needsYou: { storyId: string; why: string; message: string; worktree?: string }[];
     badge?: number;
     notifications: string[];
+    interruptedNotifications: string[];
   };
 }

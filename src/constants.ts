@@ -50,11 +50,14 @@ export const Commands = {
   parallelStartLoop: "ralph.parallel.startLoop",
   parallelStopAll: "ralph.parallel.stopAll",
   parallelStopAgent: "ralph.parallel.stopAgent",
+  parallelResume: "ralph.parallel.resume",
+  parallelCheckInterrupted: "ralph.parallel.checkInterrupted",
   needsYouRetry: "ralph.needsYou.retry",
   needsYouSkip: "ralph.needsYou.skip",
   needsYouShowTerminal: "ralph.needsYou.showTerminal",
   needsYouOpenWorktree: "ralph.needsYou.openWorktree",
   needsYouOpenConflict: "ralph.needsYou.openConflict",
+  needsYouRemoveWorktree: "ralph.needsYou.removeWorktree",
 } as const;
 
 export const Views = {

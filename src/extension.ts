@@ -16,6 +16,7 @@ import { Commands, Views } from './constants';
 import { GitHubAuth } from './services/githubAuth';
 import { GitHubWorkspace } from './services/githubWorkspace';
 import { MemoryWorkspace } from './services/memoryWorkspace';
+import { InterruptedRuns } from './services/parallel/interruptedRuns';
 import { ParallelService } from './services/parallel/parallelService';
 import { PrdWorkspace } from './services/prdWorkspace';
 import { Runner } from './services/run/runner';
@@ -84,7 +85,9 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   context.subscriptions.push(proposed, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, proposed));
   registerStoryCommands(context, { prds, tree, treeView, log });
   registerRunCommands(context, { prds, runner, parallel, tree, log, proposed, refreshRuns: () => runsWorkspace.reloadAll() });
-  registerParallelCommands(context, { prds, parallel, log });
+  const interrupted = new InterruptedRuns(parallel, log);
+  context.subscriptions.push(interrupted);
+  registerParallelCommands(context, { prds, parallel, interrupted, log });
   registerMemoryCommands(context, { prds, memory, runs: runsWorkspace, storiesView: treeView, log });
   registerCompactionCommands(context, {
     memory,
@@ -125,12 +128,14 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   context.subscriptions.push(githubAuth, github, issuesTree, issuesView);
   registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log });
   void prds.whenIdle().then(() => github.refresh());
+  // A parallel run a reload, a crash or a killed host cut off: offered to resume, its worktrees listed.
+  interrupted.watch();
 
   log.info(`[activate] Ralph Workbench ${String(context.extension.packageJSON.version)} activated in ${Date.now() - started} ms`);
   // The test build returns the test API; in production this is `return undefined` and esbuild
   // drops src/testApi.ts (ARCHITECTURE.md, "The composition root and the test API").
   return __RALPH_TEST__
-    ? createTestApi({ prds, memory, github, runner, parallel, needsYou, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, statusBar, logFolder: context.logUri.fsPath, workspaceState: context.workspaceState })
+    ? createTestApi({ prds, memory, github, runner, parallel, needsYou, interrupted, runsWorkspace, stories: tree, memoryTree, runs, issues: issuesTree, graph, statusBar, logFolder: context.logUri.fsPath, workspaceState: context.workspaceState })
     : undefined;
 }
 

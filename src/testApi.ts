@@ -15,6 +15,7 @@ import type { MemoryWorkspace } from './services/memoryWorkspace';
 import { prdParses } from './services/prdParses';
 import type { PrdWorkspace } from './services/prdWorkspace';
 import type { Runner } from './services/run/runner';
+import type { InterruptedRuns } from './services/parallel/interruptedRuns';
 import type { ParallelService } from './services/parallel/parallelService';
 import type { NeedsYouAnnouncer } from './views/needsYouAnnouncer';
 import type { RunsWorkspace } from './services/runsWorkspace';
@@ -36,6 +37,7 @@ export interface TestApiParts {
   readonly runner: Runner;
   readonly parallel: ParallelService;
   readonly needsYou: NeedsYouAnnouncer;
+  readonly interrupted: InterruptedRuns;
   readonly runsWorkspace: RunsWorkspace;
   readonly stories: StoriesTreeProvider;
   readonly memoryTree: MemoryTreeProvider;
@@ -86,9 +88,9 @@ export function createTestApi(p: TestApiParts): RalphApi {
     },
     memorySnapshot: (depth = 2) => snapshotTree(p.memoryTree, depth),
     storiesSnapshot: (depth = 1) => snapshotTree(p.stories, depth),
-    runsSnapshot: async () => {
+    runsSnapshot: async (depth = 1) => {
       await p.runsWorkspace.whenIdle();
-      return snapshotTree(p.runs, 1);
+      return snapshotTree(p.runs, depth);
     },
     commandErrors,
     clearCommandErrors,
@@ -107,6 +109,7 @@ export function createTestApi(p: TestApiParts): RalphApi {
       needsYou: p.parallel.needsYou().map((i) => ({ storyId: i.storyId, why: i.why, message: i.message, worktree: i.worktree })),
       badge: p.needsYou.badge,
       notifications: [...p.needsYou.announced],
+      interruptedNotifications: [...p.interrupted.notifications],
     }),
   };
 }

@@ -75,12 +75,17 @@ export const COMMAND_NEEDS: { readonly [id in CommandId]: CommandNeeds } = {
   [Commands.parallelStartLoop]: run('Running a parallel agent loop'),
   [Commands.parallelStopAll]: none,
   [Commands.parallelStopAgent]: none,
+  // Resuming merges finished worktrees and starts agents; the check reads git and the state file.
+  [Commands.parallelResume]: run('Resuming a parallel run'),
+  [Commands.parallelCheckInterrupted]: { runs: true, action: 'Looking for an interrupted parallel run' },
   [Commands.needsYouRetry]: run('Retrying a story'),
   [Commands.needsYouSkip]: none,
   [Commands.needsYouShowTerminal]: none,
   [Commands.needsYouOpenWorktree]: none,
   // Merges the feature branch into the story's worktree so the conflict shows there.
   [Commands.needsYouOpenConflict]: run('Opening a merge conflict'),
+  // git worktree remove and branch -d (refused while the branch holds unmerged commits).
+  [Commands.needsYouRemoveWorktree]: run('Removing a worktree'),
 };
 
 /**

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import type { ParallelStop } from '../core/loop/parallelLoop';
 import { Commands } from '../constants';
+import type { InterruptedRuns } from '../services/parallel/interruptedRuns';
 import type { NeedsYouEntry, ParallelService, ParallelStartOptions } from '../services/parallel/parallelService';
 import type { PrdWorkspace } from '../services/prdWorkspace';
 import { showRunError } from '../services/runMessages';
@@ -20,11 +21,12 @@ import { prdFolderPicker } from './runCommands';
 export interface ParallelCommandDeps {
   readonly prds: PrdWorkspace;
   readonly parallel: ParallelService;
+  readonly interrupted: InterruptedRuns;
   readonly log: vscode.LogOutputChannel;
 }
 
 export function registerParallelCommands(context: vscode.ExtensionContext, deps: ParallelCommandDeps): void {
-  const { prds, parallel, log } = deps;
+  const { prds, parallel, interrupted, log } = deps;
   const reg = commandRegistrar(context, log);
   const prdFolder = prdFolderPicker(prds);
 
@@ -101,6 +103,21 @@ export function registerParallelCommands(context: vscode.ExtensionContext, deps:
     return vscode.commands.executeCommand<boolean>(Commands.stopNow);
   });
 
+  /** The folder a Needs You row, a folder argument or the picker names. */
+  const folderOfArg = (arg: unknown): Promise<vscode.WorkspaceFolder | undefined> => (arg instanceof NeedsYouItemNode ? Promise.resolve(arg.item.folder) : prdFolder(arg));
+
+  // Resume (the interrupted run's notification, a kept worktree's row): the runner resumes from
+  // .ralph/parallel.json; once it ends, the worktrees still kept (orphans) are listed again.
+  reg(Commands.parallelResume, async (arg?: unknown) => {
+    const folder = await folderOfArg(arg);
+    return folder ? launch(folder, {}) : undefined;
+  });
+
+  reg(Commands.parallelCheckInterrupted, async (arg?: unknown) => {
+    const folder = await folderOfArg(arg);
+    return folder ? interrupted.check(folder) : undefined;
+  });
+
   /** The item a row, a notification or a caller (a story id) names. */
   const itemOf = (arg: unknown): NeedsYouEntry => {
     const item = arg instanceof NeedsYouItemNode ? arg.item : typeof arg === 'string' ? parallel.needsYou().find((i) => i.storyId === arg) : undefined;
@@ -145,6 +162,13 @@ export function registerParallelCommands(context: vscode.ExtensionContext, deps:
     }
     // A worktree is a checkout of its own: a window of its own, as Git's "Open Worktree" does.
     await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(item.worktree), { forceNewWindow: true });
+  });
+
+  reg(Commands.needsYouRemoveWorktree, async (arg?: unknown) => {
+    const item = itemOf(arg);
+    await parallel.removeKept(item);
+    void vscode.window.showInformationMessage(`Ralph: the worktree ${item.worktree ?? ''} of ${item.storyId} was removed.`);
+    return true;
   });
 
   reg(Commands.needsYouOpenConflict, async (arg?: unknown) => {

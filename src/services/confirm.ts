@@ -31,6 +31,8 @@ export interface AskOptions {
    * asked beside something the person should look at first (the diff of a compaction or the Pin).
    */
   readonly modal?: boolean;
+  /** The label of the notification's dismissing button (`modal: false`; default Cancel), e.g. "Not Now". */
+  readonly dismiss?: string;
 }
 
 const CANCEL = 'Cancel';
@@ -53,9 +55,10 @@ export async function ask(message: string, choices: readonly string[], options: 
     return answer;
   }
   if (options.modal === false) {
-    const buttons = [...choices, CANCEL];
+    const dismiss = options.dismiss ?? CANCEL;
+    const buttons = [...choices, dismiss];
     const pick = options.severity === 'info' ? await vscode.window.showInformationMessage(message, ...buttons) : await vscode.window.showWarningMessage(message, ...buttons);
-    return pick === CANCEL ? undefined : pick;
+    return pick === dismiss ? undefined : pick;
   }
   const dialog = { modal: true, detail: options.detail };
   return options.severity === 'info'

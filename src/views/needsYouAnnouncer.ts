@@ -16,6 +16,8 @@ const BUTTONS: Record<NeedsYouAction, { label: string; command: string }> = {
   showTerminal: { label: 'Show Terminal', command: Commands.needsYouShowTerminal },
   openWorktree: { label: 'Open Worktree', command: Commands.needsYouOpenWorktree },
   openConflict: { label: 'Open Conflict', command: Commands.needsYouOpenConflict },
+  resume: { label: 'Resume', command: Commands.parallelResume },
+  removeWorktree: { label: 'Remove Worktree', command: Commands.needsYouRemoveWorktree },
 };
 
 export class NeedsYouAnnouncer extends Disposable {
@@ -39,9 +41,10 @@ export class NeedsYouAnnouncer extends Disposable {
   private update(): void {
     const items = this.parallel.needsYou();
     this.view.badge = items.length > 0 ? { value: items.length, tooltip: `${items.length} ${items.length === 1 ? 'story needs' : 'stories need'} you` } : undefined;
+    // A recovered item was told once, in the interrupted run's one notification (interruptedRuns.ts).
     const fresh = itemsToAnnounce(
       this.seen,
-      items.map((i) => ({ ...needsYouInput(i), entry: i })),
+      items.filter((i) => !i.recovered).map((i) => ({ ...needsYouInput(i), entry: i })),
     );
     for (const f of fresh) {
       this.announce(f.entry);

@@ -9,7 +9,7 @@ import { needsYouHeader, needsYouRow } from '../core/parallel/needsYouRows';
 import type { NeedsYouEntry } from '../services/parallel/parallelService';
 
 export function needsYouInput(e: NeedsYouEntry): Parameters<typeof needsYouRow>[0] {
-  return { folderKey: e.folder.uri.toString(), storyId: e.storyId, why: e.why, message: e.message, conflictFiles: e.conflictFiles, detail: e.detail };
+  return { folderKey: e.folder.uri.toString(), storyId: e.storyId, why: e.why, message: e.message, conflictFiles: e.conflictFiles, detail: e.detail, recovered: e.recovered, commits: e.commits?.length };
 }
 
 export class NeedsYouNode {
@@ -47,7 +47,7 @@ export class NeedsYouItemNode {
     const row = needsYouRow(needsYouInput(this.item));
     const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
     item.id = `needsYouItem:${row.key}`;
-    item.iconPath = new vscode.ThemeIcon(this.item.why === 'conflict' ? 'git-merge' : 'warning', new vscode.ThemeColor('list.warningForeground'));
+    item.iconPath = new vscode.ThemeIcon(this.item.why === 'conflict' ? 'git-merge' : this.item.recovered ? 'repo-forked' : 'warning', new vscode.ThemeColor('list.warningForeground'));
     item.tooltip = row.tooltip;
     item.accessibilityInformation = { label: `${row.label}. ${row.tooltip}` };
     item.contextValue = ['needsYouItem', ...row.actions].join(' ');

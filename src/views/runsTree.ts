@@ -1,8 +1,10 @@
 /**
- * The Runs view: a summary line, the iterations newest first (outcome icon, story, duration), and
- * the archived runs of previous features, whose files open read-only. Drawn from RunsWorkspace.
+ * The Runs view: a summary line, the iterations newest first (outcome icon, story, duration), a
+ * parallel loop's runs grouped under it by wave (src/core/runs/runGroups.ts), and the archived
+ * runs of previous features, whose files open read-only. Drawn from RunsWorkspace.
  */
 import * as vscode from 'vscode';
+import { groupRuns, mergeText, type RunGroup, type WaveGroup } from '../core/runs/runGroups';
 import { formatDuration, RUNS_FILE, type RunOutcome, type RunRecord, summarizeRuns, summaryLine } from '../core/runs/runs';
 import { Commands } from '../constants';
 import type { Runner } from '../services/run/runner';
@@ -15,6 +17,8 @@ export const ARCHIVE_SCHEME = 'ralph-archive';
 type RunsNode =
   | { kind: 'summary'; folder: vscode.WorkspaceFolder; text: string; bad: number }
   | { kind: 'run'; folder: vscode.WorkspaceFolder; run: RunRecord; index: number }
+  | { kind: 'loop'; folder: vscode.WorkspaceFolder; runs: readonly RunRecord[]; group: Extract<RunGroup, { kind: 'loop' }>; newest: boolean }
+  | { kind: 'wave'; folder: vscode.WorkspaceFolder; runs: readonly RunRecord[]; loopId: string; wave: WaveGroup }
   | { kind: 'archives'; folder: vscode.WorkspaceFolder; names: string[] }
   | { kind: 'archive'; folder: vscode.WorkspaceFolder; name: string }
   | { kind: 'archiveFile'; folder: vscode.WorkspaceFolder; archive: string; file: string };
@@ -63,7 +67,8 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         item.id = `run:${node.folder.uri.toString()}:${r.start}:${node.index}`;
         item.iconPath = new vscode.ThemeIcon(codicon, color ? new vscode.ThemeColor(color) : undefined);
         const left = r.uncommitted?.length ? (r.uncommitted.length + (r.uncommittedMore ?? 0)) : 0;
-        item.description = `${words}${left ? ` · ${left} uncommitted` : ''} · ${formatDuration(r.durationMs)} · ${new Date(r.start).toLocaleString()}`;
+        const merge = mergeText(r.parallel);
+        item.description = `${merge ? `${merge} · ` : ''}${words}${left ? ` · ${left} uncommitted` : ''} · ${formatDuration(r.durationMs)} · ${new Date(r.start).toLocaleString()}`;
         const terminal = this.runner.terminalOf(node.folder.uri, r.promptFile);
         item.contextValue = `run ${r.outcome}${terminal ? ' terminal' : ''}`;
         const md = new vscode.MarkdownString(undefined, true);
@@ -74,9 +79,28 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         if (r.uncommitted?.length) {
           md.appendMarkdown(`The agent left uncommitted changes: ${r.uncommitted.map((f) => `\`${f.replace(/`/g, "'")}\``).join(', ')}${r.uncommittedMore ? `, and ${r.uncommittedMore} more` : ''}\n\n`);
         }
+        if (r.parallel) {
+          md.appendMarkdown(`Wave ${r.parallel.wave + 1} · worktree ${escape(r.parallel.worktree)} · branch \`${r.parallel.branch.replace(/`/g, "'")}\`${merge ? ` · ${escape(merge)}` : ''}\n\n`);
+        }
         md.appendMarkdown(`Prompt: ${escape(r.promptFile)}${terminal ? ' · its terminal is still open' : ''}`);
         item.tooltip = md;
         item.command = { command: Commands.openRunPrompt, title: 'Open Prompt', arguments: [node.folder.uri, r.promptFile] };
+        return item;
+      }
+      case 'loop': {
+        // The newest loop opens; older ones stay folded so the view stays short.
+        const item = new vscode.TreeItem(node.group.label, node.newest ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `loop:${node.folder.uri.toString()}:${node.group.loopId}`;
+        item.iconPath = new vscode.ThemeIcon('run-all');
+        item.description = new Date(node.group.start).toLocaleString();
+        item.contextValue = 'runsLoop';
+        return item;
+      }
+      case 'wave': {
+        const item = new vscode.TreeItem(node.wave.label, vscode.TreeItemCollapsibleState.Expanded);
+        item.id = `wave:${node.folder.uri.toString()}:${node.loopId}:${node.wave.wave}`;
+        item.iconPath = new vscode.ThemeIcon('layers');
+        item.contextValue = 'runsWave';
         return item;
       }
       case 'archives': {
@@ -113,12 +137,20 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         if (runs.length > 0) {
           out.push({ kind: 'summary', folder, text: summaryLine(summarizeRuns(runs)), bad: errors.length });
         }
-        out.push(...runs.map((run, index) => ({ kind: 'run' as const, folder, run, index })).reverse());
+        out.push(
+          ...groupRuns(runs).map((g, k): RunsNode => (g.kind === 'run' ? { kind: 'run', folder, run: runs[g.index], index: g.index } : { kind: 'loop', folder, runs, group: g, newest: k === 0 })),
+        );
         if (archives.length > 0) {
           out.push({ kind: 'archives', folder, names: [...archives] });
         }
       }
       return out;
+    }
+    if (node.kind === 'loop') {
+      return node.group.waves.map((wave) => ({ kind: 'wave' as const, folder: node.folder, runs: node.runs, loopId: node.group.loopId, wave }));
+    }
+    if (node.kind === 'wave') {
+      return node.wave.runs.map((index) => ({ kind: 'run' as const, folder: node.folder, run: node.runs[index], index }));
     }
     if (node.kind === 'archives') {
       return node.names.map((name) => ({ kind: 'archive' as const, folder: node.folder, name }));

@@ -7,13 +7,14 @@
  * runner holds the workspace run lock the CLI's `run` takes.
  */
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import { hostname } from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { acquireRunLock } from '../../src/node/parallel/runLock';
 import type { TreeSnapshotNode } from '../../src/api';
-import { api, findStory, storyState, waitFor, waitForTree, workspaceFolder } from './helpers';
+import { answering, api, expectCommandError, findStory, storyState, waitFor, waitForTree, workspaceFolder } from './helpers';
 import {
   ensureGitWorkspace,
   fakeAgentPath,
@@ -29,6 +30,7 @@ import {
   stopAndCloseTerminals,
   useCustomPrd,
   useFakeAgent,
+  ws,
 } from './runHelpers';
 
 const FEATURE = 'ralph/parallel-host';
@@ -102,6 +104,8 @@ suite('the parallel loop in VS Code (issue 19)', function () {
       await vscode.commands.executeCommand('ralph.parallel.stopAll');
       await waitFor('the parallel run to stop', () => !a.parallelState().running, 30_000);
     }
+    // What an ended run kept is listed once the folder's checks settle (answered Not Now, should one ask).
+    await answering(undefined, () => vscode.commands.executeCommand('ralph.parallel.checkInterrupted', workspaceFolder()));
     // The items a run left open stay until the user skips them.
     for (const i of a.parallelState().needsYou) {
       await vscode.commands.executeCommand('ralph.needsYou.skip', i.storyId);
@@ -111,6 +115,8 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     await settings({ 'parallel.checkCommand': undefined, 'parallel.maxAgents': undefined });
     removeWorktrees();
     await restoreWorkspace(pristine);
+    // Forget the worktrees an ended run kept (listed from .ralph/parallel.json, now gone).
+    await answering(undefined, () => vscode.commands.executeCommand('ralph.parallel.checkInterrupted', workspaceFolder()));
   });
 
   async function onFeatureBranch(prd = fourStories()): Promise<void> {
@@ -166,6 +172,18 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     const merge = Object.fromEntries(lines.map((l) => [l.storyId, l.parallel?.merge]));
     assert.deepEqual(merge, { 'US-001': 'merged', [winner]: 'merged', [conflicted]: 'conflict', 'US-004': 'check-failed' });
     assert.ok(lines.every((l) => l.parallel && l.parallel.worktree !== '' && l.parallel.branch.startsWith(FEATURE)), JSON.stringify(lines));
+
+    // The Runs view: the loop, its one wave with what became of each story, each run's merge outcome.
+    const loop = await waitFor('the Runs view to show the parallel loop with its four runs', async () => {
+      const found = (await a.runsSnapshot(3)).find((n) => n.label.startsWith('Parallel loop'));
+      return found?.children?.[0]?.children?.length === 4 ? found : undefined;
+    });
+    assert.equal(loop.label, 'Parallel loop (1 wave, 4 runs)');
+    assert.equal(loop.children?.[0].label, 'Wave 1 (4 stories: 2 merged, 1 conflict, 1 check failed)');
+    const outcome = Object.fromEntries((loop.children?.[0].children ?? []).map((r) => [r.label.split(':')[0], (r.description ?? '').split(' · ')[0]]));
+    assert.match(outcome['US-001'], /^merged [0-9a-f]{7}$/, JSON.stringify(outcome));
+    assert.equal(outcome[conflicted], 'conflict');
+    assert.equal(outcome['US-004'], 'check failed');
 
     // The user resolves the conflict by hand: Open Conflict brings the feature branch into the worktree.
     const files = await vscode.commands.executeCommand<string[]>('ralph.needsYou.openConflict', conflicted);
@@ -279,5 +297,81 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     assert.ok(await run, 'the run ended with a result');
     const lock = await acquireRunLock(root(), 'the ralph-workbench run command');
     await lock.release();
+  });
+
+  test('a run a crash cut off is offered once on reopening; Needs You lists its worktrees; Remove Worktree refuses one holding commits; Resume merges the finished story and reruns the cut-off ones', async () => {
+    const a = await api();
+    await onFeatureBranch();
+    await useParallelAgent('FAKE_AGENT_MODE=hang', 'par-crash');
+    const stateFile = ws('.ralph', 'parallel.json');
+    const runsFile = ws('.ralph', 'runs.jsonl');
+    const running = () => (fs.existsSync(stateFile) ? (JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { stories: { storyId: string; state: string; worktree: string }[] }).stories.filter((r) => r.state === 'running') : []);
+    const run = vscode.commands.executeCommand<Stop | undefined>('ralph.parallel.startLoop', 10, 3);
+    await waitFor('three agents at work, recorded running', () => fakeAgentProcesses('par-crash').length === 3 && running().length === 3, 60_000, () => a.parallelState());
+    const worktreeOf = Object.fromEntries(running().map((r) => [r.storyId, r.worktree]));
+
+    // The extension host dies here. What it leaves: the state file as it was, runs.jsonl without
+    // the lines of the runs cut off, and the run lock of a process that no longer exists. (The
+    // run is stopped for real, then its files are put back as the dead host left them.)
+    const crashed = fs.readFileSync(stateFile, 'utf8');
+    const runsBefore = fs.existsSync(runsFile) ? fs.readFileSync(runsFile, 'utf8') : undefined;
+    await vscode.commands.executeCommand('ralph.parallel.stopAll');
+    await run;
+    await waitFor('no fake agent left running', () => fakeAgentProcesses('par-crash').length === 0, 20_000);
+    fs.writeFileSync(stateFile, crashed);
+    if (runsBefore === undefined) {
+      fs.rmSync(runsFile, { force: true });
+    } else {
+      fs.writeFileSync(runsFile, runsBefore);
+    }
+    const dead = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    await new Promise((r) => dead.on('exit', r));
+    fs.mkdirSync(ws('.ralph', 'run.lock'), { recursive: true });
+    fs.writeFileSync(ws('.ralph', 'run.lock.owner.json'), JSON.stringify({ holder: 'VS Code', pid: dead.pid, host: hostname(), since: new Date().toISOString() }));
+    // While the window was gone, US-002's agent finished (its commit, passing in its worktree).
+    const prompt = path.join(worktreeOf['US-002'], '.ralph', 'crash-prompt.md');
+    fs.writeFileSync(prompt, 'Story ID: US-002\n');
+    execFileSync(process.execPath, [fakeAgentPath(), prompt], { cwd: worktreeOf['US-002'], env: { ...process.env, FAKE_AGENT_MODE: 'pass', FAKE_AGENT_PLAN: '{"US-002":"pass"}' }, stdio: 'ignore' });
+    // And a worktree of the feature branch no record names, with a commit of its own.
+    const orphan = path.join(path.dirname(worktreeOf['US-001']), 'US-009');
+    git('worktree', 'add', '-q', '-b', `${FEATURE}-US-009`, orphan);
+    fs.writeFileSync(path.join(orphan, 'nine.txt'), 'nine\n');
+    execFileSync('git', [...GIT_IDENTITY, 'add', 'nine.txt'], { cwd: orphan });
+    execFileSync('git', [...GIT_IDENTITY, 'commit', '-qm', 'wip: nine'], { cwd: orphan });
+    const perItem = a.parallelState().notifications.length;
+
+    // Reopening: one notification with the counts; the kept worktrees under Needs You.
+    const { questions } = await answering(undefined, () => vscode.commands.executeCommand('ralph.parallel.checkInterrupted', workspaceFolder()));
+    assert.deepEqual(
+      questions.map((q) => [q.message, q.choices]),
+      [[`Ralph: a parallel run in ${workspaceFolder().name} was interrupted (2 stories in flight, 1 finished but not merged).`, ['Resume', 'Show Worktrees']]],
+    );
+    const nodes = await waitForTree('the Needs You node with the four kept worktrees', (n) => needsYouNode(n)?.children?.length === 4, 2);
+    assert.deepEqual(
+      (needsYouNode(nodes)?.children ?? []).map((r) => r.label).sort(),
+      ['US-001 — interrupted, worktree kept, 0 commits not merged', 'US-002 — finished, not merged, 1 commit not merged', 'US-003 — interrupted, worktree kept, 0 commits not merged', 'US-009 — a worktree no run knows, 1 commit not merged'],
+    );
+    assert.equal(a.parallelState().badge, 4);
+    assert.equal(a.parallelState().notifications.length, perItem, 'no notification per kept worktree: the one above tells of them');
+    const again = await answering(undefined, () => vscode.commands.executeCommand('ralph.parallel.checkInterrupted', workspaceFolder()));
+    assert.deepEqual(again.questions, [], 'one notification, not one per check');
+
+    // The orphan holds a commit the feature branch lacks: not removed, and the user is told how many.
+    const refused = await expectCommandError('ralph.needsYou.removeWorktree', () => vscode.commands.executeCommand('ralph.needsYou.removeWorktree', 'US-009'));
+    assert.match(refused, /has 1 commit\(s\) not on ralph\/parallel-host .*Removing it would lose that work/);
+    assert.ok(fs.existsSync(path.join(orphan, 'nine.txt')));
+
+    // Resume: US-002 merges as it is (its agent not run again), US-001 and US-003 run again in their worktrees, then US-004.
+    await useParallelAgent(`FAKE_AGENT_PLAN='${JSON.stringify({ 'US-001': 'pass', 'US-002': 'pass', 'US-003': 'pass', 'US-004': 'pass' })}'`, 'par-resume');
+    const stop = await vscode.commands.executeCommand<Stop | undefined>('ralph.parallel.resume', workspaceFolder());
+    assert.ok(stop, 'Resume resolved to undefined: the run could not start (see the log)');
+    assert.ok(prdStories().every((s) => s.passes), JSON.stringify(prdStories()));
+    const log = featureLog();
+    for (const id of ['US-001', 'US-002', 'US-003', 'US-004']) {
+      assert.equal(log.filter((l) => l.startsWith(`feat: ${id} `)).length, 1, log.join('\n'));
+    }
+    assert.deepEqual(runsJsonl().map((l) => l.storyId).sort(), ['US-001', 'US-003', 'US-004']);
+    await waitFor('only the orphan left under Needs You', () => a.parallelState().needsYou.map((i) => i.storyId).join() === 'US-009', 10_000, () => a.parallelState());
+    assert.ok(!fs.existsSync(ws('.ralph', 'run.lock')), 'the run lock was released');
   });
 });

@@ -37,9 +37,11 @@ const WRITES = [
   'ralph.parallel.startLoop',
   'ralph.needsYou.retry',
   'ralph.needsYou.openConflict',
+  'ralph.parallel.resume',
+  'ralph.needsYou.removeWorktree',
 ];
 /** Commands that start an agent or git. */
-const RUNS = ['ralph.runNext', 'ralph.story.run', 'ralph.startLoop', 'ralph.pin.generate', 'ralph.parallel.runWave', 'ralph.parallel.startLoop', 'ralph.needsYou.retry', 'ralph.needsYou.openConflict'];
+const RUNS = ['ralph.runNext', 'ralph.story.run', 'ralph.startLoop', 'ralph.pin.generate', 'ralph.parallel.runWave', 'ralph.parallel.startLoop', 'ralph.needsYou.retry', 'ralph.needsYou.openConflict', 'ralph.parallel.resume', 'ralph.parallel.checkInterrupted', 'ralph.needsYou.removeWorktree'];
 /** Commands that post to GitHub. */
 const POSTS = ['ralph.github.selfHeal', 'ralph.github.selfHealAll', 'ralph.github.linkToIssue'];
 

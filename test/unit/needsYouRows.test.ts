@@ -40,6 +40,22 @@ describe('Needs You rows', () => {
     assert.equal(needsYouHeader(2), 'Needs You (2)');
   });
 
+  it('a worktree a cut-off run kept offers Resume, Open Worktree and Remove Worktree, and says how many commits it holds; an orphan offers no Resume', () => {
+    const kept = needsYouRow({ folderKey: 'file:///w', storyId: 'US-001', why: 'interrupted', message: 'US-001: its agent was cut off …', recovered: true, commits: 2 });
+    assert.equal(kept.label, 'US-001 — interrupted, worktree kept, 2 commits not merged');
+    assert.deepEqual(kept.actions, ['resume', 'openWorktree', 'removeWorktree']);
+    assert.equal(kept.mainAction, 'resume');
+    assert.equal(needsYouRow({ folderKey: 'file:///w', storyId: 'US-002', why: 'unmerged', message: 'm', recovered: true, commits: 1 }).label, 'US-002 — finished, not merged, 1 commit not merged');
+    const orphan = needsYouRow({ folderKey: 'file:///w', storyId: 'US-009', why: 'orphaned', message: 'm', recovered: true, commits: 1 });
+    assert.deepEqual(orphan.actions, ['openWorktree', 'removeWorktree']);
+  });
+
+  it('a conflict recovered from the state file (no terminal survives a reload) offers Remove Worktree instead of Show Terminal', () => {
+    const row = needsYouRow({ ...conflict, recovered: true, commits: 1 });
+    assert.deepEqual(row.actions, ['retry', 'skip', 'openWorktree', 'removeWorktree', 'openConflict']);
+    assert.equal(needsYouRow({ ...check, recovered: true }).mainAction, 'retry');
+  });
+
   it('each item is announced once however often the view refreshes, and again only after it closed and reopened', () => {
     const seen = new Set<string>();
     assert.deepEqual(itemsToAnnounce(seen, [conflict]).map((i) => i.storyId), ['US-003']);

@@ -163,25 +163,36 @@ export async function resumeParallel(folder: string, options: ResumeOptions = {}
   }
   const mergedOutcomes = await queue.mergeAll(toMerge);
 
-  // Worktrees of this feature branch that the state does not know.
-  const known = new Set(records.map((r) => path.resolve(r.worktree)));
-  const root = path.resolve(options.worktreeRoot ?? defaultWorktreeRoot(top));
-  const orphaned: OrphanedWorktree[] = [];
-  for (const w of await listWorktrees(top)) {
-    const folderAbs = path.resolve(w.folder);
-    const ours = folderAbs.startsWith(root + path.sep) || (w.branch?.startsWith(`${repo.featureBranch}-`) ?? false);
-    if (!ours || known.has(folderAbs) || folderAbs === path.resolve(top) || !w.branch) {
-      continue;
-    }
-    const commits = (await commitsNotOn(top, `refs/heads/${w.branch}`, `refs/heads/${repo.featureBranch}`)).map((c) => `${c.sha} ${c.subject}`);
-    orphaned.push({ folder: w.folder, branch: w.branch, commits });
-    const base = (await git(top, ['merge-base', `refs/heads/${repo.featureBranch}`, `refs/heads/${w.branch}`])).stdout.trim() || repo.head;
-    await queue.record({ storyId: path.basename(w.folder), branch: w.branch, folder: w.folder, base }, 'orphaned', {
-      commits,
-      note: commits.length > 0 ? `A worktree no run knows, with ${commits.length} commit(s) not on ${repo.featureBranch}: kept.` : 'A worktree no run knows; it holds no unmerged commit.',
+  const orphaned = await findOrphans(top, repo.featureBranch, records, options.worktreeRoot);
+  for (const o of orphaned) {
+    const base = (await git(top, ['merge-base', `refs/heads/${repo.featureBranch}`, `refs/heads/${o.branch}`])).stdout.trim() || repo.head;
+    await queue.record({ storyId: path.basename(o.folder), branch: o.branch, folder: o.folder, base }, 'orphaned', {
+      commits: [...o.commits],
+      note: o.commits.length > 0 ? `A worktree no run knows, with ${o.commits.length} commit(s) not on ${repo.featureBranch}: kept.` : 'A worktree no run knows; it holds no unmerged commit.',
     });
   }
   return { merged: mergedOutcomes, interrupted, orphaned, removed, notes };
+}
+
+/**
+ * Worktrees of the feature branch that no record names (a run killed between `git worktree add`
+ * and its first record, or one made by hand in the worktree folder), with their commits not on
+ * the feature branch: resume records them `orphaned`; a reopened window lists them.
+ */
+export async function findOrphans(top: string, featureBranch: string, records: readonly Pick<StoryRunRecord, 'worktree'>[], worktreeRoot?: string): Promise<OrphanedWorktree[]> {
+  const known = new Set(records.map((r) => path.resolve(r.worktree)));
+  const root = path.resolve(worktreeRoot ?? defaultWorktreeRoot(top));
+  const orphaned: OrphanedWorktree[] = [];
+  for (const w of await listWorktrees(top)) {
+    const folderAbs = path.resolve(w.folder);
+    const ours = folderAbs.startsWith(root + path.sep) || (w.branch?.startsWith(`${featureBranch}-`) ?? false);
+    if (!ours || known.has(folderAbs) || folderAbs === path.resolve(top) || !w.branch) {
+      continue;
+    }
+    const commits = (await commitsNotOn(top, `refs/heads/${w.branch}`, `refs/heads/${featureBranch}`)).map((c) => `${c.sha} ${c.subject}`);
+    orphaned.push({ folder: w.folder, branch: w.branch, commits });
+  }
+  return orphaned;
 }
 
 export type { ParallelState };

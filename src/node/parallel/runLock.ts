@@ -5,10 +5,12 @@
  * it over, so a crash never locks a workspace for ever. Who holds it is written beside it, for the
  * message of the run that is refused.
  */
+import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { writeFileAtomically } from '../atomicWrite';
+import { check } from 'proper-lockfile';
 import { ralphLockPath, takeLock } from '../ralphLock';
 import { ParallelError } from './git';
 
@@ -52,6 +54,21 @@ export async function acquireRunLock(root: string, holder: string): Promise<RunL
       await release().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Whether a live process holds the workspace's run lock now (its text says who), without taking
+ * it: a lock not refreshed for `RUN_LOCK_STALE_MS`, or whose holder on this machine is gone, is
+ * not live (the next run takes it over). Never changes the lock.
+ */
+export async function liveRunHolder(root: string): Promise<string | undefined> {
+  const lockPath = path.join(root, RUN_LOCK);
+  if (!existsSync(lockPath)) {
+    return undefined;
+  }
+  const held = await check(lockPath, { lockfilePath: lockPath, realpath: false, stale: RUN_LOCK_STALE_MS }).catch(() => false);
+  const owner = held ? await readOwner(root) : undefined;
+  return held && !owner?.gone ? (owner?.text ?? 'a run') : undefined;
 }
 
 /** Who holds the lock, and whether that process is gone (it ran on this machine and no longer exists). */

@@ -12,10 +12,12 @@ import { shellKindOf, type ShellKind } from '../../core/agents/presets';
 import { workspaceProblems } from '../../core/loop/preflight';
 import { planAgentCommand } from '../../core/loop/iteration';
 import type { NeedsYouItem, ParallelStop } from '../../core/loop/parallelLoop';
+import type { NeedsYouRowWhy } from '../../core/parallel/needsYouRows';
 import type { StopMode } from '../../core/loop/loop';
 import type { AgentExecutor, AgentLaunch } from '../../core/loop/executor';
 import { ParallelRunner, type RunnerEvent, type StoryStatus } from '../../node/parallel/runner';
 import { git } from '../../node/parallel/git';
+import { removeKeptWorktree } from '../../node/parallel/interrupted';
 import { updateFromFeature } from '../../node/parallel/storyRun';
 import { terminalLookup } from '../../node/programLookup';
 import { Disposable } from '../../util/disposable';
@@ -35,8 +37,14 @@ export interface ParallelStartOptions {
 }
 
 /** A Needs You item as the views show it, with what its actions need. */
-export interface NeedsYouEntry extends NeedsYouItem {
+export interface NeedsYouEntry extends Omit<NeedsYouItem, 'why'> {
+  readonly why: NeedsYouRowWhy;
   readonly folder: vscode.WorkspaceFolder;
+  /** Found in `.ralph/parallel.json` by a reopened window (src/services/parallel/interruptedRuns.ts), not raised by a run of this window. */
+  readonly recovered?: boolean;
+  /** The kept worktree's branch and its commits not on the feature branch (a recovered item). */
+  readonly branch?: string;
+  readonly commits?: readonly string[];
   /** The story's kept worktree, when known. */
   readonly worktree?: string;
   /** Its last agent run's log, relative to the folder (`.ralph/logs/<run>.log`). */
@@ -79,6 +87,10 @@ export class ParallelService extends Disposable {
   private readonly leftOpen = new Map<string, NeedsYouEntry[]>();
   /** Per folder: the worktree and log of stories, kept past their run for Show Terminal / Open Worktree. */
   private readonly known = new Map<string, Map<string, StoryTrail>>();
+  /** Per folder: the worktrees a run that did not end kept, until a run of that folder starts or they are removed. */
+  private readonly recovered = new Map<string, NeedsYouEntry[]>();
+  /** Per folder: stories the user skipped; their kept worktrees are not listed again until a run takes them up. */
+  private readonly skipped = new Map<string, Set<string>>();
   /** Per worktree folder: the terminal its agent runs in. */
   private readonly terminals = new Map<string, vscode.Terminal>();
 
@@ -156,6 +168,12 @@ export class ParallelService extends Disposable {
     );
     // Items of an earlier run of the stories this run takes up are its to raise again.
     this.leftOpen.set(key, (this.leftOpen.get(key) ?? []).filter((i) => options.only !== undefined && !options.only.includes(i.storyId)));
+    // The runner resumes what the state file says; its items replace the recovered ones.
+    this.recovered.delete(key);
+    const skipped = this.skipped.get(key);
+    for (const id of options.only ?? [...(skipped ?? [])]) {
+      skipped?.delete(id);
+    }
     const done = runner.run();
     this.active.set(key, { folder, runner, starts, done: done.catch(() => undefined) });
     this.onDidChangeEmitter.fire();
@@ -191,15 +209,50 @@ export class ParallelService extends Disposable {
   /** The open Needs You items, of running and of ended runs, in folder order. */
   needsYou(): NeedsYouEntry[] {
     const out: NeedsYouEntry[] = [];
-    const folders = new Set([...this.active.keys(), ...this.leftOpen.keys()]);
+    const folders = new Set([...this.active.keys(), ...this.leftOpen.keys(), ...this.recovered.keys()]);
     for (const key of folders) {
       const r = this.active.get(key);
       if (r) {
         out.push(...r.runner.needsYou.map((i) => this.entryOf(r.folder, i)));
       }
-      out.push(...(this.leftOpen.get(key) ?? []));
+      const left = this.leftOpen.get(key) ?? [];
+      out.push(...left);
+      // A story this window's run raised an item for is listed once, with that item.
+      out.push(...(this.recovered.get(key) ?? []).filter((k) => !left.some((i) => i.storyId === k.storyId)));
     }
     return out;
+  }
+
+  /** The worktrees a run that did not end kept in this folder (none: the list is cleared). */
+  setRecovered(folder: vscode.WorkspaceFolder, entries: readonly NeedsYouEntry[]): void {
+    const key = folder.uri.toString();
+    const skipped = this.skipped.get(key);
+    const listed = entries.filter((e) => !skipped?.has(e.storyId));
+    if (listed.length === 0 && !this.recovered.has(key)) {
+      return;
+    }
+    if (listed.length > 0) {
+      this.recovered.set(key, listed);
+    } else {
+      this.recovered.delete(key);
+    }
+    this.onDidChangeEmitter.fire();
+  }
+
+  /**
+   * Remove Worktree on a recovered item: only when the feature branch holds every commit of it
+   * (src/node/parallel/interrupted.ts refuses otherwise, saying how many would be lost).
+   */
+  async removeKept(item: NeedsYouEntry): Promise<void> {
+    if (!item.recovered || !item.worktree || !item.branch) {
+      throw new RunError(`${item.storyId}'s worktree belongs to a run of this window: Retry or Skip it instead.`);
+    }
+    if (this.isRunning(item.folder)) {
+      throw new RunError(`A parallel run is under way in ${item.folder.name}: remove worktrees once it has ended.`);
+    }
+    await removeKeptWorktree(item.folder.uri.fsPath, { storyId: item.storyId, worktree: item.worktree, branch: item.branch });
+    const key = item.folder.uri.toString();
+    this.setRecovered(item.folder, (this.recovered.get(key) ?? []).filter((e) => e.worktree !== item.worktree));
   }
 
   /** The stories agents work on now. */
@@ -239,8 +292,12 @@ export class ParallelService extends Disposable {
     const left = this.leftOpen.get(key) ?? [];
     const rest = left.filter((i) => i.storyId !== item.storyId);
     this.leftOpen.set(key, rest);
+    const kept = this.recovered.get(key) ?? [];
+    const keptRest = kept.filter((i) => i.storyId !== item.storyId);
+    this.recovered.set(key, keptRest);
+    this.skipped.set(key, new Set([...(this.skipped.get(key) ?? []), item.storyId]));
     this.onDidChangeEmitter.fire();
-    return rest.length < left.length;
+    return rest.length < left.length || keptRest.length < kept.length;
   }
 
   /** The terminal of a story's agent, while it is open. */
