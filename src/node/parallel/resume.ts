@@ -196,3 +196,16 @@ export async function findOrphans(top: string, featureBranch: string, records: r
 }
 
 export type { ParallelState };
+
+/**
+ * Whether a merged story still has its worktree or branch: a run killed before removing it, or in
+ * the middle of reusing it for the next story. Resume tidies it (removeWorktree keeps anything unmerged).
+ */
+export async function mergedLeftovers(root: string, state: ParallelState): Promise<boolean> {
+  const merged = state.stories.filter((s) => s.state === 'merged');
+  if (merged.some((s) => existsSync(s.worktree))) {
+    return true;
+  }
+  const branches = new Set((await git(root, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/'])).stdout.split('\n'));
+  return merged.some((s) => branches.has(s.branch));
+}

@@ -17,21 +17,18 @@ import { predictAll } from '../../core/loop/sameFile';
 import type { StopMode } from '../../core/loop/loop';
 import type { MergeMode, ParallelState } from '../../core/parallel/state';
 import { analyzePrd, type PrdAnalysis } from '../../core/prd/index';
-import { parsePin } from '../../core/pin/format';
-import { parseProgress } from '../../core/progress/parse';
-import { filesChangedByStory } from '../../core/progress/views';
 import type { MergeResult, RunOutcome, RunRecord } from '../../core/runs/runs';
 import { recordIteration } from '../runRecorder';
 import { commitsNotOn, git, ParallelError } from './git';
-import { branchNameProblem, storyBranchName } from '../../core/parallel/names';
-import { GitError, GitRepo } from '../gitRepo';
+import { storyBranchName } from '../../core/parallel/names';
 import { MergeQueue } from './mergeQueue';
-import { resumeParallel, type ResumeReport } from './resume';
+import { mergedLeftovers, resumeParallel, type ResumeReport } from './resume';
+import { readPredictionInputs } from './predictionInputs';
 import { acquireRunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
 import { finishedInWorktree, type MemoryPaths, StoryRun, type StoryRunContext, type StoryRunResult, updateFromFeature } from './storyRun';
 import { SpareWorktrees } from './spares';
-import { addWorktree, defaultWorktreeRoot, listWorktrees, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
+import { addWorktree, checkOutPrdBranch, defaultWorktreeRoot, listWorktrees, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
 
 export interface ParallelRunOptions {
   readonly config: Partial<ParallelConfig>;
@@ -152,7 +149,10 @@ export class ParallelRunner {
     const store = new ParallelStateStore(top);
     const state = await store.read();
     if (this.options.manageBranch) {
-      await this.checkOutPrdBranch(top);
+      const checkedOut = await checkOutPrdBranch(top, this.options.files.prd);
+      if (checkedOut) {
+        this.emit({ kind: 'note', message: checkedOut });
+      }
     }
     const queueOptions = { mode: this.options.mergeMode, checkCommand: this.options.checkCommand || undefined, checkTimeoutMs: this.options.checkTimeoutMs, prdPath: this.options.files.prd, progressPath: this.options.files.progress };
     if (state && (state.stories.some((s) => s.state !== 'merged') || (await mergedLeftovers(top, state)))) {
@@ -166,7 +166,7 @@ export class ParallelRunner {
     await this.adoptKept(await store.read());
     this.prd = await this.readPrd();
     const stories = this.prd?.doc.stories ?? [];
-    const predictions = predictAll(stories, await this.predictionInputs());
+    const predictions = predictAll(stories, await readPredictionInputs((this.repo as RepoInfo).root, this.options.files));
     this.loop = new ParallelLoop(this.prd, {
       config: this.options.config,
       predictions,
@@ -568,29 +568,6 @@ export class ParallelRunner {
     return { storyId, branch, folder, base };
   }
 
-  /** prd.json's branchName checked out (or created), so story branches start from the feature's head and merge into it. */
-  private async checkOutPrdBranch(top: string): Promise<void> {
-    const prd = await readFile(path.join(top, this.options.files.prd), 'utf8').then(analyzePrd, () => undefined);
-    const branch = prd?.doc.branchName;
-    if (!branch) {
-      return; // no branchName: the run works on the branch checked out now
-    }
-    const bad = branchNameProblem(branch);
-    if (bad) {
-      throw new ParallelError('bad-branch', `The branchName "${branch}" in ${this.options.files.prd} is not a valid git branch name: ${bad}. Fix it, then run again.`);
-    }
-    const repo = await GitRepo.open(top);
-    if (!repo) {
-      return; // preflight names what is missing
-    }
-    const result = await repo.ensureBranch(branch).catch((e: Error) => {
-      throw new ParallelError(e instanceof GitError && /uncommitted/.test(e.message) ? 'dirty' : 'git', e.message);
-    });
-    if (result.action !== 'already-on-branch') {
-      this.emit({ kind: 'note', message: result.action === 'created' ? `created the feature branch ${branch} from ${result.from ?? 'HEAD'}` : `checked out the feature branch ${branch}` });
-    }
-  }
-
   private async readPrd(): Promise<PrdAnalysis | undefined> {
     try {
       return analyzePrd(await readFile(path.join((this.repo as RepoInfo).root, this.options.files.prd), 'utf8'));
@@ -609,28 +586,4 @@ export class ParallelRunner {
       this.prd = fresh;
     }
   }
-
-  private async predictionInputs(): Promise<Parameters<typeof predictAll>[1]> {
-    const root = (this.repo as RepoInfo).root;
-    const read = (rel: string) => readFile(path.join(root, rel), 'utf8').catch(() => undefined);
-    const [pinText, progressText] = await Promise.all([read(this.options.files.pin), read(this.options.files.progress)]);
-    return {
-      pin: pinText !== undefined ? parsePin(pinText) : undefined,
-      progressFiles: progressText !== undefined ? filesChangedByStory(parseProgress(progressText)) : undefined,
-      memoryFiles: [this.options.files.prd, this.options.files.progress],
-    };
-  }
-}
-
-/**
- * Whether a merged story still has its worktree or branch: a run killed before removing it, or in
- * the middle of reusing it for the next story. Resume tidies it (removeWorktree keeps anything unmerged).
- */
-async function mergedLeftovers(root: string, state: ParallelState): Promise<boolean> {
-  const merged = state.stories.filter((s) => s.state === 'merged');
-  if (merged.some((s) => existsSync(s.worktree))) {
-    return true;
-  }
-  const branches = new Set((await git(root, ['for-each-ref', '--format=%(refname:short)', 'refs/heads/'])).stdout.split('\n'));
-  return merged.some((s) => branches.has(s.branch));
 }

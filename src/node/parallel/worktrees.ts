@@ -6,10 +6,12 @@
  * removed only when its branch holds no commit the feature branch lacks.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { branchNameProblem, defaultWorktreeRootName, pathSegmentProblem, storyBranchName } from '../../core/parallel/names';
+import { analyzePrd } from '../../core/prd/index';
 import { fewPaths } from '../../core/runs/runs';
+import { GitError, GitRepo } from '../gitRepo';
 import { atLeast, commitsNotOn, firstLine, git, gitOk, gitVersion, ParallelError } from './git';
 
 /** `git worktree add` from a start point, `list --porcelain` and `remove` are what we need: 2.20 has them all, well tested. */
@@ -72,6 +74,36 @@ export async function preflight(folder: string, featureBranch?: string): Promise
     throw new ParallelError('dirty', `The feature branch ${current} has uncommitted changes (${fewPaths(dirty)}): commit or stash them first, so every story starts from the same commit and merges land in a clean tree.`);
   }
   return { root, featureBranch: current, head: head.stdout.trim(), gitVersion: version };
+}
+
+/**
+ * ralph.git.manageBranch for a parallel run, as the serial loop does: prd.json's `branchName`
+ * checked out, or created from the default branch when missing, so story branches start from the
+ * feature's head and merge into it. Returns what it did ("created the feature branch …"), or
+ * undefined when nothing changed (no branchName, already on it, not a git repository: the
+ * preflight names that). Refuses a branch name git would refuse and uncommitted changes.
+ */
+export async function checkOutPrdBranch(top: string, prdPath: string): Promise<string | undefined> {
+  const prd = await readFile(path.join(top, prdPath), 'utf8').then(analyzePrd, () => undefined);
+  const branch = prd?.doc.branchName;
+  if (!branch) {
+    return undefined;
+  }
+  const bad = branchNameProblem(branch);
+  if (bad) {
+    throw new ParallelError('bad-branch', `The branchName "${branch}" in ${prdPath} is not a valid git branch name: ${bad}. Fix it, then run again.`);
+  }
+  const repo = await GitRepo.open(top);
+  if (!repo) {
+    return undefined;
+  }
+  const result = await repo.ensureBranch(branch).catch((e: Error) => {
+    throw new ParallelError(e instanceof GitError && /uncommitted/.test(e.message) ? 'dirty' : 'git', e.message);
+  });
+  if (result.action === 'already-on-branch') {
+    return undefined;
+  }
+  return result.action === 'created' ? `created the feature branch ${branch} from ${result.from ?? 'HEAD'}` : `checked out the feature branch ${branch}`;
 }
 
 /** Paths with uncommitted changes (untracked files too), Ralph Workbench's `.ralph/` excepted. */
