@@ -233,8 +233,12 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     assert.equal(await vscode.commands.executeCommand('ralph.parallel.stopAgent', 'US-001'), true);
     await waitFor('one fake agent left', () => fakeAgentProcesses('par-stopone').length === 1, 20_000, () => fakeAgentProcesses('par-stopone'));
     await waitFor('US-001 under Needs You as stopped', () => a.parallelState().needsYou.some((i) => i.storyId === 'US-001' && i.why === 'stopped'), 20_000, () => a.parallelState());
-    const tree = await waitForTree('US-002 still running, US-001 no more', (n) => storyState(findStory(n, 'US-002')) === 'running' && storyState(findStory(n, 'US-001')) !== 'running', 1, 20_000);
-    assert.equal(needsYouNode(tree)?.children?.[0]?.label, 'US-001 — you stopped its agent');
+    await waitForTree(
+      'US-002 still running, US-001 no more and listed under Needs You',
+      (n) => storyState(findStory(n, 'US-002')) === 'running' && storyState(findStory(n, 'US-001')) !== 'running' && needsYouNode(n)?.children?.[0]?.label === 'US-001 — you stopped its agent',
+      2,
+      20_000,
+    );
     assert.equal(a.parallelState().running, true, 'the run goes on');
 
     await vscode.commands.executeCommand('ralph.parallel.stopAll');
