@@ -154,8 +154,12 @@ describe('A parallel wave from the VS Code UI (demo workspace, fake agents in gi
     await eventually('US-010\'s terminal to be the active one', async () => (await panel.locator('.terminal-tabs-entry.is-active, .monaco-list-row.selected').allInnerTexts()).some((t) => t.includes('US-010')), 10_000, () => panel.locator('.terminal-tabs-entry, .monaco-list-row').allInnerTexts());
 
     // Skip Story (the row's context menu): one item left, the badge says so.
-    await us010.click({ button: 'right' });
-    await ui.page.locator('.context-view .monaco-menu .action-item', { hasText: 'Skip Story' }).first().click();
+    // A busy workbench may re-render the menu while it opens (the item detaches): open it again.
+    const skip = ui.page.locator('.context-view .monaco-menu .action-item', { hasText: 'Skip Story' }).first();
+    await eventually('Skip Story to be clicked in the row\'s context menu', async () => {
+      await untilShown(ui.page, () => us010.click({ button: 'right' }), skip, 'the row\'s context menu with Skip Story');
+      return skip.click({ timeout: 5_000 }).then(() => true, async () => (await ui.page.keyboard.press('Escape'), false));
+    }, 60_000);
     await eventually('Needs You (1)', async () => (await ariaLabel(header)).startsWith('Needs You (1)'), 10_000, () => rowLabels(ui.page));
     await eventually('the badge "1"', async () => (await ralphBadge(ui.page)) === '1', 10_000, () => ralphBadge(ui.page));
   });
