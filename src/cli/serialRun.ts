@@ -18,7 +18,8 @@ import type { SettingValues } from '../core/settingKeys';
 import { GitRepo } from '../node/gitRepo';
 import { acquireRunLock, type RunLock } from '../node/parallel/runLock';
 import { type FolderPrepContext, folderPreflight, prepareIteration, RunError } from '../node/preparer';
-import { processExecutor, type ProcessRun } from '../node/processExecutor';
+import type { AgentHandle } from '../core/loop/executor';
+import { processExecutor } from '../node/processExecutor';
 import { openAgentLog } from '../node/runFiles';
 import { recordIteration } from '../node/runRecorder';
 import { resolveInside, WorkspacePathError } from '../node/workspacePath';
@@ -37,6 +38,8 @@ export interface SerialRunOptions {
   readonly storyId?: string;
   readonly failureLimit: number;
   readonly noProgressLimit: number;
+  /** End an agent that runs longer (0: no limit); the iteration counts as a failure (exit 124, as timeout(1)). */
+  readonly timeoutMs?: number;
   planAgent(storyId: string, promptPath: string): AgentCommandPlan;
   onEvent(event: SerialEvent): void;
   /** A warning for the person at the terminal (stderr). */
@@ -45,14 +48,14 @@ export interface SerialRunOptions {
 
 /** A serial loop of the CLI; `stop()` ends the running agent (the iteration is recorded as stopped). */
 export class SerialRun {
-  private readonly engine: RunEngine<string, ProcessRun>;
+  private readonly engine: RunEngine<string, AgentHandle>;
   private lock: RunLock | undefined;
   private log: { stream: WriteStream; rel: string } | undefined;
   private announced = 0;
 
   constructor(private readonly o: SerialRunOptions) {
     const ctx: FolderPrepContext = { root: o.root, settings: o.settings, log: { info: () => undefined, warn: (line) => o.warn(line.replace(/^\[runner\] /, '')) }, planAgent: (id, prompt) => o.planAgent(id, prompt) };
-    this.engine = new RunEngine<string, ProcessRun>({
+    this.engine = new RunEngine<string, AgentHandle>({
       keyOf: (root) => root,
       read: () => this.read(),
       preflight: async (_root, step, before, requested) => {
@@ -81,13 +84,18 @@ export class SerialRun {
       executor: {
         start: (launch) => {
           const log = this.log?.stream;
-          return processExecutor.start({
+          const handle = processExecutor.start({
             ...launch,
             onOutput: (chunk) => {
               log?.write(chunk);
               launch.onOutput?.(chunk);
             },
           });
+          return o.timeoutMs ? withTimeLimit(handle, o.timeoutMs, () => {
+            const said = `${launch.env.RALPH_STORY_ID ?? 'the story'}: its agent ran past the time limit (${minutes(o.timeoutMs ?? 0)}) and was ended; the iteration counts as a failure (exit 124).`;
+            log?.write(`\n# ${said}\n`);
+            o.warn(said);
+          }) : handle;
         },
       },
       record: async (root, line, after) => {
@@ -149,4 +157,36 @@ export class SerialRun {
     });
     return bytes === undefined ? undefined : analyzePrd(bytes);
   }
+}
+
+/**
+ * The agent, ended once it has run `ms`: its exit then reads as exit 124 (as timeout(1) reports),
+ * not as the user's stop, so the failure breaker counts it and the loop goes on.
+ */
+function withTimeLimit(handle: AgentHandle, ms: number, onTimeout: () => void): AgentHandle {
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    onTimeout();
+    void handle.stop();
+  }, ms);
+  return {
+    exit: handle.exit.then((e) => {
+      clearTimeout(timer);
+      return timedOut ? { ...e, exitCode: 124, stopped: false } : e;
+    }),
+    stop: () => {
+      clearTimeout(timer);
+      return handle.stop();
+    },
+    dispose: () => {
+      clearTimeout(timer);
+      handle.dispose();
+    },
+  };
+}
+
+/** "2 min", "90 s". */
+function minutes(ms: number): string {
+  return ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
 }

@@ -32,6 +32,9 @@ const outcomeIcons: Record<RunOutcome, [string, string | undefined, string]> = {
   error: ['error', 'list.errorForeground', 'error'],
 };
 
+/** A parallel run whose story passed in its worktree, but whose merge conflicted, failed its check or failed. */
+const UNMERGED: [string, string, string] = ['git-merge', 'list.warningForeground', 'passed in its worktree, not merged'];
+
 export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvider<RunsNode> {
   private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChangeTreeData = this.onDidChangeEmitter.event;
@@ -62,7 +65,9 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
       }
       case 'run': {
         const r = node.run;
-        const [codicon, color, words] = outcomeIcons[r.outcome] ?? outcomeIcons.error;
+        // A story that passed in its worktree but did not reach the feature branch is not green.
+        const unmerged = r.parallel?.merge !== undefined && r.parallel.merge !== 'merged';
+        const [codicon, color, words] = unmerged && r.outcome === 'passed' ? UNMERGED : (outcomeIcons[r.outcome] ?? outcomeIcons.error);
         const item = new vscode.TreeItem(`${r.storyId}${r.storyTitle ? `: ${r.storyTitle}` : ''}`, vscode.TreeItemCollapsibleState.None);
         item.id = `run:${node.folder.uri.toString()}:${r.start}:${node.index}`;
         item.iconPath = new vscode.ThemeIcon(codicon, color ? new vscode.ThemeColor(color) : undefined);

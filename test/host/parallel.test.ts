@@ -184,6 +184,10 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     assert.match(outcome['US-001'], /^merged [0-9a-f]{7}$/, JSON.stringify(outcome));
     assert.equal(outcome[conflicted], 'conflict');
     assert.equal(outcome['US-004'], 'check failed');
+    // Only the merged runs are green: the others passed in their worktrees, and that is all.
+    const icons = Object.fromEntries((loop.children?.[0].children ?? []).map((r) => [r.label.split(':')[0], r.icon]));
+    assert.deepEqual(icons, { 'US-001': 'pass-filled', [winner]: 'pass-filled', [conflicted]: 'git-merge', 'US-004': 'git-merge' });
+    assert.match(loop.children?.[0].children?.find((r) => r.label.startsWith(conflicted))?.description ?? '', /^conflict · passed in its worktree, not merged · /);
 
     // The user resolves the conflict by hand: Open Conflict brings the feature branch into the worktree.
     const files = await vscode.commands.executeCommand<string[]>('ralph.needsYou.openConflict', conflicted);

@@ -1,8 +1,8 @@
 /**
  * The Task Graph while a parallel run's agents work (issue 19): Run Wave with two agents at once
  * (the fake agent, waiting until stopped, each in its own git worktree and terminal); the editor
- * drawing and the side-bar list show one mark per running story, the status line says how many
- * agents run, and a mark — clicked, or reached with the keyboard — brings that story's terminal
+ * drawing and the side-bar list show one mark per running story, a ready story that waits says
+ * why, the status line says how many agents run, and a mark — clicked, or reached with the keyboard — brings that story's terminal
  * `Ralph: <id> — <title>` to the front.
  */
 import * as assert from 'node:assert/strict';
@@ -55,6 +55,16 @@ describe('Task Graph while a parallel run’s agents work (demo workspace, fake 
     const side = await graphFrame(ui.page, 'sidebar');
     await eventually('two marks in the side bar', async () => (await side.locator('.row.running .run-mark').count()) === 2, 20_000, () => side.locator('.row.running').count());
     assert.deepEqual((await side.locator('.row.running').evaluateAll((els) => els.map((e) => e.getAttribute('data-id') ?? ''))).sort(), ids);
+
+    // The demo's other ready stories wait for a free slot: each row and node says so.
+    await eventually('a ready story says why it waits', async () => (await side.locator('.row .wait-mark').count()) >= 1, 20_000, () => side.locator('.row').allInnerTexts());
+    const waiting = (await side.locator('.row:has(.wait-mark)').first().getAttribute('data-id')) ?? '';
+    assert.ok(waiting && !ids.includes(waiting), `a story that does not run waits: ${waiting}`);
+    assert.equal(await side.locator(`.row[data-id="${waiting}"] .wait-mark`).innerText(), 'waits for a free slot');
+    assert.equal(await side.locator(`.row[data-id="${waiting}"] .wait-mark`).getAttribute('title'), `${waiting} waits for a free slot (2/2 agents running)`);
+    assert.match((await side.locator(`.row[data-id="${waiting}"]`).getAttribute('aria-label')) ?? '', /, waits for a free slot \(2\/2 agents running\)$/);
+    await zoomOutUntil(f, `${waiting} in view`, () => nodeInView(f, waiting));
+    await eventually(`${waiting}'s node to show why it waits`, async () => ((await f.locator(`g.node[data-id="${waiting}"] .wait-mark`).textContent({ timeout: 1_000 })) ?? '').startsWith('⏸ waits for a free slot'), 10_000);
 
     // The terminal started last is in front: clicking the other story's mark brings its terminal.
     const terminalName = (id: string): string => `Ralph: ${id} — ${titles.get(id) ?? ''}`;

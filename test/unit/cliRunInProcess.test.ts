@@ -109,6 +109,23 @@ describe('CLI run in-process: --parallel 1 is the serial loop', function () {
     assert.deepEqual(passing(root), ['US-001']);
   });
 
+  it('--timeout-minutes ends an agent that never exits: the iteration counts as a failure (exit 124) and the breaker stops the loop', async () => {
+    const root = makeRepo();
+    const { io, out, interrupts } = capture();
+    // 0.01 min = 0.6 s per run; two runs in a row trip a failure limit of 2.
+    const code = await runRun(['--parallel', '1', '--agent-command', agent('hang'), '--timeout-minutes', '0.01', '--failure-limit', '2'], io, interrupts, root);
+    assert.equal(code, 1, `${out.stdout}\n${out.stderr}`);
+    assert.match(out.stderr, /US-001: its agent ran past the time limit \(1 s\) and was ended; the iteration counts as a failure \(exit 124\)\./);
+    assert.doesNotMatch(out.stderr, /does not apply/, 'the time limit applies one at a time too');
+    assert.deepEqual(runsOf(root).map((r) => [r.outcome, r.exitCode]), [['failed', 124], ['failed', 124]]);
+    assert.match(out.stdout, /Stopped: the agent exited with an error in 2 consecutive iterations/);
+    const logs = readdirSync(path.join(root, '.ralph', 'logs'));
+    assert.match(readFileSync(path.join(root, '.ralph', 'logs', logs[0]), 'utf8'), /# US-001: its agent ran past the time limit/);
+    const bad = capture();
+    assert.equal(await runRun(['--parallel', '1', '--timeout-minutes', 'soon'], bad.io, bad.interrupts, root), 1);
+    assert.match(bad.out.stderr, /--timeout-minutes needs a number of minutes, 0 or more \(got "soon"\)/);
+  });
+
   it('SIGINT ends the running agent: the iteration is recorded as stopped and the run exits 0', async () => {
     const root = makeRepo();
     const { io, out, interrupts } = capture();

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { type ParallelCommand, ParallelLoop, type ParallelLoopOptions, type ParallelStop } from '../../src/core/loop/parallelLoop';
 import { planStarts, type PlanInput, NO_ATTEMPTS, DEFAULT_PARALLEL_CONFIG } from '../../src/core/loop/parallelPlan';
-import { describeWait } from '../../src/core/loop/waitReasons';
+import { describeWait, shortWait } from '../../src/core/loop/waitReasons';
 import { analyzePrd } from '../../src/core/prd/index';
 import { makePrd, type StoryInput } from './helpers';
 
@@ -49,6 +49,7 @@ describe('planStarts: which ready stories start now and why the others wait', ()
       plan.waits.map((w) => `${w.storyId} ${describeWait(w.reason)}`),
       ['B waits for A: both change src/a.ts', 'C waits for Z: both change src/c.ts'],
     );
+    assert.deepEqual(plan.waits.map((w) => shortWait(w.reason)), ['waits for A', 'waits for Z'], 'a narrow row names the story it waits for');
   });
 
   it('a tripped breaker, an open item, a skip, a stop and the iteration limit each hold a story back, in that order', () => {
@@ -66,6 +67,7 @@ describe('planStarts: which ready stories start now and why the others wait', ()
       plan.waits.map((w) => describeWait(w.reason)),
       ['needs you: its agent exited with an error 2 times in a row', 'needs you: its merge into the feature branch conflicted', 'skipped (you chose Skip Story)'],
     );
+    assert.deepEqual(plan.waits.map((w) => shortWait(w.reason)), ['needs you', 'needs you', 'skipped']);
     const limit = planStarts({ ...base, iterations: 10, config: { ...base.config, maxIterations: 10 } });
     assert.deepEqual(limit.start, []);
     assert.equal(describeWait(limit.waits[0].reason), 'not started: the loop reached its maximum of 10 iterations');
@@ -238,6 +240,26 @@ describe('ParallelLoop: the parallel loop as events in, commands out', () => {
     const stop = loop.handle({ kind: 'merged', storyId: 'A', outcome: 'merged' });
     assert.deepEqual(show(stop), ['stop nothing-ready']);
     assert.deepEqual((stop[0] as ParallelStop).details, ['B: skipped (you chose Skip Story)', 'C: waits on B, which has not merged']);
+  });
+
+  it('a run of chosen stories (run --story, Run Wave) ends when they pass; the others are counted as not part of it, not called skipped', () => {
+    const loop = loopOf([{ id: 'A', priority: 1 }, { id: 'B', priority: 2 }, { id: 'C', priority: 3, blockedBy: ['A'] }], { only: ['A'] });
+    assert.deepEqual(show(loop.begin()), ['start A']);
+    loop.handle({ kind: 'agentEnded', storyId: 'A', outcome: 'passed' });
+    const stop = loop.handle({ kind: 'merged', storyId: 'A', outcome: 'merged' });
+    assert.deepEqual(show(stop), ['stop all-pass']);
+    assert.equal((stop[0] as ParallelStop).message, 'Stopped: every story this run took passes (1/3 stories pass).');
+    assert.deepEqual((stop[0] as ParallelStop).details, ['2 other stories were not part of this run.']);
+
+    // A chosen story that fails is listed with its reason; the user's Skip Story keeps its words.
+    const two = loopOf([{ id: 'A', priority: 1 }, { id: 'B', priority: 2 }, { id: 'C', priority: 3 }], { only: ['A', 'B'], config: { maxAgents: 1, failureLimit: 1 } });
+    assert.deepEqual(show(two.begin()), ['start A']);
+    two.handle({ kind: 'skip', storyId: 'B' });
+    const failed = two.handle({ kind: 'agentEnded', storyId: 'A', outcome: 'failed' });
+    const end = failed.find((c): c is ParallelStop => c.kind === 'stop');
+    assert.ok(end, show(failed).join(', '));
+    assert.deepEqual(end.details.slice(1), ['B: skipped (you chose Skip Story)', '1 other story was not part of this run.']);
+    assert.match(end.details[0], /^A: needs you: /);
   });
 
   it('the stop names every story left behind, one that waits on itself included; duplicate ids stop at once as the serial loop does', () => {

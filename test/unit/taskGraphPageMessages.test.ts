@@ -10,7 +10,7 @@ import { addDependencyEdits } from '../../src/core/prd/graphEdits';
 import { analyzePrd } from '../../src/core/prd/index';
 import { GraphMessageBuilder } from '../../src/core/taskGraph/message';
 import { detailsMessage, noticeMessage, PageKeys, pageKey, runMessage, selectMessage } from '../../src/core/taskGraph/pageMessages';
-import { type ArtifactBadgeDto, PAGE_LIMITS, parseHostMessage, parsePageMessage } from '../../src/core/webview/graphProtocol';
+import { type ArtifactBadgeDto, PAGE_LIMITS, parseHostMessage, parsePageMessage, waitsOf } from '../../src/core/webview/graphProtocol';
 
 interface HostileStory {
   id: string;
@@ -186,6 +186,30 @@ describe('task graph: the run message marks every running story (issue 19)', () 
     assert.equal(m.stories[2].iteration, undefined);
     assert.equal(m.stories[3].maxIterations, undefined);
     assert.equal(m.stories[4].startedAt, undefined);
+  });
+
+  it('says why each ready story that does not run waits: a few words and the sentence per story, by key, none for a running story', () => {
+    const long = `W-${'y'.repeat(900)}`;
+    const m = runMessage(
+      {
+        running: false,
+        stories: [{ storyId: 'US-001', iteration: 1, maxIterations: 1, startedAt: T0 }],
+        waits: [
+          { storyId: 'US-004', short: 'waits for US-001', text: 'waits for US-001: both change src/api/tasks.ts' },
+          { storyId: 'US-001', short: 'waits for a free slot', text: 'waits for a free slot (2/2 agents running)' },
+          { storyId: 'US-004', short: 'skipped', text: 'a second sentence for the same story' },
+          { storyId: long, short: 'needs you', text: 'z'.repeat(5_000) },
+        ],
+      },
+      new Map(),
+    );
+    assertAccepted(m, 'the run message with waits');
+    assert.deepEqual(m.waits?.[0], ['US-004', 'waits for US-001', 'waits for US-001: both change src/api/tasks.ts']);
+    assert.equal(m.waits?.length, 2, 'the running story US-001 does not wait; US-004 is named once');
+    assert.equal(m.waits?.[1][0], pageKey(long));
+    assert.ok((m.waits?.[1][2].length ?? 0) <= PAGE_LIMITS.outcome, 'the sentence is clamped to the page limit');
+    assert.deepEqual(waitsOf(m).get('US-004'), { short: 'waits for US-001', text: 'waits for US-001: both change src/api/tasks.ts' });
+    assert.equal(runMessage({ running: false, stories: [], waits: [] }, new Map()).waits, undefined, 'no waits: no field');
   });
 
   it('the page refuses a run message over its limits, and validates the mark’s "show terminal" request', () => {

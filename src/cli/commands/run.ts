@@ -48,7 +48,8 @@ Options:
   --merge MODE           merge (git merge --no-ff, default) or rebase
   --failure-limit N      A story whose agent fails N times in a row needs you
   --no-progress-limit N  A story that does not pass after N runs in a row needs you
-  --timeout-minutes M    End an agent that runs longer (0: no limit)
+  --timeout-minutes M    End an agent that runs longer than M minutes (ralph.parallel.
+                         runTimeoutMinutes, default 60; 0: no limit); the run counts as failed
   --allow-overlap        Start stories predicted to change the same files at once
   --worktree-root DIR    Where the worktrees go (default <repo>/../.<repo>-ralph-worktrees)
   --root DIR             The workspace folder (default: the current folder)
@@ -98,6 +99,14 @@ export interface RunArgs {
   readonly worktreeRoot?: string;
 }
 
+/** --timeout-minutes: a number of minutes, fractions allowed (0: no limit). */
+function minutesArg(v: string | boolean | undefined): number | undefined | string {
+  if (v === undefined) {
+    return undefined;
+  }
+  return typeof v === 'string' && /^\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : `--timeout-minutes needs a number of minutes, 0 or more (got "${oneLine(String(v))}")`;
+}
+
 export function parseRunArgs(argv: readonly string[], cwd: string): { args?: RunArgs; help?: boolean; error?: string } {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
@@ -126,7 +135,7 @@ export function parseRunArgs(argv: readonly string[], cwd: string): { args?: Run
     parallel: count('parallel', 1),
     failureLimit: count('failure-limit', 1),
     noProgressLimit: count('no-progress-limit', 1),
-    timeoutMinutes: count('timeout-minutes', 0),
+    timeoutMinutes: minutesArg(values['timeout-minutes']),
   };
   const bad = Object.values(numbers).find((v): v is string => typeof v === 'string');
   if (bad) {
@@ -337,7 +346,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
  * breaker left a story needing the user or the run could not start.
  */
 async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: string, promptPath: string, cwd: string) => AgentCommandPlan, io: CliIo, interrupts: Interrupts): Promise<number> {
-  const ignored = [a.check !== undefined && '--check', a.merge !== undefined && '--merge', a.allowOverlap && '--allow-overlap', a.worktreeRoot !== undefined && '--worktree-root', a.timeoutMinutes !== undefined && '--timeout-minutes'].filter((f): f is string => typeof f === 'string');
+  const ignored = [a.check !== undefined && '--check', a.merge !== undefined && '--merge', a.allowOverlap && '--allow-overlap', a.worktreeRoot !== undefined && '--worktree-root'].filter((f): f is string => typeof f === 'string');
   if (ignored.length > 0) {
     io.stderr(`ralph-workbench run: one at a time, stories run in the folder itself and are not merged: ${ignored.join(', ')} ${ignored.length === 1 ? 'does' : 'do'} not apply\n`);
   }
@@ -348,6 +357,7 @@ async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: 
     storyId: a.story,
     failureLimit: a.failureLimit ?? s.failureLimit,
     noProgressLimit: a.noProgressLimit ?? s.noProgressLimit,
+    timeoutMs: (a.timeoutMinutes ?? s.parallelRunTimeoutMinutes) * 60_000,
     planAgent: (storyId, promptPath) => planAgent(storyId, promptPath, a.root),
     onEvent: (e) => io.stdout(a.json ? `${JSON.stringify({ ...e, time: new Date().toISOString() })}\n` : `${serialLine(e)}\n`),
     warn: (line) => io.stderr(`ralph-workbench run: ${line}\n`),

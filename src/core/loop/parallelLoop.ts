@@ -102,6 +102,8 @@ export class ParallelLoop {
   private readonly memory: ReadonlySet<string>;
   private readonly indexOf = new Map<string, number>();
   private readonly phase = new Map<string, StoryPhase>();
+  /** Stories left out of this run by its `only` list (run --story, Run Wave): not the user's Skip Story. */
+  private readonly outside = new Set<string>();
   private readonly counters = new Map<string, StoryCounters>();
   private readonly files = new Map<string, readonly string[]>();
   private readonly open = new Map<string, NeedsYouItem & { reason: Extract<WaitReason, { kind: 'needs-you' }> }>();
@@ -142,7 +144,11 @@ export class ParallelLoop {
       if (!this.indexOf.has(s.id)) {
         this.indexOf.set(s.id, i);
       }
-      this.phase.set(s.id, s.passes ? 'merged' : options.only && !options.only.includes(s.id) ? 'skipped' : 'pending');
+      const left = !s.passes && options.only !== undefined && !options.only.includes(s.id);
+      if (left) {
+        this.outside.add(s.id);
+      }
+      this.phase.set(s.id, s.passes ? 'merged' : left ? 'skipped' : 'pending');
     });
     for (const [id, paths] of options.predictions ?? []) {
       this.files.set(id, guardedPaths(paths, this.memory));
@@ -373,15 +379,23 @@ export class ParallelLoop {
     const counts = `(${passing}/${total} stories pass)`;
     const ran = `${this.iterations} iteration${this.iterations === 1 ? '' : 's'}`;
     const needsYou = this.needsYou;
+    // The stories this run left out are counted, not listed: they were never its to run.
+    const left = this.stories.filter((s, i) => !this.tracker?.passes(i) && this.outside.has(s.id) && this.phase.get(s.id) === 'skipped').length;
     const details = this.stories
-      .filter((_, i) => !this.tracker?.passes(i))
+      .filter((s, i) => !this.tracker?.passes(i) && !(this.outside.has(s.id) && this.phase.get(s.id) === 'skipped'))
       .map((s) => `${s.id}: ${storyLine(s.id, waits, this.open.get(s.id)?.reason, this.phase.get(s.id), this.blockerOf(s))}`);
+    if (left > 0) {
+      details.push(`${left} other ${left === 1 ? 'story was' : 'stories were'} not part of this run.`);
+    }
     const stop = (reason: StopReason, message: string): ParallelStop => ({ kind: 'stop', reason, message, details, needsYou });
     if (this.stopMode) {
       return stop('stop-requested', `Stopped: you ${this.stopMode === 'now' ? 'stopped the loop; the running agents were ended' : 'asked to stop after the running iterations'}; ${ran} ran, their finished work merged ${counts}.`);
     }
     if (passing === total) {
       return stop('all-pass', `Stopped: every story passes (${passing}/${total}).`);
+    }
+    if (left > 0 && passing + left === total) {
+      return stop('all-pass', `Stopped: every story this run took passes ${counts}.`);
     }
     if (waits.some((w) => w.reason.kind === 'iteration-limit')) {
       return stop('max-iterations', `Stopped: reached the maximum of ${this.config.maxIterations} iteration${this.config.maxIterations === 1 ? '' : 's'} across the slots ${counts}.`);

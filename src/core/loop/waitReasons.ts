@@ -52,6 +52,23 @@ export function describeWait(reason: WaitReason): string {
   }
 }
 
+/** The few words a narrow row has room for: "waits for a free slot", "waits for US-004", "needs you". */
+export function shortWait(reason: WaitReason): string {
+  switch (reason.kind) {
+    case 'slot-full':
+      return 'waits for a free slot';
+    case 'overlap':
+      return `waits for ${reason.waitsFor}`;
+    case 'needs-you':
+      return 'needs you';
+    case 'skipped':
+      return 'skipped';
+    case 'iteration-limit':
+    case 'stopping':
+      return 'not started';
+  }
+}
+
 function needsYouText(r: { readonly why: NeedsYouWhy; readonly count?: number; readonly message?: string }): string {
   const detail = r.message ? ` (${r.message})` : '';
   switch (r.why) {

@@ -177,7 +177,10 @@ const wholeOrUndefined = (n: number | undefined): number | undefined => (n !== u
  * each once, the first mention kept; beyond PAGE_LIMITS.running they are counted in `more`), and
  * the last outcome of each story, by key.
  */
-export function runMessage(state: { readonly running: boolean; readonly stories?: readonly RunningStory[] }, lastOutcome: ReadonlyMap<string, string>): RunMessage {
+export function runMessage(
+  state: { readonly running: boolean; readonly stories?: readonly RunningStory[]; readonly waits?: readonly { readonly storyId: string; readonly short: string; readonly text: string }[] },
+  lastOutcome: ReadonlyMap<string, string>,
+): RunMessage {
   const outcomes: [string, string][] = [];
   for (const [id, outcome] of lastOutcome) {
     outcomes.push([pageKey(id), clampText(outcome, PAGE_LIMITS.outcome)]);
@@ -200,5 +203,16 @@ export function runMessage(state: { readonly running: boolean; readonly stories?
   }
   const more = stories.length - PAGE_LIMITS.running;
   const message: RunMessage = { type: 'run', running: state.running || stories.length > 0, stories: stories.slice(0, PAGE_LIMITS.running), lastOutcome: outcomes };
+  if (state.waits && state.waits.length > 0) {
+    // A running story does not wait; each story once, the first sentence kept.
+    const waits = new Map<string, [string, string, string]>();
+    for (const w of state.waits) {
+      const key = pageKey(w.storyId);
+      if (!seen.has(w.storyId) && !waits.has(key)) {
+        waits.set(key, [key, clampText(w.short, PAGE_LIMITS.outcome), clampText(w.text, PAGE_LIMITS.outcome)]);
+      }
+    }
+    message.waits = [...waits.values()].slice(0, PAGE_LIMITS.outcomes);
+  }
   return more > 0 ? { ...message, more } : message;
 }

@@ -158,12 +158,29 @@ export const runMessageSchema = z.object({
    * and answers `constructor` with Object's. Read it through `outcomesOf`.
    */
   lastOutcome: z.array(z.tuple([id, z.string().max(PAGE_LIMITS.outcome)])).max(PAGE_LIMITS.outcomes),
+  /**
+   * Why each ready story a parallel run has not started waits, as [story id, a few words, the
+   * sentence] ("waits for US-004", "waits for US-004: both change src/api/tasks.ts"); absent
+   * when no parallel run is under way.
+   */
+  waits: z.array(z.tuple([id, z.string().max(PAGE_LIMITS.outcome), z.string().max(PAGE_LIMITS.outcome)])).max(PAGE_LIMITS.outcomes).optional(),
 });
 export type RunMessage = z.infer<typeof runMessageSchema>;
 
 /** A run message's last outcome by story id. */
 export function outcomesOf(run: Pick<RunMessage, 'lastOutcome'>): ReadonlyMap<string, string> {
   return new Map(run.lastOutcome);
+}
+
+/** Why a story waits: a few words for a narrow row, and the whole sentence. */
+export interface StoryWait {
+  readonly short: string;
+  readonly text: string;
+}
+
+/** A run message's waits by story id. */
+export function waitsOf(run: Pick<RunMessage, 'waits'>): ReadonlyMap<string, StoryWait> {
+  return new Map((run.waits ?? []).map(([storyId, short, text]) => [storyId, { short, text }]));
 }
 
 export const hostMessageSchema = z.discriminatedUnion('type', [

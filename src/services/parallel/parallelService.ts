@@ -12,6 +12,7 @@ import { shellKindOf, type ShellKind } from '../../core/agents/presets';
 import { workspaceProblems } from '../../core/loop/preflight';
 import { planAgentCommand } from '../../core/loop/iteration';
 import type { NeedsYouItem, ParallelStop } from '../../core/loop/parallelLoop';
+import { describeWait, shortWait } from '../../core/loop/waitReasons';
 import type { NeedsYouRowWhy } from '../../core/parallel/needsYouRows';
 import type { StopMode } from '../../core/loop/loop';
 import type { AgentExecutor, AgentLaunch } from '../../core/loop/executor';
@@ -253,6 +254,11 @@ export class ParallelService extends Disposable {
     await removeKeptWorktree(item.folder.uri.fsPath, { storyId: item.storyId, worktree: item.worktree, branch: item.branch });
     const key = item.folder.uri.toString();
     this.setRecovered(item.folder, (this.recovered.get(key) ?? []).filter((e) => e.worktree !== item.worktree));
+  }
+
+  /** Why each ready story a run has not started waits ("waits for US-004: both change src/api/tasks.ts"). */
+  get waits(): { readonly folder: vscode.WorkspaceFolder; readonly storyId: string; readonly short: string; readonly text: string }[] {
+    return [...this.active.values()].flatMap((r) => r.runner.waits.map((w) => ({ folder: r.folder, storyId: w.storyId, short: shortWait(w.reason), text: describeWait(w.reason) })));
   }
 
   /** The stories agents work on now. */

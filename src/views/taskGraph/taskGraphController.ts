@@ -40,7 +40,7 @@ export interface TaskGraphDeps {
   readonly prds: PrdWorkspace;
   readonly runner: Runner;
   /** The parallel loop (issue 19): the stories its agents work on, and each one's terminal. */
-  readonly parallel?: Pick<ParallelService, 'runs' | 'onDidChange' | 'terminalOfStory'>;
+  readonly parallel?: Pick<ParallelService, 'runs' | 'waits' | 'onDidChange' | 'terminalOfStory'>;
   /** The recorded runs (runs.jsonl, read through the path rule): each story's last outcome. */
   readonly runs: Pick<RunsWorkspace, 'forFolder' | 'onDidChange'>;
   readonly log: vscode.LogOutputChannel;
@@ -224,7 +224,8 @@ export class TaskGraphController extends Disposable {
         stories.push({ storyId: r.storyId, iteration: r.iteration, maxIterations: r.maxIterations, startedAt: r.startedAt });
       }
     }
-    this.run = runMessage({ running: serial, stories }, this.outcomes);
+    const waits = (this.deps.parallel?.waits ?? []).filter((w) => here(w.folder));
+    this.run = runMessage({ running: serial, stories, waits }, this.outcomes);
     this.broadcast(this.run);
   }
 

@@ -5,7 +5,7 @@
  * validated (graphProtocol.ts), and an answer only when it answers the page's latest request of its
  * kind — and says what to draw again. Story text only ever reaches the DOM as text.
  */
-import { type HostMessage, outcomesOf, parseHostMessage } from '../../../src/core/webview/graphProtocol';
+import { type HostMessage, outcomesOf, parseHostMessage, waitsOf } from '../../../src/core/webview/graphProtocol';
 import { DetailPane } from './detail';
 import { Drawing } from './drawing';
 import { bindKeyboard, bindPanZoom, bindPointer } from './input';
@@ -47,6 +47,7 @@ export class GraphApp {
         derived: () => state.derived,
         running: () => state.running,
         outcomes: () => state.outcomes,
+        waits: () => state.waits,
         view: () => state.view,
         selected: () => state.selectedIndex(),
         selectedEdge: () => state.selectedEdge,
@@ -182,6 +183,7 @@ export class GraphApp {
         s.run = m;
         s.running = new Map(m.stories.map((r) => [r.storyId, r]));
         s.outcomes = outcomesOf(m);
+        s.waits = waitsOf(m);
         this.render();
         return;
       case 'empty':

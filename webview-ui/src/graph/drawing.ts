@@ -5,7 +5,7 @@
  * the wheel and dragging reach it through input.ts (`zoomBy`, `panTo`, `hoverLater`).
  */
 import { edgeElement, type EdgeEntry, type EdgeGeometry, edgeGeometryOf, nodeElement, setIfChanged } from './elements';
-import { type Derived, type GraphMessage, iterationText, type LayoutDto, lineage, type RunningStoryDto, svg, type ViewState } from './model';
+import { type Derived, type GraphMessage, iterationText, type LayoutDto, lineage, type RunningStoryDto, type StoryWait, svg, type ViewState } from './model';
 import { drawOverview } from './overview';
 import { type Box, fitView, isFullyVisible, panToShow, READABLE_ZOOM, type Size } from './viewport';
 
@@ -29,6 +29,8 @@ export interface DrawingHost {
   running(): ReadonlyMap<string, RunningStoryDto>;
   /** The last outcome of each story that ran, by story id. */
   outcomes(): ReadonlyMap<string, string>;
+  /** Why each ready story a parallel run has not started waits ("waits for US-004: both change a.ts"). */
+  waits(): ReadonlyMap<string, StoryWait>;
   view(): ViewState;
   selected(): number | undefined;
   selectedEdge(): number | undefined;
@@ -272,6 +274,7 @@ export class Drawing {
     this.canvas.style.display = 'none';
     const running = this.host.running();
     const outcomes = this.host.outcomes();
+    const waits = this.host.waits();
     const selected = this.host.selected();
     const matches = this.host.matches();
     const selectedEdge = this.host.selectedEdge();
@@ -321,17 +324,18 @@ export class Drawing {
       const n = g.nodes[i];
       const run = running.get(n.id);
       const outcome = run ? '' : (outcomes.get(n.id) ?? '');
+      const wait = run ? undefined : waits.get(n.id);
       // the elapsed time is not in it: the mark's clock ticks in place (tickElapsed), not by a rebuild
       const runSig = run ? `${iterationText(run)}@${run.startedAt ?? ''}` : '';
       const sig = [
         n.id, n.title, n.state, n.critical, n.inCycle, n.wave, n.unblocks.total, n.blockedBy.join(','),
         n.artifacts ? JSON.stringify(n.artifacts) : '', n.badges.map((b) => `${b.label}:${b.tooltip ?? ''}`).join(','),
-        NW, NH, runSig, outcome,
+        NW, NH, runSig, outcome, wait?.text ?? '',
       ].join('\u0000');
       let entry = this.nodeEls.get(i);
       if (entry?.sig !== sig) {
         entry?.el.remove();
-        entry = { el: nodeElement(n, i, l.x[i], l.y[i], run, outcome, NW, NH, now), sig, x: l.x[i], y: l.y[i] };
+        entry = { el: nodeElement(n, i, l.x[i], l.y[i], run, outcome, NW, NH, now, wait), sig, x: l.x[i], y: l.y[i] };
         this.nodeEls.set(i, entry);
       } else if (entry.x !== l.x[i] || entry.y !== l.y[i]) {
         // a new layout moved it: the same element at its new place

@@ -4,7 +4,7 @@
  * reaches the DOM only as text (`svg()` sets textContent).
  */
 import { artifactBadgeView } from './artifactBadge';
-import { accessibleName, ELAPSED_FROM, elapsed, type GraphMessage, iconOf, iterationText, type LayoutDto, type RunningStoryDto, svg } from './model';
+import { accessibleName, ELAPSED_FROM, elapsed, type GraphMessage, iconOf, iterationText, type LayoutDto, type RunningStoryDto, type StoryWait, svg } from './model';
 
 /** Codicon glyphs of the artifact badge: "issues", and "warning" when a prerequisite is missing. */
 const ISSUE_GLYPH = '\ueb0c';
@@ -66,8 +66,11 @@ export function edgeElement(g: GraphMessage, k: number, kind: string, d: string,
   return { path, hit, sig, d };
 }
 
-/** A node's element at (x, y); `run` is given when an agent works on this story now (its mark: i/N, elapsed, its terminal). */
-export function nodeElement(n: GraphMessage['nodes'][number], i: number, x: number, y: number, run: RunningStoryDto | undefined, outcome: string, NW: number, NH: number, now: number): SVGGElement {
+/**
+ * A node's element at (x, y); `run` is given when an agent works on this story now (its mark: i/N,
+ * elapsed, its terminal); `wait` when a parallel run has not started this ready story, and why.
+ */
+export function nodeElement(n: GraphMessage['nodes'][number], i: number, x: number, y: number, run: RunningStoryDto | undefined, outcome: string, NW: number, NH: number, now: number, wait?: StoryWait): SVGGElement {
   const running = run !== undefined;
   const classes = ['node', `state-${n.state}`];
   if (n.critical) {
@@ -84,7 +87,7 @@ export function nodeElement(n: GraphMessage['nodes'][number], i: number, x: numb
     transform: `translate(${x},${y})`,
     role: 'button',
     tabindex: -1,
-    'aria-label': accessibleName(n, running),
+    'aria-label': accessibleName(n, running, wait?.text),
     'data-id': n.id,
     'data-index': i,
     'data-state': n.state,
@@ -137,10 +140,15 @@ export function nodeElement(n: GraphMessage['nodes'][number], i: number, x: numb
     }
     mark.append(text);
     node.append(mark);
+  } else if (wait) {
+    // Why the run has not started it, in the place of the last outcome (hover: the whole sentence).
+    const mark = svg('text', { class: 'wait-mark', x: NW - 8, y: NH - 6, 'text-anchor': 'end' }, `⏸ ${clip(wait.short, 24)}`);
+    mark.append(svg('title', {}, `${n.id} ${wait.text}`));
+    node.append(mark);
   } else if (outcome) {
     node.append(svg('text', { class: `outcome outcome-${outcome}`, x: NW - 8, y: NH - 6, 'text-anchor': 'end' }, `last run: ${outcome}`));
   }
-  node.append(svg('title', {}, `${n.id}: ${n.title}`));
+  node.append(svg('title', {}, wait ? `${n.id}: ${n.title}\n${n.id} ${wait.text}` : `${n.id}: ${n.title}`));
   return node;
 }
 

@@ -1,9 +1,9 @@
 /** What the page knows: the latest graph, layout, run status and view state, plus derived lookups. */
 import { artifactBadgeView } from './artifactBadge';
-import type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, RunningStoryDto, ViewState } from '../../../src/core/webview/graphProtocol';
+import type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, RunningStoryDto, StoryWait, ViewState } from '../../../src/core/webview/graphProtocol';
 import { STORY_STATES, type StoryStateKey } from '../../../src/core/vocabulary';
 
-export type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, RunningStoryDto, ViewState };
+export type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, RunningStoryDto, StoryWait, ViewState };
 
 export interface Derived {
   readonly byId: Map<string, number>;
@@ -61,8 +61,11 @@ export function stateWords(n: GraphNodeDto, running: boolean): string {
   return STORY_STATES[stateKey(n, running)].spoken;
 }
 
-/** "US-004 Priority selector, blocked by US-002 and US-003, wave 3" plus state, unblocks and the issue's artifacts. */
-export function accessibleName(n: GraphNodeDto, running: boolean): string {
+/**
+ * "US-004 Priority selector, blocked by US-002 and US-003, wave 3" plus state, unblocks, the
+ * issue's artifacts and, while a parallel run has not started it, why it waits.
+ */
+export function accessibleName(n: GraphNodeDto, running: boolean, wait?: string): string {
   const parts = [`${n.id} ${n.title}`.trim()];
   if (n.blockedBy.length > 0) {
     parts.push(`blocked by ${joinAnd(n.blockedBy)}`);
@@ -79,6 +82,9 @@ export function accessibleName(n: GraphNodeDto, running: boolean): string {
   }
   if (n.artifacts) {
     parts.push(artifactBadgeView(n.artifacts).spoken);
+  }
+  if (wait) {
+    parts.push(wait);
   }
   return parts.join(', ');
 }

@@ -5,7 +5,7 @@
  * hidden, which match the search) are answered here, once.
  */
 import type { StoryDetails } from './detail';
-import type { Derived, GraphMessage, GraphNodeDto, LayoutDto, RunMessage, RunningStoryDto, ViewState } from './model';
+import type { Derived, GraphMessage, GraphNodeDto, LayoutDto, RunMessage, RunningStoryDto, StoryWait, ViewState } from './model';
 import type { Rejected } from './status';
 import { loadViewState, saveViewState } from './vscode';
 
@@ -29,6 +29,8 @@ export class PageState {
   running: ReadonlyMap<string, RunningStoryDto> = new Map();
   /** The run message's last outcomes by story id (a Map: any string is a story id). */
   outcomes: ReadonlyMap<string, string> = new Map();
+  /** Why each ready story a parallel run has not started waits, by story id (the run message's). */
+  waits: ReadonlyMap<string, StoryWait> = new Map();
   readonly view: ViewState;
   /** True when the view state was kept from an earlier load of the page. */
   readonly restored: boolean;

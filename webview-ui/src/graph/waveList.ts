@@ -40,11 +40,12 @@ export class WaveList {
       const n = g.nodes[i];
       const run = s.running.get(n.id);
       const running = run !== undefined;
+      const wait = running ? undefined : s.waits.get(n.id);
       const r = el('div', {
         class: `row state-${n.state}${n.critical ? ' critical' : ''}${n.inCycle ? ' cycle' : ''}${running ? ' running' : ''}${i === selected ? ' selected' : ''}${q?.has(i) ? ' match' : ''}`,
         role: 'treeitem',
         tabindex: i === (selected ?? -1) ? '0' : '-1',
-        'aria-label': accessibleName(n, running),
+        'aria-label': accessibleName(n, running, wait?.text),
         'aria-selected': i === selected ? 'true' : 'false',
         'data-id': n.id,
         'data-index': String(i),
@@ -75,6 +76,10 @@ export class WaveList {
           e.stopPropagation();
           post({ type: 'showTerminal', id: n.id });
         });
+        r.append(mark);
+      } else if (wait) {
+        const mark = el('span', { class: 'wait-mark', title: `${n.id} ${wait.text}` });
+        mark.append(el('span', { class: 'codicon codicon-debug-pause', 'aria-hidden': 'true' }), el('span', {}, wait.short));
         r.append(mark);
       } else if (s.outcomes.get(n.id) && n.state !== 'done') {
         r.append(el('span', { class: 'outcome', title: 'Last run' }, s.outcomes.get(n.id) ?? ''));
