@@ -280,7 +280,8 @@ export class GitHubEmulator {
         return false;
       case 'slow':
         await new Promise((r) => setTimeout(r, f.delayMs).unref());
-        if (res.destroyed || req.destroyed) {
+        // (A write's request stream has ended by now, its body read: the socket says whether the client left.)
+        if (res.destroyed || req.socket.destroyed) {
           x.record(0);
           return true;
         }

@@ -30,7 +30,7 @@ describe('the GitHub test server (emulator routes)', function () {
     let url: string | undefined = `${base()}/issues?labels=ralph&state=all&per_page=100`;
     const etags: string[] = [];
     while (url) {
-      const res = await fetch(url);
+      const res: Response = await fetch(url);
       assert.equal(res.status, 200);
       etags.push(res.headers.get('etag')!);
       numbers.push(...((await res.json()) as { number: number }[]).map((i) => i.number));
