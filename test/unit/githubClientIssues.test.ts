@@ -87,6 +87,17 @@ describe('GitHub client: issues, labels, sub-issues, dependencies (emulator)', f
     });
   });
 
+  it('getIssue (the artifacts view) then getIssueFull of the same issue: the 304 still gives the id, body and author', async () => {
+    gh.addIssue(42, 'S-1: Priorities', ['ralph'], { body: 'text' });
+    const c = client();
+    await c.getIssue(42);
+    const full = await c.getIssueFull(42);
+    assert.equal(c.notModifiedCount, 1, 'the second read was a 304');
+    assert.equal(full.id, gh.issues.get(42)!.id);
+    assert.equal(full.body, 'text');
+    assert.deepEqual(full.author, { login: 'ralph-bot', association: 'OWNER' });
+  });
+
   it('getIssueFull: a transferred issue is "moved" with its new location (not followed), a deleted one "gone", a missing one "not-found"', async () => {
     gh.addIssue(4).transferredTo = { owner: 'acme', repo: 'elsewhere', number: 17 };
     gh.addIssue(3).deleted = true;

@@ -84,7 +84,11 @@ export interface GitHubClientOptions {
 
 interface CacheEntry {
   readonly etag: string;
-  readonly data: unknown;
+  /**
+   * The answer as it came, checked again by the schema of each read: two methods read the same
+   * URL with different schemas (getIssue, getIssueFull), and a schema drops what it does not name.
+   */
+  readonly raw: unknown;
   readonly link?: string;
 }
 
@@ -247,7 +251,7 @@ export class GitHubClient implements GitHubTransport {
     } catch (e) {
       if ((e as { status?: number }).status === 304 && cached) {
         this.notModified++;
-        return { data: cached.data as T, link: cached.link, cached: true };
+        return { data: checkAnswer(schema, { data: cached.raw, headers: {} }, this.requestName(route, params)), link: cached.link, cached: true };
       }
       throw describeFailure(e, { where: this.where(params), timeoutMs: this.timeoutMs });
     }
@@ -255,7 +259,7 @@ export class GitHubClient implements GitHubTransport {
     const etag = res.headers.etag;
     const link = res.headers.link;
     if (etag) {
-      this.cache.set(key, { etag, data, link });
+      this.cache.set(key, { etag, raw: res.data, link });
     }
     return { data, link, cached: false };
   }
