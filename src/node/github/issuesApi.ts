@@ -108,28 +108,39 @@ export async function listSubIssues(t: GitHubTransport, parent: number): Promise
   return toIssues(await t.readAll('GET /repos/{owner}/{repo}/issues/{issue_number}/sub_issues', { issue_number: parent }, remoteIssueListSchema, (p) => p));
 }
 
-/** A refused write that may mean "already done": true when a read shows it is. */
-async function refusedButDone(e: unknown, done: () => Promise<boolean>): Promise<boolean> {
-  return e instanceof GitHubError && e.status === 422 && (await done());
+/**
+ * A POST that links two issues. A 422 may mean it is there already (a repeated write after an
+ * interruption) or that GitHub refuses it, and its text does not say reliably which: `isThere`
+ * reads back. There: resolves. Not there: GitHubError 'conflict' with `refused` as the message.
+ */
+async function link(t: GitHubTransport, route: string, number: number, body: Record<string, number>, isThere: () => Promise<boolean>, refused: (where: string) => string): Promise<void> {
+  const params = { issue_number: number };
+  try {
+    await t.write(route, params, body);
+  } catch (e) {
+    if (!(e instanceof GitHubError) || e.status !== 422) {
+      throw e;
+    }
+    if (await isThere()) {
+      return;
+    }
+    throw new GitHubError('conflict', `${refused(t.where(params))} GitHub says: ${gitHubSaid(e)}`, 422);
+  }
 }
 
 /**
  * Makes `childId` a sub-issue of `parent`. Already its sub-issue (a 422 on a repeated write):
  * resolves. A child that has another parent (or a parent that is full): GitHubError 'conflict'.
  */
-export async function addSubIssue(t: GitHubTransport, parent: number, childId: number): Promise<void> {
-  const params = { issue_number: parent };
-  try {
-    await t.write('POST /repos/{owner}/{repo}/issues/{issue_number}/sub_issues', params, { sub_issue_id: childId });
-  } catch (e) {
-    if (await refusedButDone(e, async () => (await listSubIssues(t, parent)).some((i) => i.id === childId))) {
-      return;
-    }
-    if (e instanceof GitHubError && e.status === 422) {
-      throw new GitHubError('conflict', `GitHub refused to make issue id ${childId} a sub-issue of ${t.where(params)} (422): it may have another parent, or the parent has 100 sub-issues already. GitHub says: ${gitHubSaid(e)}`, 422);
-    }
-    throw e;
-  }
+export function addSubIssue(t: GitHubTransport, parent: number, childId: number): Promise<void> {
+  return link(
+    t,
+    'POST /repos/{owner}/{repo}/issues/{issue_number}/sub_issues',
+    parent,
+    { sub_issue_id: childId },
+    async () => (await listSubIssues(t, parent)).some((i) => i.id === childId),
+    (where) => `GitHub refused to make issue id ${childId} a sub-issue of ${where} (422): it may have another parent, or the parent has 100 sub-issues already.`,
+  );
 }
 
 export async function removeSubIssue(t: GitHubTransport, parent: number, childId: number): Promise<void> {
@@ -150,20 +161,15 @@ export async function listBlockedBy(t: GitHubTransport, number: number): Promise
 }
 
 /** Records that `blockerId` blocks `number`. Already recorded (422): resolves. Refused otherwise: 'conflict'. */
-export async function addBlockedBy(t: GitHubTransport, number: number, blockerId: number): Promise<void> {
-  const params = { issue_number: number };
-  try {
-    await t.write('POST /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by', params, { issue_id: blockerId });
-  } catch (e) {
-    // The 422 does not say reliably why: whether the dependency is there is read back instead.
-    if (await refusedButDone(e, async () => (await listBlockedBy(t, number)).some((i) => i.id === blockerId))) {
-      return;
-    }
-    if (e instanceof GitHubError && e.status === 422) {
-      throw new GitHubError('conflict', `GitHub refused to mark ${t.where(params)} as blocked by issue id ${blockerId} (422). GitHub says: ${gitHubSaid(e)}`, 422);
-    }
-    throw e;
-  }
+export function addBlockedBy(t: GitHubTransport, number: number, blockerId: number): Promise<void> {
+  return link(
+    t,
+    'POST /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by',
+    number,
+    { issue_id: blockerId },
+    async () => (await listBlockedBy(t, number)).some((i) => i.id === blockerId),
+    (where) => `GitHub refused to mark ${where} as blocked by issue id ${blockerId} (422).`,
+  );
 }
 
 /** Removes a dependency; one already gone (404) is fine. */
