@@ -31,7 +31,23 @@ import {
   type RunStatus,
 } from './github/types';
 
-export * from './github/types';
+// Named, not `export *`: tsx's tsImport (scripts/demo-github.mjs, benchmarks) cannot load a star re-export.
+export { OWNER_BOT };
+export type {
+  AuthorAssociation,
+  CommentAuthor,
+  EmulatedComment,
+  EmulatedIssue,
+  EmulatedLabel,
+  EmulatedPull,
+  EmulatedRun,
+  EmulatedWorkflow,
+  Fault,
+  FaultRule,
+  RecordedDispatch,
+  RecordedRequest,
+  RunStatus,
+} from './github/types';
 
 export interface EmulatorOptions {
   readonly owner?: string;
