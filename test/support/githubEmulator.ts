@@ -1,77 +1,53 @@
 /**
- * A local GitHub REST emulator for tests, on 127.0.0.1 (never github.com): a repository, its
- * issues, comments paginated over several pages (Link headers), comment creation, ETag / 304,
- * a 403 primary rate limit with reset headers, a secondary limit with retry-after, 401, 404,
- * 500, a slow response, a raw (HTML, non-JSON) or truncated body, a reset connection, a POST that
- * lands and then answers 502 or never answers, and broken paging (`endlessNext`, `ignorePage`).
- * It counts requests. It is bounded (at most `maxRequests`) and stops by
- * itself after `lifetimeMs`; its timers never keep a process alive.
+ * A local GitHub REST emulator for tests, on 127.0.0.1 (never github.com), speaking the documented
+ * shapes of api version 2022-11-28: a repository; its issues (github/issues.ts: list with labels,
+ * state and pages, read, create, update; comments; labels; sub-issues; dependencies; assignees; a
+ * deleted issue 410, a transferred one 301) and its Actions and pull requests (github/actions.ts:
+ * workflow dispatches and runs, pulls). Every answer of a GET has an ETag (304 on If-None-Match)
+ * and lists page with Link headers. Faults: a 403 primary rate limit with reset headers, a
+ * secondary limit with retry-after (on any method), a 403 for a token without a permission
+ * (`x-accepted-github-permissions`), 401, 404, 500, a slow response, a raw (HTML, non-JSON) or
+ * truncated body, a reset connection, a write that lands and then answers 502 or never answers,
+ * and broken paging (`endlessNext`, `ignorePage`). It records every request (with the body of a
+ * write) and every dispatch. It is bounded (at most `maxRequests`) and stops by itself after
+ * `lifetimeMs`; its timers never keep a process alive.
  */
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { actionRoutes } from './github/actions';
+import { Exchange } from './github/exchange';
+import { issueRoutes } from './github/issues';
+import {
+  OWNER_BOT,
+  type CommentAuthor,
+  type EmulatedComment,
+  type EmulatedIssue,
+  type EmulatedLabel,
+  type EmulatedRun,
+  type EmulatedWorkflow,
+  type FaultRule,
+  type RecordedDispatch,
+  type RecordedRequest,
+  type RunStatus,
+} from './github/types';
 
-export interface EmulatedComment {
-  id: number;
-  body: string;
-  created_at: string;
-  html_url: string;
-  user: { login: string };
-  /** The REST field: the author's relation to the repository. */
-  author_association: AuthorAssociation;
-}
-
-export type AuthorAssociation = 'OWNER' | 'MEMBER' | 'COLLABORATOR' | 'CONTRIBUTOR' | 'FIRST_TIME_CONTRIBUTOR' | 'FIRST_TIMER' | 'MANNEQUIN' | 'NONE';
-
-/** Who writes a comment: by default the repository's owner (the bot the tests sign in as). */
-export interface CommentAuthor {
-  readonly login: string;
-  readonly association: AuthorAssociation;
-}
-
-export const OWNER_BOT: CommentAuthor = { login: 'ralph-bot', association: 'OWNER' };
-
-export interface EmulatedIssue {
-  number: number;
-  title: string;
-  state: 'open' | 'closed';
-  labels: string[];
-  comments: EmulatedComment[];
-}
-
-export type Fault =
-  | { kind: 'status'; status: 401 | 404 | 500 | 502 }
-  | { kind: 'rate-limit'; resetInSeconds: number }
-  | { kind: 'secondary'; retryAfterSeconds: number }
-  | { kind: 'slow'; delayMs: number }
-  /** Answers with exactly this status, content type and body (an HTML error page, a non-JSON answer). */
-  | { kind: 'raw'; status: number; contentType: string; body: string }
-  /** Promises a JSON body, sends part of it, then closes the connection. */
-  | { kind: 'truncated' }
-  /** Resets the connection without an answer. */
-  | { kind: 'reset' }
-  /** Does the work (a POST creates the comment), then answers 502 or never answers. */
-  | { kind: 'lands-then'; then: 502 | 'stall' };
-
-export interface FaultRule {
-  /** Applies to requests whose path (without the query) matches. */
-  readonly path: RegExp;
-  readonly method?: string;
-  readonly fault: Fault;
-  /** How many requests it affects (default: all). */
-  times?: number;
-}
-
-export interface RecordedRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly status: number;
-  readonly ifNoneMatch?: string;
-  /** True when an Authorization header was sent (its value is never recorded). */
-  readonly authorized: boolean;
-  /** When the request arrived (ms since epoch). */
-  readonly at: number;
-}
+// Named, not `export *`: tsx's tsImport (scripts/demo-github.mjs, benchmarks) cannot load a star re-export.
+export { OWNER_BOT };
+export type {
+  AuthorAssociation,
+  CommentAuthor,
+  EmulatedComment,
+  EmulatedIssue,
+  EmulatedLabel,
+  EmulatedPull,
+  EmulatedRun,
+  EmulatedWorkflow,
+  Fault,
+  FaultRule,
+  RecordedDispatch,
+  RecordedRequest,
+  RunStatus,
+} from './github/types';
 
 export interface EmulatorOptions {
   readonly owner?: string;
@@ -86,19 +62,40 @@ export interface EmulatorOptions {
 /** The largest raw body `raw` faults send (bounded). */
 const MAX_RAW_BODY = 1_000_000;
 
+/** A database id that is never the issue's number (GitHub's ids are far larger than numbers). */
+const idOf = (number: number, salt = 0): number => 3_000_000_000 + number * 7 + salt;
+
+function newIssue(number: number, id: number, title: string, labels: string[], more: Partial<EmulatedIssue>): EmulatedIssue {
+  return { number, id, title, body: null, state: 'open', stateReason: null, labels, comments: [], author: OWNER_BOT, assignees: [], subIssues: [], blockedBy: [], ...more };
+}
+
 export class GitHubEmulator {
   readonly owner: string;
   readonly repo: string;
   defaultBranch: string;
+  /** This repository's issues and pull requests by number (and foreign issues by their own key: see addForeignIssue). */
   readonly issues = new Map<number, EmulatedIssue>();
+  /** Labels by lower-case name. */
+  readonly labels = new Map<string, EmulatedLabel>();
+  readonly workflows = new Map<string, EmulatedWorkflow>();
+  readonly runs = new Map<number, EmulatedRun>();
   readonly requests: RecordedRequest[] = [];
+  readonly dispatches: RecordedDispatch[] = [];
   readonly faults: FaultRule[] = [];
-  /** A broken server: every comments page says there is a next page. */
+  /** A broken server: every page says there is a next page. */
   endlessNext = false;
   /** A broken server: every page number answers the first page. */
   ignorePage = false;
+  /** False: every dependencies route answers 404 (an older GitHub Enterprise Server). */
+  dependenciesApi = true;
+  /** When set, a dispatch to any other ref is refused (422 "No ref found"). */
+  knownRefs?: Set<string>;
+  /** The most runs that were queued or in progress at one moment. */
+  maxRunsInFlight = 0;
+  private readonly foreign = new Map<number, EmulatedIssue>();
   private server?: Server;
   private nextCommentId = 1000;
+  private nextRunId = 5000;
   private clock = Date.parse('2026-11-01T00:00:00Z');
   private readonly maxRequests: number;
   private readonly lifetimeMs: number;
@@ -121,21 +118,59 @@ export class GitHubEmulator {
     return `http://127.0.0.1:${a.port}`;
   }
 
-  addIssue(number: number, title = `Issue ${number}`, labels: string[] = []): EmulatedIssue {
-    const issue: EmulatedIssue = { number, title, state: 'open', labels, comments: [] };
+  private tick(): string {
+    this.clock += 60_000;
+    return new Date(this.clock).toISOString();
+  }
+
+  /** The number the next created issue or pull request gets. */
+  nextNumber(): number {
+    return Math.max(0, ...this.issues.keys()) + 1;
+  }
+
+  addIssue(number: number, title = `Issue ${number}`, labels: string[] = [], more: Partial<EmulatedIssue> = {}): EmulatedIssue {
+    for (const l of labels) {
+      this.ensureLabel(l);
+    }
+    const issue = newIssue(number, idOf(number), title, labels, more);
     this.issues.set(number, issue);
     return issue;
+  }
+
+  /** An issue of another repository (`owner/repo`), for a cross-repository dependency: found by its id only. */
+  addForeignIssue(repository: string, number: number, title = `Issue ${number} of ${repository}`): EmulatedIssue {
+    const issue = newIssue(number, idOf(number, 1 + this.foreign.size) + 1_000_000, title, [], { repository });
+    this.foreign.set(issue.id, issue);
+    return issue;
+  }
+
+  issueById(id: number): EmulatedIssue | undefined {
+    return this.foreign.get(id) ?? [...this.issues.values()].find((i) => i.id === id);
+  }
+
+  /** The issue whose sub-issue `number` is. */
+  parentOf(number: number): EmulatedIssue | undefined {
+    return [...this.issues.values()].find((i) => i.subIssues.includes(number));
+  }
+
+  ensureLabel(name: string, color = 'ededed', description: string | null = null): EmulatedLabel {
+    const key = name.toLowerCase();
+    let l = this.labels.get(key);
+    if (!l) {
+      l = { id: 7000 + this.labels.size, name, color, description };
+      this.labels.set(key, l);
+    }
+    return l;
   }
 
   /** Adds a comment (by the owner's bot unless `author` says otherwise); each gets a later creation time than the one before. */
   addComment(number: number, body: string, author: CommentAuthor = OWNER_BOT): EmulatedComment {
     const issue = this.issues.get(number) ?? this.addIssue(number);
-    this.clock += 60_000;
     const id = this.nextCommentId++;
     const c: EmulatedComment = {
       id,
       body,
-      created_at: new Date(this.clock).toISOString(),
+      created_at: this.tick(),
       html_url: `https://github.com/${this.owner}/${this.repo}/issues/${number}#issuecomment-${id}`,
       user: { login: author.login },
       author_association: author.association,
@@ -144,9 +179,78 @@ export class GitHubEmulator {
     return c;
   }
 
+  /** A workflow file under .github/workflows on the default branch. */
+  addWorkflow(file = 'ralph.yml', state: EmulatedWorkflow['state'] = 'active', name = 'Ralph'): EmulatedWorkflow {
+    const wf: EmulatedWorkflow = { id: 9000 + this.workflows.size, file, name, state };
+    this.workflows.set(file, wf);
+    return wf;
+  }
+
+  /** A run of `file` as a dispatch creates it: queued, titled by its `story` input as ralph.yml's run-name does. */
+  addRun(file: string, ref: string, inputs: Record<string, string> = {}, event = 'workflow_dispatch'): EmulatedRun {
+    const name = this.workflows.get(file)?.name ?? file;
+    const run: EmulatedRun = {
+      id: this.nextRunId++,
+      workflowFile: file,
+      name,
+      displayTitle: inputs.story !== undefined ? `ralph: ${inputs.story}` : name,
+      status: 'queued',
+      conclusion: null,
+      headBranch: ref,
+      event,
+      createdAt: this.tick(),
+      inputs,
+    };
+    this.runs.set(run.id, run);
+    this.noteRunsInFlight();
+    return run;
+  }
+
+  /** Moves a run on (in_progress, or completed with a conclusion such as success or failure). */
+  setRunStatus(runId: number, status: RunStatus, conclusion: string | null = null): EmulatedRun {
+    const run = this.runs.get(runId);
+    if (!run) {
+      throw new Error(`no run ${runId}`);
+    }
+    run.status = status;
+    run.conclusion = status === 'completed' ? (conclusion ?? 'success') : null;
+    this.noteRunsInFlight();
+    return run;
+  }
+
+  runsInFlight(): number {
+    return [...this.runs.values()].filter((r) => r.status !== 'completed').length;
+  }
+
+  private noteRunsInFlight(): void {
+    this.maxRunsInFlight = Math.max(this.maxRunsInFlight, this.runsInFlight());
+  }
+
+  /** Opens a pull request from `head` into `base` (an issue with a `pull_request` key, numbered with the issues). */
+  openPullRequest(o: { head: string; base?: string; title?: string; body?: string }): EmulatedIssue {
+    const number = this.nextNumber();
+    return this.addIssue(number, o.title ?? `Pull request ${number}`, [], { body: o.body ?? null, pull: { head: o.head, base: o.base ?? this.defaultBranch, mergedAt: null } });
+  }
+
+  /** Merges (and so closes) a pull request. */
+  mergePullRequest(number: number): EmulatedIssue {
+    const pr = this.issues.get(number);
+    if (!pr?.pull) {
+      throw new Error(`no pull request #${number}`);
+    }
+    pr.pull.mergedAt = this.tick();
+    pr.state = 'closed';
+    return pr;
+  }
+
   /** Requests received since `from` (an index into `requests`). */
   since(from: number): RecordedRequest[] {
     return this.requests.slice(from);
+  }
+
+  /** The writes received (POST, PATCH, PUT, DELETE), optionally only since `from`. */
+  writes(from = 0): RecordedRequest[] {
+    return this.since(from).filter((q) => q.method !== 'GET' && q.method !== 'HEAD');
   }
 
   async start(): Promise<this> {
@@ -175,181 +279,87 @@ export class GitHubEmulator {
     }
   }
 
-  private send(req: IncomingMessage, res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void {
-    const text = body === undefined ? '' : JSON.stringify(body);
-    this.requests.push({
-      at: (req as IncomingMessage & { receivedAt?: number }).receivedAt ?? Date.now(),
-      method: req.method ?? 'GET',
-      url: req.url ?? '',
-      status,
-      ifNoneMatch: req.headers['if-none-match'] as string | undefined,
-      authorized: req.headers.authorization !== undefined,
-    });
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', ...headers });
-    res.end(text);
-  }
-
-  /**
-   * A GET answered with an ETag; 304 when If-None-Match matches. As on GitHub, the ETag is of the
-   * body only: a page whose comments did not change is 304 even when a new page follows it.
-   */
-  private sendConditional(req: IncomingMessage, res: ServerResponse, body: unknown, headers: Record<string, string> = {}): void {
-    const etag = `W/"${createHash('sha1').update(JSON.stringify(body)).digest('hex')}"`;
-    if (req.headers['if-none-match'] === etag) {
-      this.send(req, res, 304, undefined, { etag, ...headers });
-      return;
+  /** Applies the first armed fault rule; true when it answered the request. */
+  private async fault(x: Exchange): Promise<boolean> {
+    const rule = this.faults.find((f) => f.path.test(x.url.pathname) && (!f.method || f.method === x.method) && (f.times === undefined || f.times > 0));
+    if (!rule) {
+      return false;
     }
-    this.send(req, res, 200, body, { etag, ...headers });
-  }
-
-  private record(req: IncomingMessage, status: number): void {
-    this.requests.push({ at: Date.now(), method: req.method ?? 'GET', url: req.url ?? '', status, authorized: req.headers.authorization !== undefined });
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    (req as IncomingMessage & { receivedAt?: number }).receivedAt = Date.now();
-    if (this.requests.length >= this.maxRequests) {
-      this.send(req, res, 503, { message: 'emulator request budget exhausted' });
-      return;
+    if (rule.times !== undefined) {
+      rule.times--;
     }
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const method = req.method ?? 'GET';
-    const rule = this.faults.find((f) => f.path.test(url.pathname) && (!f.method || f.method === method) && (f.times === undefined || f.times > 0));
-    let landsThen: 502 | 'stall' | undefined;
-    if (rule?.fault.kind === 'lands-then') {
-      landsThen = rule.fault.then;
-      if (rule.times !== undefined) {
-        rule.times--;
-      }
-    } else if (rule) {
-      if (rule.times !== undefined) {
-        rule.times--;
-      }
-      const f = rule.fault;
-      if (f.kind === 'slow') {
+    const f = rule.fault;
+    const { req, res } = x;
+    switch (f.kind) {
+      case 'lands-then':
+        x.landsThen = f.then;
+        return false;
+      case 'slow':
         await new Promise((r) => setTimeout(r, f.delayMs).unref());
-        if (res.destroyed || req.destroyed) {
-          this.record(req, 0);
-          return;
+        // (A write's request stream has ended by now, its body read: the socket says whether the client left.)
+        if (res.destroyed || req.socket.destroyed) {
+          x.record(0);
+          return true;
         }
-      } else if (f.kind === 'status') {
-        this.send(req, res, f.status, { message: f.status === 401 ? 'Bad credentials' : f.status === 404 ? 'Not Found' : 'Server Error' });
-        return;
-      } else if (f.kind === 'raw') {
-        this.record(req, f.status);
+        return false;
+      case 'status':
+        x.send(f.status, { message: f.status === 401 ? 'Bad credentials' : f.status === 404 ? 'Not Found' : 'Server Error' });
+        return true;
+      case 'raw':
+        x.record(f.status);
         res.writeHead(f.status, { 'content-type': f.contentType }).end(f.body.slice(0, MAX_RAW_BODY));
-        return;
-      } else if (f.kind === 'truncated') {
-        this.record(req, 200);
+        return true;
+      case 'truncated':
+        x.record(200);
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': '4096' });
         res.write('[{"id": 1, "body": "## Research Doc');
         setTimeout(() => res.destroy(), 20).unref();
-        return;
-      } else if (f.kind === 'reset') {
-        this.record(req, 0);
+        return true;
+      case 'reset':
+        x.record(0);
         req.socket.resetAndDestroy();
-        return;
-      } else if (f.kind === 'rate-limit') {
-        const reset = Math.floor(Date.now() / 1000) + f.resetInSeconds;
-        this.send(req, res, 403, { message: 'API rate limit exceeded for user.' }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) });
-        return;
-      } else {
-        this.send(req, res, 403, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, { 'retry-after': String(f.retryAfterSeconds) });
-        return;
-      }
+        return true;
+      case 'rate-limit':
+        x.send(403, { message: 'API rate limit exceeded for user.' }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + f.resetInSeconds) });
+        return true;
+      case 'secondary':
+        x.send(403, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.' }, { 'retry-after': String(f.retryAfterSeconds) });
+        return true;
+      case 'permission':
+        x.send(403, { message: 'Resource not accessible by personal access token', documentation_url: 'https://docs.github.com/rest', status: '403' }, { 'x-accepted-github-permissions': f.accepted });
+        return true;
+    }
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const x = new Exchange(req, res, this.requests, this.server ? this.apiUrl : 'http://127.0.0.1', this);
+    if (this.requests.length >= this.maxRequests) {
+      x.send(503, { message: 'emulator request budget exhausted' });
+      return;
+    }
+    // A write's body is read first, so that what is recorded says what was asked.
+    if (x.isWrite && !(await x.readBody())) {
+      return;
+    }
+    if (await this.fault(x)) {
+      return;
     }
     if (this.options.token !== undefined) {
       const auth = req.headers.authorization ?? '';
       if (auth !== `token ${this.options.token}` && auth !== `bearer ${this.options.token}` && auth !== `Bearer ${this.options.token}`) {
-        this.send(req, res, 401, { message: 'Bad credentials' });
+        x.send(401, { message: 'Bad credentials' });
         return;
       }
     }
     const base = `/repos/${this.owner}/${this.repo}`;
-    const p = url.pathname;
-    if (method === 'GET' && p === base) {
-      this.sendConditional(req, res, { full_name: `${this.owner}/${this.repo}`, default_branch: this.defaultBranch });
+    const p = x.url.pathname;
+    if (p === base && x.method === 'GET') {
+      x.conditional({ full_name: `${this.owner}/${this.repo}`, default_branch: this.defaultBranch });
       return;
     }
-    if (method === 'GET' && p === `${base}/issues`) {
-      const labels = url.searchParams.get('labels')?.split(',').filter(Boolean) ?? [];
-      const list = [...this.issues.values()].filter((i) => labels.every((l) => i.labels.includes(l))).map((i) => this.issueJson(i));
-      this.sendConditional(req, res, list);
-      return;
+    const rest = p.startsWith(`${base}/`) ? p.slice(base.length) : undefined;
+    if (rest === undefined || !(issueRoutes(this, x, rest) || actionRoutes(this, x, rest))) {
+      x.notFound();
     }
-    const m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)(\/comments)?$/.exec(p);
-    if (!m || m[1] !== this.owner || m[2] !== this.repo) {
-      this.send(req, res, 404, { message: 'Not Found' });
-      return;
-    }
-    const issue = this.issues.get(Number(m[3]));
-    if (!issue) {
-      this.send(req, res, 404, { message: 'Not Found' });
-      return;
-    }
-    if (!m[4] && method === 'GET') {
-      this.sendConditional(req, res, this.issueJson(issue));
-      return;
-    }
-    if (m[4] && method === 'GET') {
-      const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 30)));
-      const page = this.ignorePage ? 1 : Math.max(1, Number(url.searchParams.get('page') ?? 1));
-      const pages = Math.max(1, Math.ceil(issue.comments.length / perPage));
-      const slice = issue.comments.slice((page - 1) * perPage, page * perPage);
-      const links: string[] = [];
-      const at = (n: number): string => `<${this.apiUrl}${p}?per_page=${perPage}&page=${n}>`;
-      if (page < pages || this.endlessNext) {
-        links.push(`${at(page + 1)}; rel="next"`, `${at(pages)}; rel="last"`);
-      }
-      if (page > 1) {
-        links.push(`${at(1)}; rel="first"`, `${at(page - 1)}; rel="prev"`);
-      }
-      this.sendConditional(req, res, slice, links.length ? { link: links.join(', ') } : {});
-      return;
-    }
-    if (m[4] && method === 'POST') {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of req) {
-        size += (chunk as Buffer).length;
-        if (size > 70_000) {
-          this.send(req, res, 422, { message: 'Body is too long' });
-          return;
-        }
-        chunks.push(chunk as Buffer);
-      }
-      let body: unknown;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        this.send(req, res, 400, { message: 'Problems parsing JSON' });
-        return;
-      }
-      const text = (body as { body?: unknown }).body;
-      if (typeof text !== 'string' || text === '') {
-        this.send(req, res, 422, { message: 'Validation Failed' });
-        return;
-      }
-      const created = this.addComment(issue.number, text);
-      if (landsThen === 'stall') {
-        // The comment exists; the answer never comes (stop() closes the connection).
-        this.record(req, 0);
-        return;
-      }
-      this.send(req, res, landsThen ?? 201, landsThen ? { message: 'Bad Gateway' } : created);
-      return;
-    }
-    this.send(req, res, 404, { message: 'Not Found' });
-  }
-
-  private issueJson(i: EmulatedIssue): unknown {
-    return {
-      number: i.number,
-      title: i.title,
-      state: i.state,
-      labels: i.labels.map((name) => ({ name })),
-      comments: i.comments.length,
-      html_url: `https://github.com/${this.owner}/${this.repo}/issues/${i.number}`,
-    };
   }
 }

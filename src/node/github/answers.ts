@@ -35,6 +35,62 @@ export const issueListSchema = z.array(issueSchema);
 
 export const repositorySchema = z.object({ default_branch: z.string().nullish() });
 
+const labelRef = z.union([z.string(), z.object({ name: z.string().nullish() })]);
+
+/** An issue as the issue-writing methods read it (issue 20): the database id and the body too. */
+export const remoteIssueSchema = z.object({
+  id: z.number(),
+  number: z.number(),
+  title: z.string(),
+  body: z.string().nullish(),
+  state: z.enum(['open', 'closed']),
+  labels: z.array(labelRef).optional(),
+  html_url: z.string().optional(),
+  pull_request: z.unknown().optional(),
+  repository_url: z.string().optional(),
+  user: z.object({ login: z.string() }).nullish(),
+  author_association: z.string().optional(),
+});
+export const remoteIssueListSchema = z.array(remoteIssueSchema);
+
+export const labelSchema = z.object({ name: z.string(), color: z.string(), description: z.string().nullish() });
+export const labelListSchema = z.array(labelSchema);
+
+/** A 422's answer: `errors[].code` says why (`already_exists`). */
+export const validationFailureSchema = z.object({ message: z.string().optional(), errors: z.array(z.object({ code: z.string().optional() }).passthrough()).optional() });
+
+const RUN_STATUSES = ['queued', 'in_progress', 'completed', 'waiting', 'requested', 'pending'] as const;
+
+export const workflowRunSchema = z.object({
+  id: z.number(),
+  name: z.string().nullish(),
+  display_title: z.string(),
+  // A status GitHub adds later reads as 'pending': not finished, so still followed.
+  status: z.enum(RUN_STATUSES).catch('pending'),
+  conclusion: z.string().nullable(),
+  html_url: z.string(),
+  head_branch: z.string().nullable(),
+  event: z.string(),
+  created_at: z.string(),
+});
+export const workflowRunPageSchema = z.object({ total_count: z.number(), workflow_runs: z.array(workflowRunSchema) });
+
+export const workflowSchema = z.object({ id: z.number(), state: z.string(), path: z.string() });
+
+export const pullSchema = z.object({
+  number: z.number(),
+  title: z.string(),
+  state: z.enum(['open', 'closed']),
+  merged_at: z.string().nullish(),
+  head: z.object({ ref: z.string() }),
+  base: z.object({ ref: z.string() }),
+  html_url: z.string(),
+});
+export const pullListSchema = z.array(pullSchema);
+
+/** An answer whose content is not used (a write's echo): any JSON value. */
+export const anyAnswerSchema = z.unknown();
+
 /** What Octokit hands back: `data` is a string or ArrayBuffer when the body was not JSON. */
 export interface RawAnswer {
   readonly data: unknown;
@@ -68,7 +124,8 @@ export function checkAnswer<T>(schema: z.ZodType<T>, answer: RawAnswer, request:
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     const at = first.path.length ? first.path.join('.') : 'the answer';
-    return fail(request, `the answer is not what GitHub documents (${at}: ${first.message})`);
+    const what = first.code === 'invalid_type' && /received undefined$/.test(first.message) ? 'missing' : first.message;
+    return fail(request, `the answer is not what GitHub documents (${at}: ${what})`);
   }
   return parsed.data;
 }

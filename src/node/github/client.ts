@@ -1,24 +1,35 @@
 /**
  * THE GitHub REST client of Ralph Workbench, shared by the CLI and the extension host: one
- * Octokit factory with @octokit/plugin-throttling (writes one at a time, ≥ 1 s apart; primary
- * and secondary limits and `retry-after` honoured) and @octokit/plugin-retry (a GET that got a 5xx
- * or could not connect is retried; a POST never is: see artifacts.ts), conditional requests with an
+ * Octokit factory with @octokit/plugin-throttling (primary and secondary limits and `retry-after`
+ * honoured by waiting) and @octokit/plugin-retry (a GET, PATCH or DELETE that got a 5xx or could
+ * not connect is retried; a POST never is: see artifacts.ts), writes one at a time through a
+ * write queue per host, `writeIntervalMs` apart (transport.ts), conditional requests with an
  * ETag cache (a 304 costs no rate limit; Octokit throws on 304, we return the cached body), every
- * answer checked against what the endpoint documents (answers.ts), and every page of an issue's
- * comments at per_page=100. A request that gets no answer within the time limit is not sent
- * again, so the limit a message names is the time waited. The token is held in memory only and
- * never logged.
+ * answer checked against what the endpoint documents (answers.ts), and every page of a list at
+ * per_page=100. The issue-writing and Actions methods live in issuesApi.ts and actionsApi.ts and
+ * use this client's Octokit, cache and write queue (GitHubTransport). A request that gets no
+ * answer within the time limit is not sent again, so the limit a message names is the time
+ * waited. The token is held in memory only and never logged.
  */
 import type { z } from 'zod';
 import type { IssueComment } from '../../core/artifacts/protocol';
+import * as actionsApi from './actionsApi';
+import type { PullRequest, WorkflowRun } from './actionsApi';
 import { checkAnswer, commentPageSchema, commentSchema, issueListSchema, issueSchema, repositorySchema } from './answers';
-import { connectFailure, describeFailure, RequestTimedOut } from './errors';
+import { connectFailure, describeFailure, GitHubError, movedError, RequestTimedOut } from './errors';
+import * as issuesApi from './issuesApi';
+import type { IssuePatch, RemoteIssue } from './issuesApi';
+import { writeQueueFor, type GitHubTransport, type RouteParams, type WriteOptions } from './transport';
 
 export { GitHubError, type GitHubErrorKind } from './errors';
+export type { IssuePatch, RemoteIssue } from './issuesApi';
+export type { PullRequest, WorkflowRun } from './actionsApi';
 
 export const DEFAULT_API_URL = 'https://api.github.com';
 /** 100 pages of 100: an issue with more comments than this is read up to here and flagged. */
 export const MAX_COMMENT_PAGES = 100;
+/** 100 pages of 100: a longer list (issues, runs, …) is refused with a message, never cut short silently. */
+export const MAX_LIST_PAGES = 100;
 
 export interface GitHubIssue {
   readonly number: number;
@@ -64,11 +75,20 @@ export interface GitHubClientOptions {
   readonly retryAfterBaseMs?: number;
   /** Told about waits and retries (never about tokens). */
   readonly log?: (message: string) => void;
+  /**
+   * Least time between a write's answer and the next write to the host (GitHub asks ≥ 1 s for
+   * content-creating requests). Default 1000 ms.
+   */
+  readonly writeIntervalMs?: number;
 }
 
 interface CacheEntry {
   readonly etag: string;
-  readonly data: unknown;
+  /**
+   * The answer as it came, checked again by the schema of each read: two methods read the same
+   * URL with different schemas (getIssue, getIssueFull), and a schema drops what it does not name.
+   */
+  readonly raw: unknown;
   readonly link?: string;
 }
 
@@ -111,6 +131,11 @@ export async function createOctokit(o: {
     log: { debug: () => undefined, info: () => undefined, warn: (m: string) => log(m), error: () => undefined },
     retry: { retries: o.retries, retryAfterBaseValue: o.retryAfterBaseMs },
     throttle: {
+      // Writes are paced by our own write queue (transport.ts: the interval is an option, and a
+      // write holds the queue until it is answered); the plugin's process-wide 1 s (3 s for a
+      // write that notifies, such as a new issue) is left out.
+      write: UNPACED as never,
+      notifications: UNPACED as never,
       retryAfterBaseValue: o.retryAfterBaseMs,
       onRateLimit: (retryAfter: number, r: { method: string; url: string }, _k: unknown, retryCount: number) => {
         const wait = retryCount === 0 && retryAfter <= o.maxRateLimitWaitSeconds;
@@ -126,11 +151,14 @@ export async function createOctokit(o: {
   });
 }
 
+/** Stands in for the throttling plugin's write limiter (Bottleneck.Group): lets every write through. */
+const UNPACED = { key: () => ({ schedule: <T>(_options: unknown, job: () => Promise<T>): Promise<T> => job() }) };
+
 function nextPageUrl(link: string | undefined): boolean {
   return !!link && /<[^>]+>;\s*rel="next"/.test(link);
 }
 
-export class GitHubClient {
+export class GitHubClient implements GitHubTransport {
   readonly owner: string;
   readonly repo: string;
   readonly apiUrl: string;
@@ -140,6 +168,7 @@ export class GitHubClient {
   private sent = 0;
   private notModified = 0;
   private readonly timeoutMs: number;
+  private readonly writeIntervalMs: number;
   private defaultBranch?: string;
 
   constructor(private readonly options: GitHubClientOptions) {
@@ -147,6 +176,7 @@ export class GitHubClient {
     this.repo = options.repo;
     this.apiUrl = (options.apiUrl ?? DEFAULT_API_URL).replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.writeIntervalMs = options.writeIntervalMs ?? 1000;
     const baseFetch = options.fetch ?? fetch;
     // Counts every request, limits its time, and says why a connection failed (undici's own
     // error is "fetch failed", which Octokit would report as a 500).
@@ -199,25 +229,29 @@ export class GitHubClient {
     return `${method} ${path}${typeof params.page === 'number' && params.page > 1 ? `?page=${params.page}` : ''}`;
   }
 
-  private where(params: Record<string, string | number>): string {
-    return `${this.owner}/${this.repo}${params.issue_number !== undefined ? ` issue #${params.issue_number}` : ''}`;
+  where(params: RouteParams): string {
+    const what = params.issue_number !== undefined ? ` issue #${params.issue_number}` : params.workflow_id !== undefined ? ` workflow ${params.workflow_id}` : '';
+    return `${this.owner}/${this.repo}${what}`;
   }
 
   /**
    * A conditional GET: sends If-None-Match when the URL was read before (unless `fresh`); a 304
    * returns the cached body. The answer is checked against `schema` before it is cached or used.
    */
-  private async conditionalGet<T>(route: string, params: Record<string, string | number>, schema: z.ZodType<T>, fresh = false): Promise<{ data: T; link?: string; cached: boolean }> {
+  private async conditionalGet<T>(route: string, params: RouteParams, schema: z.ZodType<T>, fresh = false, notFollowed = false): Promise<{ data: T; link?: string; cached: boolean }> {
     const key = `${route} ${JSON.stringify(params)}`;
     const cached = fresh ? undefined : this.cache.get(key);
     const headers: Record<string, string> = cached ? { 'if-none-match': cached.etag } : {};
     let res;
     try {
-      res = await (await this.octokit()).request(route, { owner: this.owner, repo: this.repo, ...params, headers });
+      res = await (await this.octokit()).request(route, { owner: this.owner, repo: this.repo, ...params, headers, ...(notFollowed ? { request: { redirect: 'manual' } } : {}) });
+      if (notFollowed && res.status >= 300 && res.status < 400) {
+        throw movedError(this.where(params), res.headers.location);
+      }
     } catch (e) {
       if ((e as { status?: number }).status === 304 && cached) {
         this.notModified++;
-        return { data: cached.data as T, link: cached.link, cached: true };
+        return { data: checkAnswer(schema, { data: cached.raw, headers: {} }, this.requestName(route, params)), link: cached.link, cached: true };
       }
       throw describeFailure(e, { where: this.where(params), timeoutMs: this.timeoutMs });
     }
@@ -225,7 +259,7 @@ export class GitHubClient {
     const etag = res.headers.etag;
     const link = res.headers.link;
     if (etag) {
-      this.cache.set(key, { etag, data, link });
+      this.cache.set(key, { etag, raw: res.data, link });
     }
     return { data, link, cached: false };
   }
@@ -291,6 +325,138 @@ export class GitHubClient {
     return { issue: info, ...listing };
   }
 
+  // GitHubTransport: what issuesApi.ts and actionsApi.ts use.
+
+  /** A conditional GET whose redirect (a transferred issue's 301) is a GitHubError 'moved'. */
+  async read<T>(route: string, params: RouteParams, schema: z.ZodType<T>): Promise<T> {
+    return (await this.conditionalGet(route, params, schema, false, true)).data;
+  }
+
+  /**
+   * Every page at per_page=100, each conditionally. `next` is followed as the Link header says;
+   * a full page that came from the cache is followed by a read of the next page whatever its
+   * cached Link said, because the ETag covers the body only: a 304 page keeps the Link it had
+   * when the list was shorter. Stops with an error past MAX_LIST_PAGES, never with a short list.
+   */
+  async readAll<P, T>(route: string, params: RouteParams, pageSchema: z.ZodType<P>, items: (page: P) => readonly T[]): Promise<T[]> {
+    const all: T[] = [];
+    for (let page = 1; page <= MAX_LIST_PAGES; page++) {
+      const { data, link, cached } = await this.conditionalGet(route, { ...params, per_page: PER_PAGE, page }, pageSchema, false, true);
+      const got = items(data);
+      all.push(...got);
+      if (got.length < PER_PAGE || (!cached && !nextPageUrl(link))) {
+        return all;
+      }
+    }
+    throw new GitHubError('other', `${this.requestName(route, params)}: more than ${MAX_LIST_PAGES * PER_PAGE} items; stopped reading rather than go on without end.`);
+  }
+
+  /**
+   * A write, through the host's write queue: one at a time, `writeIntervalMs` apart; a secondary
+   * limit is waited out inside its turn. A POST is never retried (it may have landed: the caller
+   * re-reads before writing again); a redirect is not followed (a transferred issue: 'moved').
+   */
+  write<T = undefined>(route: string, params: RouteParams, body: Record<string, unknown>, schema?: z.ZodType<T>, options: WriteOptions = {}): Promise<T | undefined> {
+    const post = route.startsWith('POST ');
+    return writeQueueFor(this.apiUrl).run(this.writeIntervalMs, async () => {
+      let res;
+      try {
+        res = await (await this.octokit()).request(route, { owner: this.owner, repo: this.repo, ...params, ...body, request: { redirect: 'manual', ...(post ? { retries: 0 } : {}) } });
+      } catch (e) {
+        const error = describeFailure(e, { where: this.where(params), timeoutMs: this.timeoutMs });
+        const verdict = error.status === undefined ? undefined : options.onFailure?.({ status: error.status, data: (e as { response?: { data?: unknown } }).response?.data, error });
+        if (verdict === 'done') {
+          return undefined;
+        }
+        throw verdict ?? error;
+      }
+      if (res.status >= 300 && res.status < 400) {
+        throw movedError(this.where(params), res.headers.location);
+      }
+      return schema ? checkAnswer(schema, res, this.requestName(route, params)) : undefined;
+    });
+  }
+
+  // Issue 20: issues, labels, sub-issues, dependencies (issuesApi.ts).
+
+  /** Every issue with the label, open and closed (pull requests dropped). */
+  listIssuesWithLabel(label: string): Promise<RemoteIssue[]> {
+    return issuesApi.listIssuesWithLabel(this, label);
+  }
+
+  /** 301 (transferred): 'moved' with `location`; 410: 'gone'; 404: 'not-found'. */
+  getIssueFull(number: number): Promise<RemoteIssue> {
+    return issuesApi.getIssueFull(this, number);
+  }
+
+  createIssue(input: { title: string; body: string; labels?: readonly string[] }): Promise<RemoteIssue> {
+    return issuesApi.createIssue(this, input);
+  }
+
+  updateIssue(number: number, patch: IssuePatch): Promise<RemoteIssue> {
+    return issuesApi.updateIssue(this, number, patch);
+  }
+
+  listLabels(): Promise<{ name: string; color: string; description: string }[]> {
+    return issuesApi.listLabels(this);
+  }
+
+  /** A label that exists already (422 already_exists) resolves. */
+  createLabel(label: { name: string; color: string; description?: string }): Promise<void> {
+    return issuesApi.createLabel(this, label);
+  }
+
+  listSubIssues(parent: number): Promise<RemoteIssue[]> {
+    return issuesApi.listSubIssues(this, parent);
+  }
+
+  /** A child that has another parent: 'conflict'. */
+  addSubIssue(parent: number, childId: number): Promise<void> {
+    return issuesApi.addSubIssue(this, parent, childId);
+  }
+
+  removeSubIssue(parent: number, childId: number): Promise<void> {
+    return issuesApi.removeSubIssue(this, parent, childId);
+  }
+
+  /** 404 (no dependencies API: older GitHub Enterprise Server): 'not-found'. */
+  listBlockedBy(number: number): Promise<RemoteIssue[]> {
+    return issuesApi.listBlockedBy(this, number);
+  }
+
+  /** Already there (422): resolves. */
+  addBlockedBy(number: number, blockerId: number): Promise<void> {
+    return issuesApi.addBlockedBy(this, number, blockerId);
+  }
+
+  /** Already gone (404): resolves. */
+  removeBlockedBy(number: number, blockerId: number): Promise<void> {
+    return issuesApi.removeBlockedBy(this, number, blockerId);
+  }
+
+  // Issue 20: Actions and pull requests (actionsApi.ts).
+
+  dispatchWorkflow(workflowFile: string, ref: string, inputs: Record<string, string>): Promise<void> {
+    return actionsApi.dispatchWorkflow(this, workflowFile, ref, inputs);
+  }
+
+  /** 404 (the workflow file is not on the default branch): 'not-found'. */
+  listWorkflowRuns(workflowFile: string, filter?: { event?: string; status?: string; branch?: string }): Promise<WorkflowRun[]> {
+    return actionsApi.listWorkflowRuns(this, workflowFile, filter);
+  }
+
+  getWorkflow(workflowFile: string): Promise<{ id: number; state: string; path: string }> {
+    return actionsApi.getWorkflow(this, workflowFile);
+  }
+
+  listPulls(filter: { state?: 'open' | 'closed' | 'all'; head?: string; base?: string }): Promise<PullRequest[]> {
+    return actionsApi.listPulls(this, filter);
+  }
+
+  addAssignees(number: number, assignees: readonly string[]): Promise<void> {
+    return actionsApi.addAssignees(this, number, assignees);
+  }
+
   /** Open issues matching a filter (labels, assignee, milestone), pull requests left out. */
   async listIssues(filter: { labels?: string; assignee?: string; milestone?: string; state?: string }, limit = 100): Promise<GitHubIssue[]> {
     const params: Record<string, string | number> = { per_page: Math.min(100, limit), page: 1, state: filter.state ?? 'open' };
@@ -316,18 +482,11 @@ export class GitHubClient {
 
   /**
    * Posts a comment, once: never retried here (a POST that timed out or got a 5xx may have
-   * landed; the caller re-reads the comments before posting again, see artifacts.ts). The
-   * throttling plugin keeps writes one at a time, ≥ 1 s apart.
+   * landed; the caller re-reads the comments before posting again, see artifacts.ts). Paced
+   * with the other writes (`writeIntervalMs`).
    */
   async createComment(issue: number, body: string): Promise<IssueComment> {
-    const route = 'POST /repos/{owner}/{repo}/issues/{issue_number}/comments';
-    const params = { issue_number: issue };
-    let res;
-    try {
-      res = await (await this.octokit()).request(route, { owner: this.owner, repo: this.repo, ...params, body, request: { retries: 0 } });
-    } catch (e) {
-      throw describeFailure(e, { where: this.where(params), timeoutMs: this.timeoutMs });
-    }
-    return checkAnswer(commentSchema, res, this.requestName(route, params));
+    // With a schema, write() returns the checked answer (never undefined).
+    return (await this.write('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { issue_number: issue }, { body }, commentSchema))!;
   }
 }

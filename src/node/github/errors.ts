@@ -4,7 +4,12 @@
  * made) and the translation of whatever Octokit threw into a GitHubError.
  */
 
-export type GitHubErrorKind = 'auth' | 'rate-limit' | 'forbidden' | 'not-found' | 'server' | 'timeout' | 'network' | 'bad-answer' | 'lock' | 'other';
+/**
+ * 'moved': the issue was transferred (301; `location` says where). 'gone': it was deleted (410).
+ * 'conflict': GitHub refused a write that contradicts what is there (a sub-issue that has
+ * another parent, a dependency that cannot be).
+ */
+export type GitHubErrorKind = 'auth' | 'rate-limit' | 'forbidden' | 'not-found' | 'moved' | 'gone' | 'conflict' | 'server' | 'timeout' | 'network' | 'bad-answer' | 'lock' | 'other';
 
 /** A failure said so a person knows what to do. */
 export class GitHubError extends Error {
@@ -14,6 +19,8 @@ export class GitHubError extends Error {
     readonly status?: number,
     /** For 'rate-limit': when the limit resets (ms since epoch). */
     readonly resetAt?: number,
+    /** For 'moved': the URL GitHub's Location header gives (the issue's new place). */
+    readonly location?: string,
   ) {
     super(message);
     this.name = 'GitHubError';
@@ -126,14 +133,58 @@ export function describeFailure(e: unknown, ctx: FailureContext): GitHubError {
     const when = resetAt ? ` It resets at ${new Date(resetAt).toISOString().slice(11, 19)} UTC (in ${Math.max(1, Math.ceil((resetAt - Date.now()) / 60_000))} min).` : '';
     return new GitHubError('rate-limit', `GitHub rate limit reached while reading ${where}.${when} Showing what is on disk until then.`, status, resetAt);
   }
+  const accepted = headers['x-accepted-github-permissions'];
+  if (status === 403 && accepted) {
+    return new GitHubError('forbidden', `GitHub refused ${where} (403: ${message}): the token needs ${permissionWords(accepted)}. Give the token that permission (or sign in again), then retry.`, 403);
+  }
   if (status === 403) {
     return new GitHubError('forbidden', `GitHub denied access to ${where} (403): the account may not see this repository, or the token lacks the "repo" scope.`, 403);
   }
   if (status === 404) {
     return new GitHubError('not-found', `Not found on GitHub (404): ${where}. Check the repository (setting ralph.github.repository or --repo) and that your account can see it.`, 404);
   }
+  if (status === 410) {
+    return new GitHubError('gone', `Deleted on GitHub (410): ${where} no longer exists.`, 410);
+  }
   if (status !== undefined && status >= 500) {
     return new GitHubError('server', `GitHub answered ${status} (server error) for ${where}, also after retrying: try Refresh later.`, status);
   }
   return new GitHubError('other', `GitHub request for ${where} failed${status ? ` (${status})` : ''}: ${message}`, status);
+}
+
+/** `issues=write` → `Issues: write`, `pull_requests=read` → `Pull requests: read`. */
+function permissionName(pair: string): string {
+  const [name, level] = pair.split('=').map((s) => s.trim());
+  const words = name.replace(/_/g, ' ');
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)}${level ? `: ${level}` : ''}`;
+}
+
+/**
+ * The `x-accepted-github-permissions` header in words: sets separated by `;` are alternatives,
+ * permissions within a set (`,`) are all needed. `issues=write` → `Issues: write`.
+ */
+export function permissionWords(header: string): string {
+  const sets = header
+    .split(';')
+    .map((set) =>
+      set
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== '')
+        .map(permissionName),
+    )
+    .filter((set) => set.length > 0);
+  return sets.map((set) => set.join(' and ')).join(', or ');
+}
+
+/** A transferred issue (301): where GitHub says it went, in a message. */
+export function movedError(where: string, location: string | undefined): GitHubError {
+  const to = /\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)/.exec(location ?? '');
+  const place = to ? ` to ${to[1]}#${to[2]}` : location ? ` (${location})` : '';
+  return new GitHubError('moved', `Moved on GitHub (301): ${where} was transferred${place}. Link the story to the issue where it is now.`, 301, undefined, location);
+}
+
+/** What GitHub itself said in a refused request ("Validation Failed"), without our "GitHub request for … failed (422): ". */
+export function gitHubSaid(e: GitHubError): string {
+  return e.message.replace(/^GitHub request for .*? failed \(\d+\): /, '');
 }
