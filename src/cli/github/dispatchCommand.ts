@@ -144,7 +144,7 @@ function report(result: DispatchResult, args: DispatchArgs, io: CliIo): void {
   }
   const verb = { dispatched: 'dispatched', assigned: 'assigned', 'would-dispatch': 'would dispatch', 'would-assign': 'would assign' } as const;
   for (const d of result.done) {
-    io.stdout(`${verb[d.action]} ${oneLine(d.storyId)}${d.issue !== undefined ? ` (#${d.issue})` : ''}${d.action.endsWith('assign') || d.action === 'assigned' ? ` to ${oneLine(args.assignee ?? '')}` : ''}\n`);
+    io.stdout(`${verb[d.action]} ${oneLine(d.storyId)}${d.issue !== undefined ? ` (#${d.issue})` : ''}${d.assignee !== undefined ? ` to ${oneLine(d.assignee)}` : ''}\n`);
   }
   for (const w of result.plan.waits) {
     io.stdout(`${oneLine(w.storyId)} ${describeDispatchWait(w.reason)}\n`);

@@ -57,6 +57,8 @@ export interface DispatchDone {
   readonly storyId: string;
   readonly issue?: number;
   readonly action: 'dispatched' | 'assigned' | 'would-dispatch' | 'would-assign';
+  /** Whom the issue was (or would be) assigned to. */
+  readonly assignee?: string;
 }
 
 export interface DispatchResult {
@@ -114,7 +116,7 @@ export async function dispatchReady(o: DispatchOptions): Promise<DispatchResult>
   for (const d of plan.dispatch) {
     const assign = o.assignee !== undefined && d.issue !== undefined;
     if (o.dryRun) {
-      done.push({ storyId: d.storyId, issue: d.issue, action: assign ? 'would-assign' : 'would-dispatch' });
+      done.push({ storyId: d.storyId, issue: d.issue, action: assign ? 'would-assign' : 'would-dispatch', assignee: assign ? o.assignee : undefined });
       continue;
     }
     try {
@@ -126,7 +128,7 @@ export async function dispatchReady(o: DispatchOptions): Promise<DispatchResult>
     } catch (e) {
       return { plan, done, failed: { storyId: d.storyId, message: errorMessage(e) } };
     }
-    done.push({ storyId: d.storyId, issue: d.issue, action: assign ? 'assigned' : 'dispatched' });
+    done.push({ storyId: d.storyId, issue: d.issue, action: assign ? 'assigned' : 'dispatched', assignee: assign ? o.assignee : undefined });
   }
   return { plan, done };
 }
