@@ -9,7 +9,6 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { errorMessage } from '../../core/errorMessage';
 import { describeDispatchWait, planDispatch, publishedIssue } from '../../core/github/dispatchPlan';
@@ -25,27 +24,20 @@ import { writeFileAtomicallySync } from '../../node/atomicWrite';
 import { readPredictionInputs } from '../../node/parallel/predictionInputs';
 import { readWorkspaceSettings } from '../../node/workspaceSettings';
 import type { CliIo } from '../io';
+import { type ArgValues, maxParallelValue, subcommandArgs } from './args';
 
 /** A usage error or a failed check: the message, said once on stderr. */
 class StepError extends Error {}
 
-type Values = Record<string, string | boolean | undefined>;
-
-function parse(argv: readonly string[], names: readonly string[], prefix: string): Values {
-  const options = Object.fromEntries(names.map((n) => [n, { type: 'string' as const }]));
-  try {
-    const { values, positionals } = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
-    const extra = positionals.slice(2);
-    if (extra.length > 0) {
-      throw new StepError(`${prefix}: unexpected argument "${oneLine(extra[0])}"`);
-    }
-    return values;
-  } catch (e) {
-    throw e instanceof StepError ? e : new StepError(`${prefix}: ${oneLine(errorMessage(e))}`);
+function parse(argv: readonly string[], names: readonly string[], prefix: string): ArgValues {
+  const parsed = subcommandArgs(argv, Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])));
+  if ('error' in parsed) {
+    throw new StepError(`${prefix}: ${parsed.error}`);
   }
+  return parsed.values;
 }
 
-function required(values: Values, name: string, prefix: string): string {
+function required(values: ArgValues, name: string, prefix: string): string {
   const v = values[name];
   if (typeof v !== 'string' || v.trim() === '') {
     throw new StepError(`${prefix}: --${name} is required`);
@@ -62,7 +54,7 @@ function readText(file: string, what: string, prefix: string): string {
   }
 }
 
-function loadPrd(values: Values, prefix: string): { file: string; text: string; analysis: PrdAnalysis } {
+function loadPrd(values: ArgValues, prefix: string): { file: string; text: string; analysis: PrdAnalysis } {
   const file = typeof values.prd === 'string' && values.prd !== '' ? values.prd : 'prd.json';
   const text = readText(file, 'the PRD', prefix);
   const analysis = analyzePrd(text, { fileName: path.basename(file) });
@@ -214,17 +206,6 @@ function readJson<T>(file: string, schema: z.ZodType<T>, what: string, prefix: s
   return parsed.data;
 }
 
-/** A whole number of at least 1 (`--max-parallel`), or a StepError naming the option. */
-export function maxParallelArg(raw: string | undefined, prefix: string): number | undefined {
-  if (raw === undefined) {
-    return undefined;
-  }
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) {
-    throw new StepError(`${prefix}: --max-parallel needs a whole number of at least 1 (got "${oneLine(raw)}")`);
-  }
-  return Number(raw);
-}
-
 /**
  * `next-dispatches --runs FILE --pulls FILE --branch B --max-parallel N [--prd FILE]`: the ready
  * stories to dispatch now, one id a line on stdout (the workflow's `advance` job reads them); why
@@ -236,7 +217,10 @@ async function nextDispatches(argv: readonly string[], io: CliIo): Promise<numbe
   const runs = readJson(required(values, 'runs', prefix), GhRuns, 'the run list', prefix);
   const pulls = readJson(required(values, 'pulls', prefix), GhPulls, 'the pull request list', prefix);
   const branch = required(values, 'branch', prefix);
-  const maxParallel = maxParallelArg(required(values, 'max-parallel', prefix), prefix) as number;
+  const maxParallel = maxParallelValue(required(values, 'max-parallel', prefix));
+  if (typeof maxParallel !== 'number') {
+    throw new StepError(`${prefix}: ${maxParallel?.error ?? '--max-parallel is required'}`);
+  }
   const { analysis } = loadPrd(values, prefix);
   const settings = readWorkspaceSettings(process.cwd()).values;
   const predictions = predictAll(analysis.doc.stories, await readPredictionInputs(process.cwd(), { prd: settings.prdPath, progress: settings.progressPath, pin: settings.pinPath }));

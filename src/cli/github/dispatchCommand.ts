@@ -6,7 +6,6 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import { errorMessage } from '../../core/errorMessage';
 import { describeDispatchWait } from '../../core/github/dispatchPlan';
 import { WORKFLOW_FILE } from '../../core/github/workflow';
@@ -16,6 +15,7 @@ import { DispatchError, type DispatchPort, type DispatchResult, dispatchReady } 
 import { resolveInsideSync } from '../../node/workspacePath';
 import { readWorkspaceSettings } from '../../node/workspaceSettings';
 import { openGitHub } from '../githubAccess';
+import { maxParallelValue, subcommandArgs } from './args';
 import type { CliIo } from '../io';
 
 export const dispatchUsage = `Usage: ralph-workbench github dispatch [--max-parallel N] [--dry-run] [--json] [options]
@@ -62,22 +62,17 @@ const OPTIONS = {
 } as const;
 
 export function parseDispatchArgs(argv: readonly string[], cwd: string): { args?: DispatchArgs; help?: boolean; error?: string } {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true }));
-  } catch (e) {
-    return { error: oneLine(errorMessage(e)) };
+  const parsed = subcommandArgs(argv, OPTIONS);
+  if ('error' in parsed) {
+    return parsed;
   }
+  const { values } = parsed;
   if (values.help) {
     return { help: true };
   }
-  if (positionals.length > 2) {
-    return { error: `unexpected argument "${oneLine(positionals[2])}"` };
-  }
-  const raw = values['max-parallel'] as string | undefined;
-  if (raw !== undefined && (!/^\d+$/.test(raw.trim()) || Number(raw) < 1)) {
-    return { error: `--max-parallel needs a whole number of at least 1 (got "${oneLine(raw)}")` };
+  const maxParallel = maxParallelValue(values['max-parallel'] as string | undefined);
+  if (typeof maxParallel === 'object') {
+    return maxParallel;
   }
   const str = (name: string): string | undefined => {
     const v = values[name];
@@ -89,7 +84,7 @@ export function parseDispatchArgs(argv: readonly string[], cwd: string): { args?
   return {
     args: {
       root: path.resolve(cwd, str('root') ?? '.'),
-      maxParallel: raw !== undefined ? Number(raw) : undefined,
+      maxParallel,
       dryRun: values['dry-run'] === true,
       json: values.json === true,
       assignee: str('assignee'),

@@ -4,7 +4,6 @@
  * (the rule of src/node/github/workflowFile.ts, shared with the VS Code command).
  */
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import { AGENT_PRESETS } from '../../core/agents/presets';
 import { errorMessage } from '../../core/errorMessage';
 import { agentSetup, WORKFLOW_PATH } from '../../core/github/workflow';
@@ -12,6 +11,7 @@ import { oneLine } from '../../core/output';
 import { proposedWorkflow, readWorkflowFile, workflowFileState, workflowOptionsFrom, writeWorkflowFile } from '../../node/github/workflowFile';
 import { readWorkspaceSettings } from '../../node/workspaceSettings';
 import type { CliIo } from '../io';
+import { subcommandArgs } from './args';
 
 const PRESET_IDS = AGENT_PRESETS.map((p) => p.id);
 
@@ -31,26 +31,15 @@ Options:
 
 export async function runWorkflowCommand(argv: readonly string[], io: CliIo, cwd = process.cwd()): Promise<number> {
   const prefix = 'ralph-workbench github workflow';
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: [...argv],
-      options: { agent: { type: 'string' }, force: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, root: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    }));
-  } catch (e) {
-    io.stderr(`${prefix}: ${oneLine(errorMessage(e))}\n\n${workflowUsage}`);
+  const parsed = subcommandArgs(argv, { agent: { type: 'string' }, force: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, root: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+  if ('error' in parsed) {
+    io.stderr(`${prefix}: ${parsed.error}\n\n${workflowUsage}`);
     return 1;
   }
+  const { values } = parsed;
   if (values.help) {
     io.stdout(workflowUsage);
     return 0;
-  }
-  if (positionals.length > 2) {
-    io.stderr(`${prefix}: unexpected argument "${oneLine(positionals[2])}"\n\n${workflowUsage}`);
-    return 1;
   }
   const agent = values.agent as string | undefined;
   if (agent !== undefined && !PRESET_IDS.includes(agent as (typeof PRESET_IDS)[number])) {

@@ -109,6 +109,12 @@ const GIT_IDENTITY = `- name: Set the git identity of the commits
     git config user.name "github-actions[bot]"
     git config user.email "41898283+github-actions[bot]@users.noreply.github.com"`;
 
+/** The env: of a run step that reads the dispatch's inputs (never interpolated into the script). */
+const DISPATCH_ENV = `  env:
+    STORY: \${{ inputs.story }}
+    BRANCH: \${{ inputs.branch }}
+`;
+
 const SETUP_NODE = `- uses: actions/setup-node@v4
   with:
     node-version: 22`;
@@ -123,10 +129,7 @@ function runJob(o: WorkflowOptions): string {
     ref: \${{ inputs.branch }}`,
     SETUP_NODE,
     `- name: Check the story against prd.json at this commit
-  env:
-    STORY: \${{ inputs.story }}
-    BRANCH: \${{ inputs.branch }}
-    GH_TOKEN: \${{ github.token }}
+${DISPATCH_ENV}    GH_TOKEN: \${{ github.token }}
   run: |
     ${CLI_INVOCATION} github check-story --story "$STORY" --branch "$BRANCH" --prd "$RALPH_PRD"
     open_prs="$(gh pr list --state open --head "$BRANCH-$STORY" --json number)"
@@ -138,20 +141,14 @@ function runJob(o: WorkflowOptions): string {
     installStep(o, setup),
     agentStep(o, setup),
     `- name: Push the story branch
-  env:
-    STORY: \${{ inputs.story }}
-    BRANCH: \${{ inputs.branch }}
-  run: |
+${DISPATCH_ENV}  run: |
     if [ "$(git rev-parse HEAD)" = "$(git rev-parse "refs/remotes/origin/$BRANCH")" ]; then
       echo "::error::The agent made no commit for $STORY: see the run's log above."
       exit 1
     fi
     git push origin "HEAD:refs/heads/$BRANCH-$STORY"`,
     `- name: Open the pull request
-  env:
-    STORY: \${{ inputs.story }}
-    BRANCH: \${{ inputs.branch }}
-    GH_TOKEN: \${{ github.token }}
+${DISPATCH_ENV}    GH_TOKEN: \${{ github.token }}
   run: |
     ${CLI_INVOCATION} github pr-text --story "$STORY" --prd "$RALPH_PRD" --out "$RUNNER_TEMP/ralph-pr"
     gh pr create --base "$BRANCH" --head "$BRANCH-$STORY" --title "$(cat "$RUNNER_TEMP/ralph-pr/title.txt")" --body-file "$RUNNER_TEMP/ralph-pr/body.md"`,
