@@ -46,6 +46,7 @@ export const Commands = {
   githubLinkToIssue: "ralph.github.linkToIssue",
   githubOpenArtifact: "ralph.github.openArtifact",
   githubOpenIssue: "ralph.github.openIssue",
+  githubAddWorkflow: "ralph.github.addWorkflow",
   parallelRunWave: "ralph.parallel.runWave",
   parallelStartLoop: "ralph.parallel.startLoop",
   parallelStopAll: "ralph.parallel.stopAll",

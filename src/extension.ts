@@ -12,6 +12,7 @@ import { registerMemoryCommands } from './commands/memoryCommands';
 import { registerParallelCommands } from './commands/parallelCommands';
 import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
+import { registerWorkflowCommands } from './commands/workflowCommands';
 import { Commands, Views } from './constants';
 import { GitHubAuth } from './services/githubAuth';
 import { GitHubWorkspace } from './services/githubWorkspace';
@@ -127,6 +128,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   issuesTree.showStandInOn(issuesView);
   context.subscriptions.push(githubAuth, github, issuesTree, issuesView);
   registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log });
+  registerWorkflowCommands(context, { log, proposed });
   void prds.whenIdle().then(() => github.refresh());
   // A parallel run a reload, a crash or a killed host cut off: offered to resume, its worktrees listed.
   interrupted.watch();

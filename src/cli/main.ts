@@ -16,6 +16,7 @@ import { oneLine, visibleControls } from '../core/output';
 import type * as ArtifactsModule from './commands/artifacts';
 import type * as CompactModule from './commands/compact';
 import type * as ContextModule from './commands/context';
+import type * as GithubModule from './commands/github';
 import type * as GraphModule from './commands/graph';
 import type * as NextModule from './commands/next';
 import type * as PinModule from './commands/pin';
@@ -46,6 +47,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { name: 'graph', load: () => require('./commands/graph') as typeof GraphModule },
   { name: 'artifacts', load: () => (require('./commands/artifacts') as typeof ArtifactsModule).artifactsCommand },
   { name: 'run', load: () => (require('./commands/run') as typeof RunModule).runCommand },
+  { name: 'github', load: () => (require('./commands/github') as typeof GithubModule).githubCommand },
 ];
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -65,7 +67,7 @@ ${prdOptionsUsage}`;
 }
 
 /** Options any command takes a value for: their values are never the command word. */
-const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url', 'loop', 'parallel', 'agent', 'agent-command', 'check', 'merge', 'failure-limit', 'no-progress-limit', 'timeout-minutes', 'worktree-root'] as const;
+const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url', 'loop', 'parallel', 'agent', 'agent-command', 'check', 'merge', 'failure-limit', 'no-progress-limit', 'timeout-minutes', 'worktree-root', 'branch', 'runs', 'pulls', 'max-parallel', 'out', 'assignee', 'ref'] as const;
 
 /** The command word: the first positional argument, wherever it is among the options. */
 export function commandWord(argv: readonly string[]): string | undefined {

@@ -70,6 +70,7 @@ export const COMMAND_NEEDS: { readonly [id in CommandId]: CommandNeeds } = {
   [Commands.githubLinkToIssue]: post,
   [Commands.githubOpenArtifact]: none,
   [Commands.githubOpenIssue]: none,
+  [Commands.githubAddWorkflow]: write('Adding the GitHub Actions workflow'),
   // A parallel run makes worktrees and branches, merges, and starts agents.
   [Commands.parallelRunWave]: run('Running agents in parallel'),
   [Commands.parallelStartLoop]: run('Running a parallel agent loop'),

@@ -49,6 +49,7 @@ export const SETTING_KEYS = {
   githubStandInUrl: { key: 'github.standInUrl', default: '' },
   githubTrustedAuthors: { key: 'github.trustedAuthors', default: ['OWNER', 'MEMBER', 'COLLABORATOR'] as readonly string[] },
   githubArtifactFolders: { key: 'github.artifactFolders', default: [] as readonly string[] },
+  githubAgentAssignee: { key: 'github.agentAssignee', default: '' },
   githubIssueFilter: { key: 'github.issueFilter', default: {} as { readonly labels?: string; readonly assignee?: string; readonly milestone?: string } },
 } as const satisfies Record<string, SettingEntry>;
 

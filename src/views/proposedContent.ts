@@ -42,8 +42,9 @@ export class ProposedContentProvider implements vscode.TextDocumentContentProvid
 }
 
 /**
- * Shows current ↔ proposed in a diff editor and asks Apply / Cancel (a notification beside the
- * diff, through the confirmation seam). Resolves true on Apply; the diff editor is closed either way.
+ * Shows current ↔ proposed in a diff editor and asks Apply (or `action`) / Cancel (a notification
+ * beside the diff, through the confirmation seam). Resolves true on Apply; the diff editor is
+ * closed either way.
  */
 export async function previewChange(
   provider: ProposedContentProvider,
@@ -51,11 +52,12 @@ export async function previewChange(
   proposedText: string,
   title: string,
   question: string,
+  action = 'Apply',
 ): Promise<boolean> {
   const proposed = provider.propose(current, proposedText);
   try {
     await vscode.commands.executeCommand('vscode.diff', current, proposed, title, { preview: true });
-    return await confirm(question, 'Apply', { modal: false, severity: 'info' });
+    return await confirm(question, action, { modal: false, severity: 'info' });
   } finally {
     for (const group of vscode.window.tabGroups.all) {
       for (const tab of group.tabs) {

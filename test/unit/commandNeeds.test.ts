@@ -39,6 +39,7 @@ const WRITES = [
   'ralph.needsYou.openConflict',
   'ralph.parallel.resume',
   'ralph.needsYou.removeWorktree',
+  'ralph.github.addWorkflow',
 ];
 /** Commands that start an agent or git. */
 const RUNS = ['ralph.runNext', 'ralph.story.run', 'ralph.startLoop', 'ralph.pin.generate', 'ralph.parallel.runWave', 'ralph.parallel.startLoop', 'ralph.needsYou.retry', 'ralph.needsYou.openConflict', 'ralph.parallel.resume', 'ralph.parallel.checkInterrupted', 'ralph.needsYou.removeWorktree'];
