@@ -44,6 +44,8 @@ export const Commands = {
   githubSelfHeal: "ralph.github.selfHeal",
   githubSelfHealAll: "ralph.github.selfHealAll",
   githubLinkToIssue: "ralph.github.linkToIssue",
+  githubPublishStories: "ralph.github.publishStories",
+  githubSync: "ralph.github.sync",
   githubOpenArtifact: "ralph.github.openArtifact",
   githubOpenIssue: "ralph.github.openIssue",
   githubAddWorkflow: "ralph.github.addWorkflow",

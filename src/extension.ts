@@ -10,11 +10,15 @@ import { commandRegistrar } from './commands/registrar';
 import { registerGitHubCommands } from './commands/githubCommands';
 import { registerMemoryCommands } from './commands/memoryCommands';
 import { registerParallelCommands } from './commands/parallelCommands';
+import { registerPublishCommands } from './commands/publishCommands';
 import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
 import { registerWorkflowCommands } from './commands/workflowCommands';
 import { Commands, Views } from './constants';
 import { GitHubAuth } from './services/githubAuth';
+import { GitHubFollow, withRemoteStates } from './services/githubFollow';
+import { GitHubPublisher } from './services/githubPublish';
+import { anyOf } from './util/events';
 import { GitHubWorkspace } from './services/githubWorkspace';
 import { MemoryWorkspace } from './services/memoryWorkspace';
 import { InterruptedRuns } from './services/parallel/interruptedRuns';
@@ -48,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   const github = new GitHubWorkspace(prds, githubAuth, context.workspaceState, log);
   const runner = new Runner(prds, log, (folder, storyId) => github.issuePlanFor(folder, storyId));
   const parallel = new ParallelService(log);
+  const follow = new GitHubFollow(github, prds, log);
   const tree = new StoriesTreeProvider(
     prds,
     (folder, storyId) => memory.learningsFor(folder, storyId),
@@ -55,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
     runner,
     { of: storyArtifactChildren(github), onDidChange: github.onDidChange },
     { get runs() { return parallel.runs; }, needsYou: () => parallel.needsYou(), onDidChange: parallel.onDidChange },
+    { stateOf: (folder, id) => follow.stateOf(folder, id), onDidChange: follow.onDidChange },
   );
   const treeView = vscode.window.createTreeView(Views.stories, { treeDataProvider: tree, showCollapseAll: true });
   const needsYou = new NeedsYouAnnouncer(parallel, treeView);
@@ -103,8 +109,8 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
     parallel,
     runs: runsWorkspace,
     log,
-    artifactsFor: (folder) => github.artifactStatusByStory(folder),
-    onDidChangeArtifacts: github.onDidChange,
+    artifactsFor: (folder) => withRemoteStates(github.artifactStatusByStory(folder), follow.forFolder(folder)),
+    onDidChangeArtifacts: anyOf(github.onDidChange, follow.onDidChange),
     reveal: async (id, folder) => {
       const node = tree.findStory(id, folder);
       if (node) {
@@ -123,12 +129,14 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   );
   commandRegistrar(context, log)(Commands.openTaskGraph, registerTaskGraph(context, graph));
 
-  const issuesTree = new IssuesTreeProvider(github);
+  const issuesTree = new IssuesTreeProvider(github, { stateOf: (folder, id) => follow.stateOf(folder, id), onDidChange: follow.onDidChange });
   const issuesView = vscode.window.createTreeView(Views.issues, { treeDataProvider: issuesTree, showCollapseAll: true });
   issuesTree.showStandInOn(issuesView);
   context.subscriptions.push(githubAuth, github, issuesTree, issuesView);
   registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log });
   registerWorkflowCommands(context, { log, proposed });
+  context.subscriptions.push(follow);
+  registerPublishCommands(context, { publisher: new GitHubPublisher(github, prds, log), follow, prds, log });
   void prds.whenIdle().then(() => github.refresh());
   // A parallel run a reload, a crash or a killed host cut off: offered to resume, its worktrees listed.
   interrupted.watch();

@@ -15,7 +15,9 @@ export interface GitHubCliOptions {
   /** The workspace folder (its origin remote names the repository when --repo is not given). */
   readonly root: string;
   /** Client tuning for tests (timeouts, back-off). */
-  readonly clientOptions?: { timeoutMs?: number; retries?: number; retryAfterBaseMs?: number; maxRateLimitWaitSeconds?: number };
+  readonly clientOptions?: { timeoutMs?: number; retries?: number; retryAfterBaseMs?: number; maxRateLimitWaitSeconds?: number; writeIntervalMs?: number };
+  /** The command writes to GitHub: without a token it cannot work at all (no files-on-disk fallback). */
+  readonly requireToken?: boolean;
   /** `ralph-workbench artifacts`: the start of every message. */
   readonly prefix: string;
   readonly stderr: (s: string) => void;
@@ -51,6 +53,10 @@ export async function openGitHub(o: GitHubCliOptions): Promise<GitHubCliAccess> 
   const token = (o.env.GH_TOKEN || o.env.GITHUB_TOKEN || '').trim() || undefined;
   if (o.offline) {
     return { repo, failed: false };
+  }
+  if (!token && o.requireToken) {
+    o.stderr(`${o.prefix}: needs a token in GH_TOKEN or GITHUB_TOKEN that may write issues (a fine-grained token with Issues: read and write, or a classic token with the repo scope).\n`);
+    return { repo, failed: true };
   }
   if (!token) {
     o.stderr(`${o.prefix}: no GH_TOKEN or GITHUB_TOKEN: showing files on disk only (set one to read the issue comments).\n`);

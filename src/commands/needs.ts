@@ -67,6 +67,10 @@ export const COMMAND_NEEDS: { readonly [id in CommandId]: CommandNeeds } = {
   [Commands.githubSignIn]: none,
   [Commands.githubSelfHeal]: post,
   [Commands.githubSelfHealAll]: post,
+  // Creates and edits issues on GitHub, then writes each story's issue number into prd.json.
+  [Commands.githubPublishStories]: { posts: true, writes: true, action: 'Publishing stories to GitHub' },
+  // Runs git fetch; marks stories passing in prd.json only when asked.
+  [Commands.githubSync]: run('Syncing with GitHub'),
   [Commands.githubLinkToIssue]: post,
   [Commands.githubOpenArtifact]: none,
   [Commands.githubOpenIssue]: none,

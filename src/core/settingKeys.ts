@@ -47,6 +47,8 @@ export const SETTING_KEYS = {
   parallelRunTimeoutMinutes: { key: 'parallel.runTimeoutMinutes', default: 60, min: 0 },
   githubRepository: { key: 'github.repository', default: '' },
   githubStandInUrl: { key: 'github.standInUrl', default: '' },
+  githubWriteIntervalMs: { key: 'github.writeIntervalMs', default: 1000, min: 0 },
+  githubFollowSeconds: { key: 'github.followSeconds', default: 60, min: 10 },
   githubTrustedAuthors: { key: 'github.trustedAuthors', default: ['OWNER', 'MEMBER', 'COLLABORATOR'] as readonly string[] },
   githubArtifactFolders: { key: 'github.artifactFolders', default: [] as readonly string[] },
   githubAgentAssignee: { key: 'github.agentAssignee', default: '' },

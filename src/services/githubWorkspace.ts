@@ -295,9 +295,10 @@ export class GitHubWorkspace extends Disposable {
     } else if (repo.host !== access.webHost) {
       notice = { kind: 'no-repo', message: `The repository is on ${repo.host} but you are signed in to ${access.webHost}: set github-enterprise.uri, or ralph.github.repository. Showing documents on disk only.` };
     } else {
-      const clientKey = `${access.apiUrl} ${repo.owner}/${repo.repo} ${access.account ?? ''} ${access.token?.length ?? 0}`;
+      const writeIntervalMs = readSetting('githubWriteIntervalMs', folder.uri);
+      const clientKey = `${access.apiUrl} ${repo.owner}/${repo.repo} ${access.account ?? ''} ${access.token?.length ?? 0} ${writeIntervalMs}`;
       if (!state.client || state.clientKey !== clientKey) {
-        state.client = new GitHubClient({ token: access.token, apiUrl: access.apiUrl, owner: repo.owner, repo: repo.repo, timeoutMs: 20_000, log: (m) => this.log.warn(`[github] ${m}`) });
+        state.client = new GitHubClient({ token: access.token, apiUrl: access.apiUrl, owner: repo.owner, repo: repo.repo, timeoutMs: 20_000, writeIntervalMs, log: (m) => this.log.warn(`[github] ${m}`) });
         state.clientKey = clientKey;
       }
       client = state.client;
@@ -369,6 +370,30 @@ export class GitHubWorkspace extends Disposable {
       throw new Error(s?.result?.notice?.message ?? 'Not signed in to GitHub: sign in first.');
     }
     return { client: s.client, repo: s.repo };
+  }
+
+  /** The folder's client for reading, without asking anyone to sign in; undefined when there is none. */
+  readerFor(folder: vscode.WorkspaceFolder): GitHubClient | undefined {
+    try {
+      return this.clientFor(folder).client;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * A client that may write for this folder (Publish Stories to GitHub…): asks to sign in when
+   * there is no session. Throws the folder's notice when there is nowhere to write.
+   */
+  async writerFor(folder: vscode.WorkspaceFolder): Promise<{ client: GitHubClient; repo: RepoRef }> {
+    if (!this.folders.get(folder.uri.toString())?.client) {
+      if (!(await this.auth.access(true))) {
+        throw new Error('Publishing needs a GitHub session: sign in to GitHub (the Accounts menu), then publish again.');
+      }
+      await this.refresh();
+    }
+    const { client, repo } = this.clientFor(folder);
+    return { client, repo };
   }
 
   /**

@@ -102,9 +102,16 @@ export class IssuesTreeProvider extends Disposable implements vscode.TreeDataPro
   private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
   readonly onDidChangeTreeData = this.onDidChangeEmitter.event;
 
-  constructor(private readonly github: GitHubWorkspace) {
+  constructor(
+    private readonly github: GitHubWorkspace,
+    /** Each published story's state on GitHub (its run, its pull request: services/githubFollow.ts). */
+    private readonly remote?: { stateOf(folder: vscode.Uri, storyId: string): { readonly label: string } | undefined; readonly onDidChange: vscode.Event<void> },
+  ) {
     super();
     this.register(github.onDidChange(() => this.onDidChangeEmitter.fire()));
+    if (remote) {
+      this.register(remote.onDidChange(() => this.onDidChangeEmitter.fire()));
+    }
   }
 
   /**
@@ -164,7 +171,9 @@ export class IssuesTreeProvider extends Disposable implements vscode.TreeDataPro
       case 'issue': {
         const i = node.issue;
         const item = new vscode.TreeItem(`#${i.number}${i.title ? ` ${i.title}` : ''}`, vscode.TreeItemCollapsibleState.Expanded);
-        const parts = [i.state, PHASE_LABELS[i.phase], ...i.labels].filter((x): x is string => !!x);
+        // A published story's run or pull request, after the issue's own state (issue 20).
+        const remote = (node.folder.storiesByIssue.get(i.number) ?? []).map((id) => this.remote?.stateOf(node.folder.folder.uri, id)?.label).find((l) => l !== undefined && !l.startsWith('#'));
+        const parts = [i.state, remote && `☁ ${remote}`, PHASE_LABELS[i.phase], ...i.labels].filter((x): x is string => !!x);
         if (i.error) {
           parts.unshift(i.cachedAt ? `cached ${ageOf(i.cachedAt, new Date())}` : 'disk only');
         }

@@ -48,6 +48,8 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     /** More children of a story after the built-in ones (the GitHub layer's issue artifacts). */
     private readonly extraChildren?: { of: (story: StoryNode) => StoryTreeNode[]; onDidChange: vscode.Event<void> },
     private readonly parallel?: ParallelSource,
+    /** Each published story's state on GitHub (services/githubFollow.ts). */
+    private readonly remote?: { stateOf(folder: vscode.Uri, storyId: string): { readonly label: string; readonly url?: string } | undefined; readonly onDidChange: vscode.Event<void> },
   ) {
     super();
     const refresh = (): void => {
@@ -75,6 +77,9 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
     }
     if (extraChildren) {
       this.register(extraChildren.onDidChange(refresh));
+    }
+    if (remote) {
+      this.register(remote.onDidChange(refresh));
     }
     if (parallel) {
       this.register(
@@ -245,7 +250,7 @@ export class StoriesTreeProvider extends Disposable implements vscode.TreeDataPr
       }
       const titleOf = (id: string): string | undefined => titles.get(id);
       const stories = entry.analysis.readiness.order.map(
-        (state) => new StoryNode(entry, state, problemsByStory.get(state.story.index) ?? [], folderParent, titleOf, (id) => this.running(key, id)),
+        (state) => new StoryNode(entry, state, problemsByStory.get(state.story.index) ?? [], folderParent, titleOf, (id) => this.running(key, id), false, this.remote?.stateOf(entry.folder.uri, state.story.id)),
       );
       const byId = new Map<string, StoryNode>();
       for (const n of [...stories].sort((x, y) => x.state.story.index - y.state.story.index)) {

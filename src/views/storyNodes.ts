@@ -185,6 +185,8 @@ export class StoryNode {
     /** The iteration running this story now (several stories run at once in a parallel run). */
     private readonly running: (storyId: string) => RunningIteration | undefined = () => undefined,
     readonly stale = false,
+    /** Where the story stands on GitHub (issue 20: its run, its pull request), when published. */
+    private readonly remote?: { readonly label: string; readonly url?: string },
   ) {}
 
   get id(): string {
@@ -211,10 +213,15 @@ export class StoryNode {
       item.tooltip = `prd.json cannot be read right now; this is ${p.label} as it was at the last good read. Fix the problems above to see the stories again.`;
       item.command = { command: Commands.openPrd, title: 'Open prd.json', arguments: [this.entry.uri] };
     } else {
-      item.description = runningHere ? `${word} · ${run.iteration}/${run.maxIterations} · ${p.description}` : p.description;
+      const remote = this.remote ? `☁ ${this.remote.label} · ` : '';
+      item.description = runningHere ? `${word} · ${run.iteration}/${run.maxIterations} · ${remote}${p.description}` : `${remote}${p.description}`;
       item.iconPath = stateIcon(key);
       item.contextValue = runningHere ? `${p.contextValue} running` : p.contextValue;
       const tooltip = new vscode.MarkdownString(p.tooltip, true);
+      if (this.remote) {
+        // The label is ours ("PR #12 open"); the URL is GitHub's, as a link (never a command).
+        tooltip.appendMarkdown(`\n\nOn GitHub: ${this.remote.url && /^https?:\/\//.test(this.remote.url) ? `[${this.remote.label}](${this.remote.url.replace(/[()\s]/g, encodeURIComponent)})` : this.remote.label}`);
+      }
       tooltip.supportHtml = false;
       item.tooltip = tooltip;
       item.command = { command: Commands.storyOpen, title: 'Open Story in prd.json', arguments: [this] };

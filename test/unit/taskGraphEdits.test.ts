@@ -1,7 +1,7 @@
 /** The task graph's prd.json edits: minimal, the story's own dependency key kept, cycles refused. */
 import assert from 'node:assert/strict';
 import { applyEdits } from '../../src/core/prd/edits';
-import { addDependencyEdits, addStoryEdits, nextStoryId, removeDependencyEdits, setPassesByIdEdits, setStoryFieldEdits, type GraphEditResult } from '../../src/core/prd/graphEdits';
+import { addDependencyEdits, addStoryEdits, nextStoryId, removeDependencyEdits, setPassesByIdEdits, setIssueFieldsEdits, setStoryFieldEdits, type GraphEditResult } from '../../src/core/prd/graphEdits';
 import { makePrd } from './helpers';
 
 function apply(text: string, r: GraphEditResult): string {
@@ -100,5 +100,18 @@ describe('task graph edits', () => {
     const r = addStoryEdits(text, 'After the big ones');
     const ids = (JSON.parse(apply(text, r)) as { userStories: { id: string }[] }).userStories.map((s) => s.id);
     assert.deepEqual(ids, ['US-9007199254740992', 'US-9007199254740993', 'US-9007199254740994']);
+  });
+});
+
+describe('a publish writes each story’s issue number (issue 20)', () => {
+  it('one minimal edit per story whose field differs; the rest of the file untouched; a story no longer there skipped', () => {
+    const text = makePrd([{ id: 'A' }, { id: 'B', issue: 7 }, { id: 'C', issue: '#9' }, { id: 'D' }]);
+    const edits = setIssueFieldsEdits(text, new Map([['A', 11], ['B', 7], ['C', 12], ['GONE', 13]]));
+    assert.equal(edits.length, 2, 'B already says 7; GONE is not a story');
+    const after = JSON.parse(applyEdits(text, edits)) as { userStories: { id: string; issue?: unknown }[] };
+    assert.deepEqual(after.userStories.map((s) => s.issue), [11, 7, 12, undefined]);
+    const lines = applyEdits(text, edits).split('\n');
+    assert.ok(text.split('\n').every((l) => lines.includes(l) || /"(issue|id)"/.test(l) || l.trim() === '}' || l.trim() === '},'), 'only the issue lines change');
+    assert.deepEqual(setIssueFieldsEdits(applyEdits(text, edits), new Map([['A', 11], ['C', 12]])), [], 'again: no edit');
   });
 });

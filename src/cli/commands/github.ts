@@ -5,6 +5,8 @@
 import { oneLine } from '../../core/output';
 import { dispatchUsage, runDispatchCommand } from '../github/dispatchCommand';
 import { ACTION_STEPS, runActionStep } from '../github/actionSteps';
+import { publishUsage, runPublish } from '../github/publishCommand';
+import { runStatus, statusUsage } from '../github/statusCommand';
 import { runWorkflowCommand, workflowUsage } from '../github/workflowCommand';
 import type { CliCommand, CliIo } from '../io';
 
@@ -16,6 +18,8 @@ interface Subcommand {
 }
 
 const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
+  publish: { summary: `Publish the stories as issues with native "blocked by" (${publishUsage.split('\n')[0].replace(/^Usage: /, '')})`, run: (argv, io) => runPublish(argv, io), listed: true },
+  status: { summary: `Where each published story stands on GitHub (${statusUsage.split('\n')[0].replace(/^Usage: /, '')})`, run: (argv, io) => runStatus(argv, io), listed: true },
   workflow: { summary: `Write .github/workflows/ralph.yml (${workflowUsage.split('\n')[0].replace(/^Usage: /, '')})`, run: (argv, io) => runWorkflowCommand(argv, io), listed: true },
   dispatch: { summary: `Run the ready stories on GitHub Actions (${dispatchUsage.split('\n')[0].replace(/^Usage: /, '')})`, run: (argv, io) => runDispatchCommand(argv, io), listed: true },
   ...Object.fromEntries(Object.keys(ACTION_STEPS).map((name) => [name, { summary: 'A step of the ralph.yml workflow', run: (argv: readonly string[], io: CliIo) => runActionStep(name, argv, io), listed: false }])),
@@ -34,7 +38,7 @@ The workflow's steps call: ${Object.keys(ACTION_STEPS).join(', ')}.
 
 export const githubCommand: CliCommand = {
   name: 'github',
-  summary: 'GitHub as the engine: write the Actions workflow, dispatch ready stories.',
+  summary: 'GitHub as the engine: publish the stories as issues, write the Actions workflow, dispatch ready\nstories, follow them.',
   usage,
   run(argv, io) {
     const at = argv.indexOf('github');

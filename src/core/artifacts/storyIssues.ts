@@ -44,6 +44,11 @@ function mentions(text: string | undefined): number[] {
   return out;
 }
 
+/** The issue numbers the story's `issue` field names (not its mentions), without duplicates. */
+export function issuesOfField(story: Pick<StoryLike, 'issue'>): number[] {
+  return [...new Set(fromField(story.issue))];
+}
+
 /** The issue numbers of a story, the `issue` field first, without duplicates. */
 export function issuesOfStory(story: StoryLike): number[] {
   const all = [...fromField(story.issue), ...mentions(story.id), ...mentions(story.title), ...mentions(story.notes)];

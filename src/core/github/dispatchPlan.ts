@@ -10,7 +10,7 @@
  * core/loop/parallelPlan.ts): the in-flight runs take the slots (max-parallel), and in-flight and
  * unmerged stories hold their predicted files for the same-file guard.
  */
-import { issuesOfStory } from '../artifacts/storyIssues';
+import { issuesOfField } from '../artifacts/storyIssues';
 import { NO_ATTEMPTS, planStarts } from '../loop/parallelPlan';
 import { describeWait, type WaitReason } from '../loop/waitReasons';
 import { storyBranchName } from '../parallel/names';
@@ -81,7 +81,7 @@ export function storyOfRunTitle(displayTitle: string): string | undefined {
 
 /** The story's issue number from its `issue` field alone (a mention in its title does not publish it). */
 export function publishedIssue(story: Pick<Story, 'issue'>): number | undefined {
-  return issuesOfStory({ id: '', issue: story.issue })[0];
+  return issuesOfField(story)[0];
 }
 
 export function planDispatch(input: DispatchPlanInput): DispatchPlan {

@@ -166,6 +166,23 @@ export function setStoryFieldEdits(text: string, storyId: string, field: Editabl
   return { ok: true, edits: setValueEdits(text, [...story.path, key], v) };
 }
 
+/**
+ * Sets the `issue` field of several stories at once (a publish): one minimal edit per story whose
+ * field does not already say that number; stories no longer in the file are skipped.
+ */
+export function setIssueFieldsEdits(text: string, numbers: ReadonlyMap<string, number>): TextEdit[] {
+  // Each edit is within its own story's object, against the same text: they never overlap.
+  const doc = read(text);
+  const edits: TextEdit[] = [];
+  for (const [storyId, n] of numbers) {
+    const story = storyById(doc, storyId);
+    if (story && story.issue !== n) {
+      edits.push(...setValueEdits(text, [...story.path, 'issue'], n));
+    }
+  }
+  return edits.sort((a, b) => a.offset - b.offset);
+}
+
 /** Marks a story as passing or not (Mark as Passing in the Stories view). */
 export function setPassesByIdEdits(text: string, storyId: string, passes: boolean): GraphEditResult {
   const story = storyById(read(text), storyId);

@@ -112,7 +112,7 @@ export function pageNode(n: GraphNodeDto): GraphNodeDto {
 }
 
 function pageArtifacts(a: ArtifactBadgeDto): ArtifactBadgeDto {
-  return { ...a, warnings: elide(a.warnings, PAGE_LIMITS.warnings, moreText).map((w) => clampText(w, PAGE_LIMITS.warning)) };
+  return { ...a, warnings: elide(a.warnings, PAGE_LIMITS.warnings, moreText).map((w) => clampText(w, PAGE_LIMITS.warning)), remote: a.remote && { kind: a.remote.kind, label: clampText(a.remote.label, PAGE_LIMITS.outcome) } };
 }
 
 /** The problems a graph message carries (the first 50: a line each in the picture). */

@@ -69,6 +69,13 @@ export const artifactBadgeSchema = z.object({
   verdict: z.enum(['APPROVED', 'NEEDS_ITERATION']).optional(),
   /** Missing prerequisites (a plan without research, …): the badge turns to the warning colour. */
   warnings: z.array(z.string().max(PAGE_LIMITS.warning)).max(PAGE_LIMITS.warnings),
+  /** Where the published story stands on GitHub (issue 20): "PR #12 open", "run in progress", … */
+  remote: z
+    .object({
+      kind: z.enum(['pull-merged', 'pull-open', 'running', 'queued', 'run-failed', 'run-passed', 'issue-closed', 'issue-open']),
+      label: z.string().max(PAGE_LIMITS.outcome),
+    })
+    .optional(),
 });
 export type ArtifactBadgeDto = z.infer<typeof artifactBadgeSchema>;
 

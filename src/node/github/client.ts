@@ -168,7 +168,8 @@ export class GitHubClient implements GitHubTransport {
   private sent = 0;
   private notModified = 0;
   private readonly timeoutMs: number;
-  private readonly writeIntervalMs: number;
+  /** Milliseconds between two writes (the publish says how long it will take). */
+  readonly writeIntervalMs: number;
   private defaultBranch?: string;
 
   constructor(private readonly options: GitHubClientOptions) {

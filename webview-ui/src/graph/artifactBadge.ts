@@ -13,6 +13,17 @@ const SLOTS = [
   ['implementation', 'I', 'implementation'],
 ] as const;
 
+const REMOTE_GLYPHS: Record<NonNullable<ArtifactBadgeDto['remote']>['kind'], string> = {
+  'pull-merged': '✓',
+  'pull-open': '⇡',
+  running: '▶',
+  queued: '…',
+  'run-failed': '✗',
+  'run-passed': '○',
+  'issue-closed': '',
+  'issue-open': '',
+};
+
 const STATUS_WORDS: Record<ArtifactBadgeDto['research'], string> = { linked: 'linked', 'on-disk': 'on disk, not linked', missing: 'missing' };
 
 export interface ArtifactBadgeView {
@@ -30,8 +41,12 @@ export function artifactBadgeView(a: ArtifactBadgeDto): ArtifactBadgeView {
   // A group plan is said only when there is one (most issues have none).
   const slots = SLOTS.filter(([k]) => k !== 'groupPlan' || (a.groupPlan !== undefined && a.groupPlan !== 'missing'));
   const letters = slots.filter(([k]) => a[k] !== 'missing').map(([, letter]) => letter);
-  const text = `#${a.issue}${letters.length > 0 ? ` ${letters.join(' ')}` : ''}`;
+  // The remote state as one glyph (its words in the tooltip and the spoken text): ▶ running, … queued, ✓ merged, ✗ failed, ⇡ a pull request open.
+  const glyph = a.remote ? REMOTE_GLYPHS[a.remote.kind] : '';
+  const text = `#${a.issue}${letters.length > 0 ? ` ${letters.join(' ')}` : ''}${glyph ? ` ${glyph}` : ''}`;
   const spoken = `issue #${a.issue}: ${slots.map(([k, , word]) => `${word} ${STATUS_WORDS[a[k] ?? 'missing']}`).join(', ')}`;
-  const lines = [spoken + (a.verdict ? ` (review: ${a.verdict})` : ''), ...a.warnings.map((w) => `⚠ ${w}`)];
-  return { text, warn: a.warnings.length > 0, spoken: a.warnings.length > 0 ? `${spoken}, ${a.warnings.length === 1 ? 'a warning' : `${a.warnings.length} warnings`}` : spoken, tooltip: lines.join('\n') };
+  const onGitHub = a.remote ? `on GitHub: ${a.remote.label}` : '';
+  const lines = [spoken + (a.verdict ? ` (review: ${a.verdict})` : ''), ...(onGitHub ? [onGitHub] : []), ...a.warnings.map((w) => `⚠ ${w}`)];
+  const said = onGitHub ? `${spoken}, ${onGitHub}` : spoken;
+  return { text, warn: a.warnings.length > 0 || a.remote?.kind === 'run-failed', spoken: a.warnings.length > 0 ? `${said}, ${a.warnings.length === 1 ? 'a warning' : `${a.warnings.length} warnings`}` : said, tooltip: lines.join('\n') };
 }

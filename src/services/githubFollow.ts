@@ -1,0 +1,184 @@
+/**
+ * Follow a published backlog from VS Code (issue 20): each published story's remote state — its
+ * issue open or closed, its latest `ralph.yml` run (queued, in progress, failed: a link to its
+ * logs), its pull request (open, merged) — for the Stories view, the Task Graph and the Issues
+ * view. Read with conditional requests (a 304 costs nothing) when a folder's stories are published,
+ * again every `ralph.github.followSeconds` only while something on GitHub still moves, and on Sync.
+ *
+ * Sync also fetches the feature branch and compares prd.json there with the local one: a story
+ * that passes on GitHub and not here is offered to take (never taken silently); one that passes
+ * here and not there is shown as such.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import * as vscode from 'vscode';
+import { comparePasses, publishedIssues, remoteStates, type StoryRemote } from '../core/github/remoteState';
+import { analyzePrd } from '../core/prd/index';
+import { errorMessage } from '../core/errorMessage';
+import { WORKFLOW_FILE } from '../core/github/workflow';
+import type { ArtifactBadgeDto } from '../core/webview/graphProtocol';
+import { Disposable } from '../util/disposable';
+import type { GitHubWorkspace } from './githubWorkspace';
+import type { PrdWorkspace } from './prdWorkspace';
+import { readSetting } from './settings';
+
+const run = promisify(execFile);
+
+export interface FolderRemote {
+  readonly states: ReadonlyMap<string, StoryRemote>;
+  /** After a Sync: stories that pass on GitHub's feature branch and not here, and the reverse. */
+  readonly sync?: { readonly passedRemotely: readonly string[]; readonly conflicts: readonly string[]; readonly at: number };
+  /** Why the remote state could not be read (shown, never thrown). */
+  readonly problem?: string;
+}
+
+export class GitHubFollow extends Disposable {
+  private readonly onDidChangeEmitter = this.register(new vscode.EventEmitter<void>());
+  readonly onDidChange = this.onDidChangeEmitter.event;
+  private readonly folders = new Map<string, FolderRemote>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly published = new Map<string, string>();
+  private pending: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly github: GitHubWorkspace,
+    private readonly prds: PrdWorkspace,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    super();
+    this.register({ dispose: () => this.timers.forEach((t) => clearTimeout(t)) });
+    // A folder whose published stories changed (a publish wrote the issue numbers) is read again.
+    this.register(
+      prds.onDidChange(() => {
+        for (const e of prds.list()) {
+          const key = e.folder.uri.toString();
+          const now = publishedKey(e.analysis);
+          if (now !== this.published.get(key)) {
+            this.published.set(key, now);
+            if (now !== '') {
+              void this.refresh(e.folder);
+            }
+          }
+        }
+      }),
+    );
+  }
+
+  forFolder(folder: vscode.Uri): FolderRemote | undefined {
+    return this.folders.get(folder.toString());
+  }
+
+  /** The remote state of a story, or undefined when it is not published or not read yet. */
+  stateOf(folder: vscode.Uri, storyId: string): StoryRemote | undefined {
+    return this.folders.get(folder.toString())?.states.get(storyId);
+  }
+
+  /** Reads the remote state of a folder's published stories (queued behind a read under way). */
+  refresh(folder: vscode.WorkspaceFolder): Promise<void> {
+    const go = (): Promise<void> => this.read(folder);
+    this.pending = this.pending.then(go, go);
+    return this.pending;
+  }
+
+  /**
+   * Sync: reads the remote state, fetches the feature branch and compares its prd.json with the
+   * local one. Returns what differs; the command asks before taking anything.
+   */
+  async sync(folder: vscode.WorkspaceFolder): Promise<FolderRemote> {
+    await this.refresh(folder);
+    const entry = await this.prds.readNow(folder);
+    const feature = entry?.analysis.doc.branchName?.trim();
+    if (!entry || !feature) {
+      throw new Error('prd.json has no "branchName": there is no feature branch to sync with.');
+    }
+    const cwd = folder.uri.fsPath;
+    try {
+      await run('git', ['fetch', '--quiet', 'origin', `refs/heads/${feature}:refs/remotes/origin/${feature}`], { cwd, timeout: 120_000 });
+    } catch (e) {
+      throw new Error(`git could not fetch ${feature} from origin: ${errorMessage(e).split('\n').slice(-2).join(' ')}`);
+    }
+    const rel = vscode.workspace.asRelativePath(entry.uri, false).replace(/\\/g, '/');
+    let remoteText: string;
+    try {
+      remoteText = (await run('git', ['show', `refs/remotes/origin/${feature}:${rel}`], { cwd, maxBuffer: 64 * 1024 * 1024 })).stdout;
+    } catch {
+      throw new Error(`origin/${feature} has no ${rel}: nothing to compare.`);
+    }
+    const remote = new Map(analyzePrd(remoteText).doc.stories.map((s) => [s.id, s.passes] as const));
+    const local = new Map(entry.analysis.doc.stories.map((s) => [s.id, s.passes] as const));
+    const diff = comparePasses(local, remote);
+    const key = folder.uri.toString();
+    const now: FolderRemote = { ...(this.folders.get(key) ?? { states: new Map() }), sync: { ...diff, at: Date.now() } };
+    this.folders.set(key, now);
+    this.onDidChangeEmitter.fire();
+    return now;
+  }
+
+  private async read(folder: vscode.WorkspaceFolder): Promise<void> {
+    const key = folder.uri.toString();
+    clearTimeout(this.timers.get(key));
+    const entry = this.prds.forFolder(folder.uri);
+    const feature = entry?.analysis.doc.branchName?.trim() ?? '';
+    const issueOf = publishedIssues(entry?.analysis.doc.stories ?? []);
+    if (issueOf.size === 0 || feature === '') {
+      if (this.folders.delete(key)) {
+        this.onDidChangeEmitter.fire();
+      }
+      return;
+    }
+    const client = this.github.readerFor(folder);
+    if (!client) {
+      return; // signed out, or no repository: the Issues view says so
+    }
+    let next: FolderRemote;
+    try {
+      const [issues, runs, pulls] = await Promise.all([
+        client.listIssuesWithLabel('ralph'),
+        client.listWorkflowRuns(WORKFLOW_FILE).catch((e: unknown) => {
+          if ((e as { kind?: string }).kind === 'not-found') {
+            return []; // no workflow on the default branch yet: nothing runs on Actions
+          }
+          throw e;
+        }),
+        client.listPulls({ state: 'all', base: feature }),
+      ]);
+      const states = remoteStates({
+        feature,
+        issueOf,
+        issues: new Map(issues.map((i) => [i.number, { state: i.state, htmlUrl: i.htmlUrl }] as const)),
+        runs: runs.map((r) => ({ id: r.id, displayTitle: r.displayTitle, status: r.status, conclusion: r.conclusion, htmlUrl: r.htmlUrl, createdAt: r.createdAt })),
+        pulls: pulls.map((p) => ({ number: p.number, state: p.state, merged: p.merged, headRef: p.headRef, htmlUrl: p.htmlUrl })),
+      });
+      next = { states, sync: this.folders.get(key)?.sync };
+    } catch (e) {
+      this.log.warn(`[github] ${folder.name}: the remote state could not be read: ${errorMessage(e)}`);
+      next = { states: this.folders.get(key)?.states ?? new Map(), sync: this.folders.get(key)?.sync, problem: errorMessage(e) };
+    }
+    this.folders.set(key, next);
+    this.onDidChangeEmitter.fire();
+    if ([...next.states.values()].some((s) => s.inFlight)) {
+      const seconds = Math.max(10, readSetting('githubFollowSeconds', folder.uri));
+      this.timers.set(key, setTimeout(() => void this.refresh(folder), seconds * 1000));
+    }
+  }
+}
+
+/** The published stories of a prd.json, as a key that changes when an issue number does. */
+function publishedKey(analysis: { readonly doc: { readonly branchName?: string; readonly stories: readonly { readonly id: string; readonly issue?: unknown }[] } }): string {
+  const parts = [...publishedIssues(analysis.doc.stories)].map(([id, n]) => `${id}=${n}`);
+  return parts.length === 0 ? '' : `${analysis.doc.branchName ?? ''}|${parts.join(',')}`;
+}
+
+/** The Task Graph's issue badges with each published story's remote state (a badge of its own where the Issues view has none). */
+export function withRemoteStates(badges: ReadonlyMap<string, ArtifactBadgeDto>, remote: FolderRemote | undefined): Map<string, ArtifactBadgeDto> {
+  const out = new Map(badges);
+  for (const [storyId, state] of remote?.states ?? []) {
+    const badge = out.get(storyId);
+    const number = badge?.issue ?? state.issue?.number;
+    if (number === undefined) {
+      continue;
+    }
+    out.set(storyId, { ...(badge ?? { issue: number, research: 'missing', plan: 'missing', review: 'missing', implementation: 'missing', warnings: [] }), remote: { kind: state.kind, label: state.label } });
+  }
+  return out;
+}
