@@ -46,6 +46,7 @@ export const Commands = {
   githubLinkToIssue: "ralph.github.linkToIssue",
   githubPublishStories: "ralph.github.publishStories",
   githubSync: "ralph.github.sync",
+  githubDispatch: "ralph.github.dispatch",
   githubOpenArtifact: "ralph.github.openArtifact",
   githubOpenIssue: "ralph.github.openIssue",
   githubAddWorkflow: "ralph.github.addWorkflow",

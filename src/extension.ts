@@ -16,6 +16,7 @@ import { registerStoryCommands } from './commands/storyCommands';
 import { registerWorkflowCommands } from './commands/workflowCommands';
 import { Commands, Views } from './constants';
 import { GitHubAuth } from './services/githubAuth';
+import { GitHubDispatcher } from './services/githubDispatch';
 import { GitHubFollow, withRemoteStates } from './services/githubFollow';
 import { GitHubPublisher } from './services/githubPublish';
 import { anyOf } from './util/events';
@@ -136,7 +137,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log });
   registerWorkflowCommands(context, { log, proposed });
   context.subscriptions.push(follow);
-  registerPublishCommands(context, { publisher: new GitHubPublisher(github, prds, log), follow, prds, log });
+  registerPublishCommands(context, { publisher: new GitHubPublisher(github, prds, log), dispatcher: new GitHubDispatcher(github, prds), follow, prds, log });
   void prds.whenIdle().then(() => github.refresh());
   // A parallel run a reload, a crash or a killed host cut off: offered to resume, its worktrees listed.
   interrupted.watch();

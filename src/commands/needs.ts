@@ -67,10 +67,12 @@ export const COMMAND_NEEDS: { readonly [id in CommandId]: CommandNeeds } = {
   [Commands.githubSignIn]: none,
   [Commands.githubSelfHeal]: post,
   [Commands.githubSelfHealAll]: post,
-  // Creates and edits issues on GitHub, then writes each story's issue number into prd.json.
-  [Commands.githubPublishStories]: { posts: true, writes: true, action: 'Publishing stories to GitHub' },
+  // Posts to GitHub (and writes prd.json's issue fields after): refused as a post in Restricted Mode.
+  [Commands.githubPublishStories]: post,
   // Runs git fetch; marks stories passing in prd.json only when asked.
   [Commands.githubSync]: run('Syncing with GitHub'),
+  // Starts workflow runs on GitHub (or assigns issues to a hosted agent).
+  [Commands.githubDispatch]: post,
   [Commands.githubLinkToIssue]: post,
   [Commands.githubOpenArtifact]: none,
   [Commands.githubOpenIssue]: none,

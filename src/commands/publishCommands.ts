@@ -11,12 +11,14 @@ import { Commands } from '../constants';
 import { ask, choose } from '../services/confirm';
 import { editTextFile } from '../services/fileEdits';
 import type { FolderRemote, GitHubFollow } from '../services/githubFollow';
+import type { DispatchOutcome, GitHubDispatcher } from '../services/githubDispatch';
 import type { GitHubPublisher, PublishOutcome } from '../services/githubPublish';
 import type { PrdWorkspace } from '../services/prdWorkspace';
 import { commandRegistrar } from './registrar';
 
 export interface PublishCommandDeps {
   readonly publisher: GitHubPublisher;
+  readonly dispatcher: GitHubDispatcher;
   readonly follow: GitHubFollow;
   readonly prds: PrdWorkspace;
   readonly log: vscode.LogOutputChannel;
@@ -30,6 +32,23 @@ export function registerPublishCommands(context: vscode.ExtensionContext, deps: 
       return undefined;
     }
     const outcome = await deps.publisher.publish(folder);
+    void deps.follow.refresh(folder);
+    return outcome;
+  });
+
+  reg(Commands.githubDispatch, async (folderUri?: vscode.Uri): Promise<DispatchOutcome | undefined> => {
+    const folder = await pickFolder(deps.prds, folderUri, 'Dispatch the ready stories of which folder?');
+    if (!folder) {
+      return undefined;
+    }
+    const outcome = await deps.dispatcher.dispatch(folder);
+    if (outcome.publishFirst) {
+      // The stories must be published first: offered, never done unasked.
+      if ((await ask(outcome.message, ['Publish Stories…'], { severity: 'info' })) === 'Publish Stories…') {
+        await deps.publisher.publish(folder);
+      }
+      return outcome;
+    }
     void deps.follow.refresh(folder);
     return outcome;
   });

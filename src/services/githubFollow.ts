@@ -9,20 +9,16 @@
  * that passes on GitHub and not here is offered to take (never taken silently); one that passes
  * here and not there is shown as such.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import { comparePasses, publishedIssues, remoteStates, type StoryRemote } from '../core/github/remoteState';
-import { analyzePrd } from '../core/prd/index';
 import { errorMessage } from '../core/errorMessage';
 import { WORKFLOW_FILE } from '../core/github/workflow';
 import type { ArtifactBadgeDto } from '../core/webview/graphProtocol';
+import { remoteFeaturePasses } from '../node/github/remoteFeature';
 import { Disposable } from '../util/disposable';
 import type { GitHubWorkspace } from './githubWorkspace';
 import type { PrdWorkspace } from './prdWorkspace';
 import { readSetting } from './settings';
-
-const run = promisify(execFile);
 
 export interface FolderRemote {
   readonly states: ReadonlyMap<string, StoryRemote>;
@@ -91,20 +87,8 @@ export class GitHubFollow extends Disposable {
     if (!entry || !feature) {
       throw new Error('prd.json has no "branchName": there is no feature branch to sync with.');
     }
-    const cwd = folder.uri.fsPath;
-    try {
-      await run('git', ['fetch', '--quiet', 'origin', `refs/heads/${feature}:refs/remotes/origin/${feature}`], { cwd, timeout: 120_000 });
-    } catch (e) {
-      throw new Error(`git could not fetch ${feature} from origin: ${errorMessage(e).split('\n').slice(-2).join(' ')}`);
-    }
     const rel = vscode.workspace.asRelativePath(entry.uri, false).replace(/\\/g, '/');
-    let remoteText: string;
-    try {
-      remoteText = (await run('git', ['show', `refs/remotes/origin/${feature}:${rel}`], { cwd, maxBuffer: 64 * 1024 * 1024 })).stdout;
-    } catch {
-      throw new Error(`origin/${feature} has no ${rel}: nothing to compare.`);
-    }
-    const remote = new Map(analyzePrd(remoteText).doc.stories.map((s) => [s.id, s.passes] as const));
+    const remote = await remoteFeaturePasses(folder.uri.fsPath, feature, rel);
     const local = new Map(entry.analysis.doc.stories.map((s) => [s.id, s.passes] as const));
     const diff = comparePasses(local, remote);
     const key = folder.uri.toString();

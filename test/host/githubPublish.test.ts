@@ -98,6 +98,31 @@ suite('GitHub as the engine: publish, follow, sync (test server)', function () {
     assert.equal(gh.writes(from).length, 0);
   });
 
+  test('Dispatch Ready Stories: unpublished, it offers to publish first; published, it runs the ready stories on Actions up to ralph.parallel.maxAgents, never one twice', async () => {
+    gh.addWorkflow('ralph.yml');
+    // The demo's stories all match the Pin's priority modules: the same-file guard would send one at a time.
+    const parallel = vscode.workspace.getConfiguration('ralph.parallel', workspaceFolder().uri);
+    await parallel.update('allowOverlap', true, vscode.ConfigurationTarget.Workspace);
+    try {
+    const first = await answering(undefined, () => vscode.commands.executeCommand<{ message: string; publishFirst?: boolean }>('ralph.github.dispatch'));
+    assert.equal(first.result.publishFirst, true);
+    assert.match(first.questions[0].message, /^The ready stories are not published yet \(.*\): publish them first\.$/);
+    assert.deepEqual(first.questions[0].choices, ['Publish Stories…']);
+    assert.equal(gh.dispatches.length, 0);
+
+    await answering('Publish', () => vscode.commands.executeCommand<Outcome>('ralph.github.publishStories'));
+    const sent = await answering('Dispatch', () => vscode.commands.executeCommand<{ message: string }>('ralph.github.dispatch'));
+    assert.match(sent.questions[0].message, /^Run US-\d+, US-\d+, US-\d+ on GitHub Actions \(acme\/taskflow\)\?$/);
+    assert.equal(gh.dispatches.length, 3, 'ralph.parallel.maxAgents (3) at once');
+    assert.ok(gh.dispatches.every((d) => d.ref === FEATURE && d.inputs.branch === FEATURE), JSON.stringify(gh.dispatches));
+    const again = await answering('Dispatch', () => vscode.commands.executeCommand<{ message: string }>('ralph.github.dispatch'));
+    assert.match(again.result.message, /^Nothing to dispatch: /);
+    assert.equal(gh.dispatches.length, 3, 'the stories in flight are not dispatched again');
+    } finally {
+      await parallel.update('allowOverlap', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   test('a published story’s run and pull request show in the Stories view and the Task Graph; Sync offers what passes on GitHub and marks it only when asked', async () => {
     // GitHub's side: an origin whose feature branch has US-006 passing (its pull request merged there).
     const origin = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-origin-'));

@@ -40,11 +40,12 @@ const WRITES = [
   'ralph.parallel.resume',
   'ralph.needsYou.removeWorktree',
   'ralph.github.addWorkflow',
+  'ralph.github.sync',
 ];
 /** Commands that start an agent or git. */
-const RUNS = ['ralph.runNext', 'ralph.story.run', 'ralph.startLoop', 'ralph.pin.generate', 'ralph.parallel.runWave', 'ralph.parallel.startLoop', 'ralph.needsYou.retry', 'ralph.needsYou.openConflict', 'ralph.parallel.resume', 'ralph.parallel.checkInterrupted', 'ralph.needsYou.removeWorktree'];
+const RUNS = ['ralph.runNext', 'ralph.story.run', 'ralph.startLoop', 'ralph.pin.generate', 'ralph.parallel.runWave', 'ralph.parallel.startLoop', 'ralph.needsYou.retry', 'ralph.needsYou.openConflict', 'ralph.parallel.resume', 'ralph.parallel.checkInterrupted', 'ralph.needsYou.removeWorktree', 'ralph.github.sync'];
 /** Commands that post to GitHub. */
-const POSTS = ['ralph.github.selfHeal', 'ralph.github.selfHealAll', 'ralph.github.linkToIssue'];
+const POSTS = ['ralph.github.selfHeal', 'ralph.github.selfHealAll', 'ralph.github.linkToIssue', 'ralph.github.publishStories', 'ralph.github.dispatch'];
 
 /** Commands run by the views' items (a problem's link), not offered to a person: not in package.json. */
 const INTERNAL = ['ralph.openProblem'];
