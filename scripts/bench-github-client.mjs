@@ -5,8 +5,8 @@
 // Figures: requests to list N labelled issues (pages of 100) fresh, then again (every page a
 // 304), and the time of the cached listing beside the fresh one (the 304 pages are checked by
 // their schema again); N writes at writeIntervalMs 20: the smallest gap between two writes as
-// the server received them (target: never under the interval) and how many writes overlapped.
-// It only prints.
+// the server received them (target: never under the interval) and the time they took in all,
+// beside the sum of the intervals. It only prints.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
