@@ -8,12 +8,13 @@
 import * as vscode from 'vscode';
 import { setPassesByIdEdits } from '../core/prd/graphEdits';
 import { Commands } from '../constants';
-import { ask, choose } from '../services/confirm';
+import { ask } from '../services/confirm';
 import { editTextFile } from '../services/fileEdits';
 import type { FolderRemote, GitHubFollow } from '../services/githubFollow';
 import type { DispatchOutcome, GitHubDispatcher } from '../services/githubDispatch';
 import type { GitHubPublisher, PublishOutcome } from '../services/githubPublish';
 import type { PrdWorkspace } from '../services/prdWorkspace';
+import { folderOf, pickFolder } from '../util/folders';
 import { commandRegistrar } from './registrar';
 
 export interface PublishCommandDeps {
@@ -26,8 +27,8 @@ export interface PublishCommandDeps {
 
 export function registerPublishCommands(context: vscode.ExtensionContext, deps: PublishCommandDeps): void {
   const reg = commandRegistrar(context, deps.log);
-  reg(Commands.githubPublishStories, async (folderUri?: vscode.Uri): Promise<PublishOutcome | undefined> => {
-    const folder = await pickFolder(deps.prds, folderUri, 'Publish the stories of which folder?');
+  reg(Commands.githubPublishStories, async (folderUri?: unknown): Promise<PublishOutcome | undefined> => {
+    const folder = await pickPrdFolder(deps.prds, folderUri, 'Publish the stories of which folder?');
     if (!folder) {
       return undefined;
     }
@@ -36,25 +37,22 @@ export function registerPublishCommands(context: vscode.ExtensionContext, deps: 
     return outcome;
   });
 
-  reg(Commands.githubDispatch, async (folderUri?: vscode.Uri): Promise<DispatchOutcome | undefined> => {
-    const folder = await pickFolder(deps.prds, folderUri, 'Dispatch the ready stories of which folder?');
+  reg(Commands.githubDispatch, async (folderUri?: unknown): Promise<DispatchOutcome | undefined> => {
+    const folder = await pickPrdFolder(deps.prds, folderUri, 'Dispatch the ready stories of which folder?');
     if (!folder) {
       return undefined;
     }
     const outcome = await deps.dispatcher.dispatch(folder);
     if (outcome.publishFirst) {
-      // The stories must be published first: offered, never done unasked.
-      if ((await ask(outcome.message, ['Publish Stories…'], { severity: 'info' })) === 'Publish Stories…') {
-        await deps.publisher.publish(folder);
-      }
+      await deps.publisher.publish(folder);
       return outcome;
     }
     void deps.follow.refresh(folder);
     return outcome;
   });
 
-  reg(Commands.githubSync, async (folderUri?: vscode.Uri): Promise<FolderRemote['sync'] | undefined> => {
-    const folder = await pickFolder(deps.prds, folderUri, 'Sync which folder with GitHub?');
+  reg(Commands.githubSync, async (folderUri?: unknown): Promise<FolderRemote['sync'] | undefined> => {
+    const folder = await pickPrdFolder(deps.prds, folderUri, 'Sync which folder with GitHub?');
     if (!folder) {
       return undefined;
     }
@@ -95,15 +93,8 @@ function list(ids: readonly string[]): string {
   return ids.length <= 5 ? ids.join(', ') : `${ids.slice(0, 5).join(', ')} and ${ids.length - 5} more`;
 }
 
-async function pickFolder(prds: PrdWorkspace, folderUri: vscode.Uri | undefined, title: string): Promise<vscode.WorkspaceFolder | undefined> {
-  const given = folderUri instanceof vscode.Uri ? vscode.workspace.getWorkspaceFolder(folderUri) : undefined;
-  if (given) {
-    return given;
-  }
-  const withPrd = prds.list().map((e) => e.folder);
-  if (withPrd.length <= 1) {
-    return withPrd[0] ?? vscode.workspace.workspaceFolders?.[0];
-  }
-  const picked = await choose(withPrd.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })), { title });
-  return picked?.folder;
+/** The folder the caller named (a view's node, a Uri), else the only one with a prd.json, else a pick. */
+async function pickPrdFolder(prds: PrdWorkspace, hint: unknown, placeHolder: string): Promise<vscode.WorkspaceFolder | undefined> {
+  const entry = await pickFolder({ hint, candidates: prds.list(), folderOf: (e) => e.folder, placeHolder });
+  return entry?.folder ?? (prds.list().length === 0 ? folderOf(hint) ?? vscode.workspace.workspaceFolders?.[0] : undefined);
 }

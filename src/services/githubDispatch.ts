@@ -50,10 +50,24 @@ export class GitHubDispatcher {
       return this.fail(e instanceof DispatchError ? e.message : (e as Error).message);
     }
     const unpublished = dry.plan.waits.filter((w) => w.reason.kind === 'unpublished');
-    if (dry.done.length === 0) {
-      if (unpublished.length > 0) {
-        return { result: dry, message: `The ready stories are not published yet (${unpublished.map((w) => w.storyId).join(', ')}): publish them first.`, publishFirst: true };
+    let asked = false;
+    if (unpublished.length > 0) {
+      // Offered, never done unasked: publish first, or dispatch the stories that are published.
+      const n = unpublished.length;
+      const choices = dry.done.length > 0 ? ['Publish Stories…', `Dispatch ${dry.done.map((d) => d.storyId).join(', ')}`] : ['Publish Stories…'];
+      const answer = await ask(`${n === 1 ? '1 ready story is' : `${n} ready stories are`} not published yet (${unpublished.map((w) => w.storyId).join(', ')}): publish first?`, choices, {
+        detail: 'A story runs on GitHub Actions once it has its issue: Publish Stories to GitHub… makes them (a dry run first).',
+        severity: 'info',
+      });
+      if (answer === 'Publish Stories…') {
+        return { result: dry, message: 'Publish first.', publishFirst: true };
       }
+      if (answer === undefined) {
+        return { result: dry, message: 'Not dispatched.' };
+      }
+      asked = true;
+    }
+    if (dry.done.length === 0) {
       const message = dry.plan.waits.length > 0 ? `Nothing to dispatch: ${dry.plan.waits.map((w) => `${w.storyId} ${describeDispatchWait(w.reason)}`).join('; ')}.` : 'Nothing to dispatch: no story is ready.';
       void vscode.window.showInformationMessage(message);
       return { result: dry, message };
@@ -64,7 +78,7 @@ export class GitHubDispatcher {
       `${dry.plan.inFlight} in flight now; at most ${options.maxParallel} at once (ralph.parallel.maxAgents).`,
       ...dry.plan.waits.slice(0, 8).map((w) => `${w.storyId} ${describeDispatchWait(w.reason)}`),
     ].join('\n');
-    if ((await ask(`${verb}?`, ['Dispatch'], { detail, severity: 'info' })) !== 'Dispatch') {
+    if (!asked && (await ask(`${verb}?`, ['Dispatch'], { detail, severity: 'info' })) !== 'Dispatch') {
       return { result: dry, message: 'Not dispatched.' };
     }
     const result = await dispatchReady({ ...options, dryRun: false });

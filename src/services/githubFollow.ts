@@ -43,6 +43,16 @@ export class GitHubFollow extends Disposable {
   ) {
     super();
     this.register({ dispose: () => this.timers.forEach((t) => clearTimeout(t)) });
+    // A folder with published stories is read once its GitHub client exists (after sign-in, at start).
+    this.register(
+      github.onDidChange(() => {
+        for (const e of prds.list()) {
+          if (!this.folders.has(e.folder.uri.toString()) && publishedKey(e.analysis) !== '' && github.readerFor(e.folder)) {
+            void this.refresh(e.folder);
+          }
+        }
+      }),
+    );
     // A folder whose published stories changed (a publish wrote the issue numbers) is read again.
     this.register(
       prds.onDidChange(() => {

@@ -89,6 +89,14 @@ describe('which story has which issue', () => {
     assert.equal(plan.partsNeeded, 1);
   });
 
+  it('an issue with the story’s own marker that lost its ralph label, named by the issue field, stays its issue (no copy)', () => {
+    const a = story('A', { fieldIssues: [12] });
+    const unlabelled = { ...issueOf(a, 12), labels: ['bug'] };
+    const plan = planIssues([a], 'f', [], new Map([[12, unlabelled]]));
+    assert.deepEqual(plan.matches.get('A'), { kind: 'marker', issue: unlabelled });
+    assert.deepEqual(plan.notes, []);
+  });
+
   it('two issues with one story’s marker: the first is its issue, the other is reported, never a third one made', () => {
     const a = story('A');
     const plan = planIssues([a], 'f', [issueOf(a, 9), issueOf(a, 3)], new Map());

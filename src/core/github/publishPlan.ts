@@ -90,7 +90,10 @@ export function planIssues(stories: readonly StoryToPublish[], feature: string, 
     }
     const named = field !== undefined ? known.get(field) : undefined;
     const owner = named ? storyIdOfBody(named.body) : undefined;
-    if (named && owner === undefined) {
+    if (named && owner === s.id) {
+      // Our issue of this story that lost its `ralph` label: prd.json names it, so it is still ours.
+      matches.set(s.id, { kind: 'marker', issue: named });
+    } else if (named && owner === undefined) {
       matches.set(s.id, { kind: 'linked', issue: named });
     } else {
       if (named && owner !== undefined) {
