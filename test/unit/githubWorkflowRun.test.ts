@@ -127,6 +127,26 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
     );
   });
 
+  it('advance: a merged branch that names no story (ralph/demo-fix-typo) marks nothing and does not fail the run', () => {
+    const { dir, origin, cli } = scratch();
+    const before = git(origin, 'rev-parse', FEATURE);
+    const runner = localRunner(workflow, dir, origin, cli);
+    runner.answer('run-list.json', []);
+    runner.runJob('advance', {
+      'github.event.pull_request.base.ref': FEATURE,
+      'github.event.pull_request.head.ref': `${FEATURE}-fix-typo`,
+      'github.event.pull_request.number': '9',
+      'github.token': 'ghs_test',
+      "vars.RALPH_MAX_PARALLEL || '3'": '3',
+    });
+    assert.equal(git(origin, 'rev-parse', FEATURE), before, 'no commit');
+    assert.deepEqual(
+      runner.calls().filter((c) => c.args[0] === 'workflow').map((c) => c.args[4]),
+      ['story=US-001'],
+      'the ready stories are still dispatched',
+    );
+  });
+
   it('advance: a story that passes already makes no commit; a full house dispatches nothing', () => {
     const { dir, origin, seed, cli } = scratch();
     const prd = readFileSync(path.join(seed, 'prd.json'), 'utf8').replace('"passes": false', '"passes": true');

@@ -29,8 +29,9 @@ import { type ArgValues, maxParallelValue, subcommandArgs } from './args';
 /** A usage error or a failed check: the message, said once on stderr. */
 class StepError extends Error {}
 
-function parse(argv: readonly string[], names: readonly string[], prefix: string): ArgValues {
-  const parsed = subcommandArgs(argv, Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])));
+function parse(argv: readonly string[], names: readonly string[], prefix: string, flags: readonly string[] = []): ArgValues {
+  const options = Object.fromEntries([...names.map((n) => [n, { type: 'string' as const }]), ...flags.map((f) => [f, { type: 'boolean' as const }])]);
+  const parsed = subcommandArgs(argv, options);
   if ('error' in parsed) {
     throw new StepError(`${prefix}: ${parsed.error}`);
   }
@@ -169,12 +170,20 @@ function prText(argv: readonly string[], io: CliIo): number {
   return 0;
 }
 
-/** `mark-passing --story ID [--prd FILE]`: sets the story's passes to true, one minimal edit (none when it passes already). */
+/**
+ * `mark-passing --story ID [--prd FILE] [--skip-unknown]`: sets the story's passes to true, one
+ * minimal edit (none when it passes already). --skip-unknown: an id that names no story (a merged
+ * branch such as `<feature>-fix-typo`) is said and changes nothing, exit 0.
+ */
 function markPassing(argv: readonly string[], io: CliIo): number {
   const prefix = 'ralph-workbench github mark-passing';
-  const values = parse(argv, ['story', 'prd'], prefix);
+  const values = parse(argv, ['story', 'prd'], prefix, ['skip-unknown']);
   const id = required(values, 'story', prefix);
   const { file, text, analysis } = loadPrd(values, prefix);
+  if (values['skip-unknown'] === true && !analysis.doc.stories.some((s) => s.id === id)) {
+    io.stdout(`"${oneLine(id)}" names no story in ${file}: nothing to mark.\n`);
+    return 0;
+  }
   const story = storyOf(analysis, id, file, prefix);
   if (story.passes) {
     io.stdout(`${oneLine(id)} passes already.\n`);
