@@ -154,15 +154,27 @@ export function pullRequestText(story: Story, record: ReturnType<typeof lastReco
   return { title: featCommitSubject(story.id, story.title), body };
 }
 
-/** `pr-text --story ID --out DIR [--prd FILE]`: writes DIR/title.txt and DIR/body.md. */
+/**
+ * `pr-text --story ID --head BRANCH --out DIR [--prd FILE]`: writes DIR/title.txt and DIR/body.md;
+ * refuses (exit 1) when the story does not pass at this commit: a pull request would mark it
+ * passing once merged.
+ */
 function prText(argv: readonly string[], io: CliIo): number {
   const prefix = 'ralph-workbench github pr-text';
-  const values = parse(argv, ['story', 'out', 'prd'], prefix);
+  const values = parse(argv, ['story', 'head', 'out', 'prd'], prefix);
   const id = required(values, 'story', prefix);
+  const head = required(values, 'head', prefix);
   const out = required(values, 'out', prefix);
   const { file, analysis } = loadPrd(values, prefix);
   const story = storyOf(analysis, id, file, prefix);
-  const { title, body } = pullRequestText(story, lastRecord(process.cwd(), id));
+  const record = lastRecord(process.cwd(), id);
+  if (!story.passes) {
+    throw new StepError(
+      `${prefix}: ${oneLine(id)} does not pass after the agent's run: no pull request opened; its commits are on ${oneLine(head)}` +
+        `${record?.outcome ? ` (the run's outcome: ${record.outcome})` : ''}`,
+    );
+  }
+  const { title, body } = pullRequestText(story, record);
   mkdirSync(out, { recursive: true });
   writeFileSync(path.join(out, 'title.txt'), title);
   writeFileSync(path.join(out, 'body.md'), body);

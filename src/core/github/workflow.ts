@@ -150,7 +150,7 @@ ${DISPATCH_ENV}  run: |
     `- name: Open the pull request
 ${DISPATCH_ENV}    GH_TOKEN: \${{ github.token }}
   run: |
-    ${CLI_INVOCATION} github pr-text --story "$STORY" --prd "$RALPH_PRD" --out "$RUNNER_TEMP/ralph-pr"
+    ${CLI_INVOCATION} github pr-text --story "$STORY" --head "$BRANCH-$STORY" --prd "$RALPH_PRD" --out "$RUNNER_TEMP/ralph-pr"
     gh pr create --base "$BRANCH" --head "$BRANCH-$STORY" --title "$(cat "$RUNNER_TEMP/ralph-pr/title.txt")" --body-file "$RUNNER_TEMP/ralph-pr/body.md"`,
   ];
   return `run:
