@@ -256,7 +256,7 @@ on:
         required: true
         type: string
       max-parallel:
-        description: Story runs in flight at most (the repository variable ${MAX_PARALLEL_VARIABLE} when empty)
+        description: Story runs in flight at most, as the dispatcher counted them (the dispatches after a merge use the repository variable ${MAX_PARALLEL_VARIABLE})
         required: false
         type: string
         default: ''
