@@ -88,6 +88,29 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
     assert.ok(!existsSync(path.join(runner.workspace, 'pwned')));
   });
 
+  it('run: an agent that fails makes no commit: the job stops before pushing, saying so', () => {
+    const { dir, origin, cli } = scratch();
+    const runner = localRunner(workflow, dir, origin, cli);
+    assert.throws(
+      () => runner.runJob('run', { 'inputs.story': 'US-001', 'inputs.branch': FEATURE, 'github.token': 'ghs_test' }, { FAKE_AGENT_MODE: 'fail' }),
+      /step "Push the story branch" failed[\s\S]*The agent made no commit for US-001/,
+    );
+    assert.equal(git(origin, 'branch', '--list', `${FEATURE}-US-001`), '');
+    assert.deepEqual(runner.calls().filter((c) => c.args[1] === 'create'), []);
+  });
+
+  it('run: an agent that commits without making the story pass gets its branch pushed but no pull request', () => {
+    const { dir, origin, cli } = scratch();
+    const wip = renderWorkflow({ preset: 'custom', agentCommand: `git commit -q --allow-empty -m "wip: \${storyId}"`, prdPath: 'prd.json' });
+    const runner = localRunner(wip, dir, origin, cli);
+    assert.throws(
+      () => runner.runJob('run', { 'inputs.story': 'US-001', 'inputs.branch': FEATURE, 'github.token': 'ghs_test' }),
+      /step "Open the pull request" failed[\s\S]*US-001 does not pass after the agent's run: no pull request opened; its commits are on ralph\/demo-US-001/,
+    );
+    assert.equal(git(origin, 'log', '-1', '--format=%s', `${FEATURE}-US-001`), 'wip: US-001');
+    assert.deepEqual(runner.calls().filter((c) => c.args[1] === 'create'), []);
+  });
+
   it('advance: one commit touching prd.json only marks the merged story passing, then dispatches the newly ready stories up to max-parallel', () => {
     const { dir, origin, seed, cli } = scratch();
     // The story's pull request merged into the feature branch: its work, without the passes flag.
@@ -124,6 +147,26 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
     assert.deepEqual(
       dispatched.map((c) => c.args),
       [['workflow', 'run', 'ralph.yml', '-f', 'story=US-003', '-f', `branch=${FEATURE}`, '-f', 'max-parallel=2']],
+    );
+  });
+
+  it('advance: a merged branch that names no story (ralph/demo-fix-typo) marks nothing and does not fail the run', () => {
+    const { dir, origin, cli } = scratch();
+    const before = git(origin, 'rev-parse', FEATURE);
+    const runner = localRunner(workflow, dir, origin, cli);
+    runner.answer('run-list.json', []);
+    runner.runJob('advance', {
+      'github.event.pull_request.base.ref': FEATURE,
+      'github.event.pull_request.head.ref': `${FEATURE}-fix-typo`,
+      'github.event.pull_request.number': '9',
+      'github.token': 'ghs_test',
+      "vars.RALPH_MAX_PARALLEL || '3'": '3',
+    });
+    assert.equal(git(origin, 'rev-parse', FEATURE), before, 'no commit');
+    assert.deepEqual(
+      runner.calls().filter((c) => c.args[0] === 'workflow').map((c) => c.args[4]),
+      ['story=US-001'],
+      'the ready stories are still dispatched',
     );
   });
 

@@ -29,8 +29,9 @@ import { type ArgValues, maxParallelValue, subcommandArgs } from './args';
 /** A usage error or a failed check: the message, said once on stderr. */
 class StepError extends Error {}
 
-function parse(argv: readonly string[], names: readonly string[], prefix: string): ArgValues {
-  const parsed = subcommandArgs(argv, Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])));
+function parse(argv: readonly string[], names: readonly string[], prefix: string, flags: readonly string[] = []): ArgValues {
+  const options = Object.fromEntries([...names.map((n) => [n, { type: 'string' as const }]), ...flags.map((f) => [f, { type: 'boolean' as const }])]);
+  const parsed = subcommandArgs(argv, options);
   if ('error' in parsed) {
     throw new StepError(`${prefix}: ${parsed.error}`);
   }
@@ -153,15 +154,27 @@ export function pullRequestText(story: Story, record: ReturnType<typeof lastReco
   return { title: featCommitSubject(story.id, story.title), body };
 }
 
-/** `pr-text --story ID --out DIR [--prd FILE]`: writes DIR/title.txt and DIR/body.md. */
+/**
+ * `pr-text --story ID --head BRANCH --out DIR [--prd FILE]`: writes DIR/title.txt and DIR/body.md;
+ * refuses (exit 1) when the story does not pass at this commit: a pull request would mark it
+ * passing once merged.
+ */
 function prText(argv: readonly string[], io: CliIo): number {
   const prefix = 'ralph-workbench github pr-text';
-  const values = parse(argv, ['story', 'out', 'prd'], prefix);
+  const values = parse(argv, ['story', 'head', 'out', 'prd'], prefix);
   const id = required(values, 'story', prefix);
+  const head = required(values, 'head', prefix);
   const out = required(values, 'out', prefix);
   const { file, analysis } = loadPrd(values, prefix);
   const story = storyOf(analysis, id, file, prefix);
-  const { title, body } = pullRequestText(story, lastRecord(process.cwd(), id));
+  const record = lastRecord(process.cwd(), id);
+  if (!story.passes) {
+    throw new StepError(
+      `${prefix}: ${oneLine(id)} does not pass after the agent's run: no pull request opened; its commits are on ${oneLine(head)}` +
+        `${record?.outcome ? ` (the run's outcome: ${record.outcome})` : ''}`,
+    );
+  }
+  const { title, body } = pullRequestText(story, record);
   mkdirSync(out, { recursive: true });
   writeFileSync(path.join(out, 'title.txt'), title);
   writeFileSync(path.join(out, 'body.md'), body);
@@ -169,12 +182,20 @@ function prText(argv: readonly string[], io: CliIo): number {
   return 0;
 }
 
-/** `mark-passing --story ID [--prd FILE]`: sets the story's passes to true, one minimal edit (none when it passes already). */
+/**
+ * `mark-passing --story ID [--prd FILE] [--skip-unknown]`: sets the story's passes to true, one
+ * minimal edit (none when it passes already). --skip-unknown: an id that names no story (a merged
+ * branch such as `<feature>-fix-typo`) is said and changes nothing, exit 0.
+ */
 function markPassing(argv: readonly string[], io: CliIo): number {
   const prefix = 'ralph-workbench github mark-passing';
-  const values = parse(argv, ['story', 'prd'], prefix);
+  const values = parse(argv, ['story', 'prd'], prefix, ['skip-unknown']);
   const id = required(values, 'story', prefix);
   const { file, text, analysis } = loadPrd(values, prefix);
+  if (values['skip-unknown'] === true && !analysis.doc.stories.some((s) => s.id === id)) {
+    io.stdout(`"${oneLine(id)}" names no story in ${file}: nothing to mark.\n`);
+    return 0;
+  }
   const story = storyOf(analysis, id, file, prefix);
   if (story.passes) {
     io.stdout(`${oneLine(id)} passes already.\n`);

@@ -150,7 +150,7 @@ ${DISPATCH_ENV}  run: |
     `- name: Open the pull request
 ${DISPATCH_ENV}    GH_TOKEN: \${{ github.token }}
   run: |
-    ${CLI_INVOCATION} github pr-text --story "$STORY" --prd "$RALPH_PRD" --out "$RUNNER_TEMP/ralph-pr"
+    ${CLI_INVOCATION} github pr-text --story "$STORY" --head "$BRANCH-$STORY" --prd "$RALPH_PRD" --out "$RUNNER_TEMP/ralph-pr"
     gh pr create --base "$BRANCH" --head "$BRANCH-$STORY" --title "$(cat "$RUNNER_TEMP/ralph-pr/title.txt")" --body-file "$RUNNER_TEMP/ralph-pr/body.md"`,
   ];
   return `run:
@@ -186,7 +186,7 @@ function advanceJob(o: WorkflowOptions): string {
   run: |
     story="\${HEAD_REF#"$BASE"-}"
     for attempt in 1 2 3 4 5; do
-      ${CLI_INVOCATION} github mark-passing --story "$story" --prd "$RALPH_PRD"
+      ${CLI_INVOCATION} github mark-passing --story "$story" --prd "$RALPH_PRD" --skip-unknown
       if git diff --quiet -- "$RALPH_PRD"; then
         echo "$story passes on $BASE already."
         exit 0
@@ -256,7 +256,7 @@ on:
         required: true
         type: string
       max-parallel:
-        description: Story runs in flight at most (the repository variable ${MAX_PARALLEL_VARIABLE} when empty)
+        description: Story runs in flight at most, as the dispatcher counted them (the dispatches after a merge use the repository variable ${MAX_PARALLEL_VARIABLE})
         required: false
         type: string
         default: ''
