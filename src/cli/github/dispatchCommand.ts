@@ -101,14 +101,6 @@ export interface DispatchDeps {
   readonly env: NodeJS.ProcessEnv;
 }
 
-const PORT_METHODS = ['getWorkflow', 'listWorkflowRuns', 'listPulls', 'dispatchWorkflow', 'addAssignees'] as const;
-
-/** The client as the dispatch port, when this build's client has the contract's methods. */
-function portOf(client: object): DispatchPort | undefined {
-  const c = client as Partial<Record<(typeof PORT_METHODS)[number], unknown>>;
-  return PORT_METHODS.every((m) => typeof c[m] === 'function') ? (client as unknown as DispatchPort) : undefined;
-}
-
 const realDeps: DispatchDeps = {
   env: process.env,
   async openPort(args, io) {
@@ -116,11 +108,10 @@ const realDeps: DispatchDeps = {
     if ('error' in access) {
       return { error: access.error.trim() };
     }
-    const port = access.client ? portOf(access.client) : undefined;
     if (!access.client) {
       return { error: `ralph-workbench github dispatch: ${access.offlineReason ?? 'GitHub cannot be reached'}` };
     }
-    return port ?? { error: 'ralph-workbench github dispatch: this build of the GitHub client cannot dispatch workflows' };
+    return access.client;
   },
 };
 
