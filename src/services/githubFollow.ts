@@ -10,11 +10,10 @@
  * here and not there is shown as such.
  */
 import * as vscode from 'vscode';
-import { comparePasses, publishedIssues, remoteStates, type StoryRemote } from '../core/github/remoteState';
+import { comparePasses, publishedIssues, type StoryRemote } from '../core/github/remoteState';
 import { errorMessage } from '../core/errorMessage';
-import { WORKFLOW_FILE } from '../core/github/workflow';
 import type { ArtifactBadgeDto } from '../core/webview/graphProtocol';
-import { remoteFeaturePasses } from '../node/github/remoteFeature';
+import { readRemoteStates, remoteFeaturePasses } from '../node/github/remoteFeature';
 import { Disposable } from '../util/disposable';
 import type { GitHubWorkspace } from './githubWorkspace';
 import type { PrdWorkspace } from './prdWorkspace';
@@ -126,23 +125,7 @@ export class GitHubFollow extends Disposable {
     }
     let next: FolderRemote;
     try {
-      const [issues, runs, pulls] = await Promise.all([
-        client.listIssuesWithLabel('ralph'),
-        client.listWorkflowRuns(WORKFLOW_FILE).catch((e: unknown) => {
-          if ((e as { kind?: string }).kind === 'not-found') {
-            return []; // no workflow on the default branch yet: nothing runs on Actions
-          }
-          throw e;
-        }),
-        client.listPulls({ state: 'all', base: feature }),
-      ]);
-      const states = remoteStates({
-        feature,
-        issueOf,
-        issues: new Map(issues.map((i) => [i.number, { state: i.state, htmlUrl: i.htmlUrl }] as const)),
-        runs: runs.map((r) => ({ id: r.id, displayTitle: r.displayTitle, status: r.status, conclusion: r.conclusion, htmlUrl: r.htmlUrl, createdAt: r.createdAt })),
-        pulls: pulls.map((p) => ({ number: p.number, state: p.state, merged: p.merged, headRef: p.headRef, htmlUrl: p.htmlUrl })),
-      });
+      const states = await readRemoteStates(client, feature, issueOf);
       next = { states, sync: this.folders.get(key)?.sync };
     } catch (e) {
       this.log.warn(`[github] ${folder.name}: the remote state could not be read: ${errorMessage(e)}`);

@@ -5,10 +5,10 @@
  */
 import * as path from 'node:path';
 import { errorMessage } from '../../core/errorMessage';
-import { publishedIssues, remoteStates } from '../../core/github/remoteState';
-import { WORKFLOW_FILE } from '../../core/github/workflow';
+import { publishedIssues } from '../../core/github/remoteState';
 import { oneLine } from '../../core/output';
 import { analyzePrd } from '../../core/prd/index';
+import { readRemoteStates } from '../../node/github/remoteFeature';
 import { readWorkspaceSettings } from '../../node/workspaceSettings';
 import { resolveInside } from '../../node/workspacePath';
 import { openGitHub } from '../githubAccess';
@@ -75,18 +75,7 @@ export async function runStatus(argv: readonly string[], io: CliIo & { readonly 
   }
   const client = access.client;
   try {
-    const [issues, runs, pulls] = await Promise.all([
-      client.listIssuesWithLabel('ralph'),
-      client.listWorkflowRuns(WORKFLOW_FILE).catch((e: unknown) => ((e as { kind?: string }).kind === 'not-found' ? [] : Promise.reject(e))),
-      feature ? client.listPulls({ state: 'all', base: feature }) : Promise.resolve([]),
-    ]);
-    const states = remoteStates({
-      feature,
-      issueOf,
-      issues: new Map(issues.map((i) => [i.number, { state: i.state, htmlUrl: i.htmlUrl }] as const)),
-      runs: runs.map((r) => ({ id: r.id, displayTitle: r.displayTitle, status: r.status, conclusion: r.conclusion, htmlUrl: r.htmlUrl, createdAt: r.createdAt })),
-      pulls: pulls.map((p) => ({ number: p.number, state: p.state, merged: p.merged, headRef: p.headRef, htmlUrl: p.htmlUrl })),
-    });
+    const states = await readRemoteStates(client, feature, issueOf);
     if (values.json) {
       io.stdout(`${JSON.stringify({ stories: [...states].map(([id, s]) => ({ id, issue: issueOf.get(id), state: s.kind, label: s.label, url: s.url ?? null, inFlight: s.inFlight })) })}\n`);
     } else {

@@ -15,18 +15,10 @@ import type { PrdAnalysis } from '../../core/prd/index';
 import { describeOp, type DependencySeen, type IssueSeen, type LinkOp, planIssues, planLinks, type StoryToPublish } from '../../core/github/publishPlan';
 import { featureIssueContent, LABEL_SPECS, RALPH_LABEL, storyIssueContent } from '../../core/github/storyIssue';
 import { errorMessage } from '../../core/errorMessage';
+import type { RemoteIssue } from './issuesApi';
 
-/** The issue fields the publisher reads (the client's RemoteIssue has these and more). */
-export interface PublishIssue {
-  readonly number: number;
-  readonly id: number;
-  readonly title: string;
-  readonly body: string;
-  readonly state: 'open' | 'closed';
-  readonly labels: readonly string[];
-  readonly isPullRequest: boolean;
-  readonly repositoryUrl?: string;
-}
+/** The issue fields the publisher reads. */
+export type PublishIssue = Pick<RemoteIssue, 'number' | 'id' | 'title' | 'body' | 'state' | 'labels' | 'isPullRequest' | 'repositoryUrl'>;
 
 /** The GitHub client's methods a publish uses (src/node/github/client.ts). */
 export interface PublishPort {

@@ -1,4 +1,30 @@
 /**
+ * Where each published story stands on GitHub (issue 20), read with conditional requests: the
+ * issues labelled `ralph`, the runs of `ralph.yml` (none when the workflow is not on the default
+ * branch yet), the pull requests into the feature branch. The follower in VS Code and
+ * `ralph-workbench github status` read alike.
+ */
+export async function readRemoteStates(client: Pick<GitHubClient, 'listIssuesWithLabel' | 'listWorkflowRuns' | 'listPulls'>, feature: string, issueOf: ReadonlyMap<string, number>): Promise<Map<string, StoryRemote>> {
+  const [issues, runs, pulls] = await Promise.all([
+    client.listIssuesWithLabel('ralph'),
+    client.listWorkflowRuns(WORKFLOW_FILE).catch((e: unknown) => {
+      if ((e as { kind?: string }).kind === 'not-found') {
+        return [];
+      }
+      throw e;
+    }),
+    feature ? client.listPulls({ state: 'all', base: feature }) : Promise.resolve([]),
+  ]);
+  return remoteStates({
+    feature,
+    issueOf,
+    issues: new Map(issues.map((i) => [i.number, { state: i.state, htmlUrl: i.htmlUrl }] as const)),
+    runs: runs.map((r) => ({ id: r.id, displayTitle: r.displayTitle, status: r.status, conclusion: r.conclusion, htmlUrl: r.htmlUrl, createdAt: r.createdAt })),
+    pulls: pulls.map((p) => ({ number: p.number, state: p.state, merged: p.merged, headRef: p.headRef, htmlUrl: p.htmlUrl })),
+  });
+}
+
+/**
  * Sync's read of the feature branch on GitHub (issue 20): `git fetch origin <branch>` into
  * `refs/remotes/origin/<branch>`, then which stories pass in that commit's prd.json. This is not
  * the workspace's prd.json (services/prdWorkspace.ts is its one reader): it is what GitHub's
@@ -7,7 +33,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { errorMessage } from '../../core/errorMessage';
+import { remoteStates, type StoryRemote } from '../../core/github/remoteState';
+import { WORKFLOW_FILE } from '../../core/github/workflow';
 import { analyzePrd } from '../../core/prd/index';
+import type { GitHubClient } from './client';
 
 const run = promisify(execFile);
 
