@@ -145,6 +145,7 @@ suite('GitHub as the engine: publish, follow, sync (test server)', function () {
       const run = gh.addRun('ralph.yml', FEATURE, { story: 'US-005', branch: FEATURE });
       gh.setRunStatus(run.id, 'in_progress');
       const pr = gh.openPullRequest({ head: `${FEATURE}-US-008`, base: FEATURE, title: 'feat: US-008 - Notify assignees' });
+      pr.pull!.checks = [{ name: 'test', status: 'completed', conclusion: 'failure' }];
 
       const asked = await answering('Mark Passing Here', () => vscode.commands.executeCommand<{ passedRemotely: string[]; conflicts: string[] }>('ralph.github.sync'));
       assert.deepEqual(asked.result.passedRemotely, ['US-006']);
@@ -156,10 +157,10 @@ suite('GitHub as the engine: publish, follow, sync (test server)', function () {
       const rows = await waitFor('the Stories view to show the run and the pull request', async () => {
         const nodes = await snapshot();
         const row = (id: string): string => nodes.find((n) => n.label.startsWith(`${id} ·`))?.description ?? '';
-        return row('US-005').startsWith('☁ run in progress · ') && row('US-008').startsWith(`☁ PR #${pr.number} open · `) ? nodes : undefined;
+        return row('US-005').startsWith('☁ run in progress · ') && row('US-008').startsWith(`☁ PR #${pr.number} open, checks failing · `) ? nodes : undefined;
       }, 20_000, async () => (await snapshot()).map((n) => `${n.label} — ${n.description}`));
       assert.ok(rows.length >= 12);
-      const g = await waitForGraph('the Task Graph’s badges to show the remote states', (m: GraphMessage) => m.nodes.find((n) => n.id === 'US-005')?.artifacts?.remote?.kind === 'running' && m.nodes.find((n) => n.id === 'US-008')?.artifacts?.remote?.label === `PR #${pr.number} open`);
+      const g = await waitForGraph('the Task Graph’s badges to show the remote states', (m: GraphMessage) => m.nodes.find((n) => n.id === 'US-005')?.artifacts?.remote?.kind === 'running' && m.nodes.find((n) => n.id === 'US-008')?.artifacts?.remote?.label === `PR #${pr.number} open, checks failing`);
       assert.ok(g.nodes.find((n) => n.id === 'US-005')?.artifacts?.issue);
 
       // Declined: nothing is marked. A story passing here and not there is said, and left.

@@ -12,6 +12,7 @@
  * write) and every dispatch. It is bounded (at most `maxRequests`) and stops by itself after
  * `lifetimeMs`; its timers never keep a process alive.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { actionRoutes } from './github/actions';
@@ -229,7 +230,8 @@ export class GitHubEmulator {
   /** Opens a pull request from `head` into `base` (an issue with a `pull_request` key, numbered with the issues). */
   openPullRequest(o: { head: string; base?: string; title?: string; body?: string }): EmulatedIssue {
     const number = this.nextNumber();
-    return this.addIssue(number, o.title ?? `Pull request ${number}`, [], { body: o.body ?? null, pull: { head: o.head, base: o.base ?? this.defaultBranch, mergedAt: null } });
+    const sha = createHash('sha1').update(`pull ${number} ${o.head}`).digest('hex');
+    return this.addIssue(number, o.title ?? `Pull request ${number}`, [], { body: o.body ?? null, pull: { head: o.head, base: o.base ?? this.defaultBranch, mergedAt: null, sha, checks: [] } });
   }
 
   /** Merges (and so closes) a pull request. */

@@ -81,10 +81,18 @@ describe('GitHub client: Actions, pull requests, assignees (emulator)', function
     gh.openPullRequest({ head: 'other', base: 'main' });
     gh.mergePullRequest(one.number);
     assert.deepEqual(await c.listPulls({ state: 'all', head: 'feat-S-1' }), [
-      { number: one.number, title: 'feat: S-1 - Add', state: 'closed', merged: true, headRef: 'feat-S-1', baseRef: 'feat', htmlUrl: `https://github.com/acme/taskflow/pull/${one.number}` },
+      { number: one.number, title: 'feat: S-1 - Add', state: 'closed', merged: true, headRef: 'feat-S-1', baseRef: 'feat', htmlUrl: `https://github.com/acme/taskflow/pull/${one.number}`, headSha: one.pull?.sha },
     ]);
     assert.deepEqual((await c.listPulls({ base: 'feat' })).map((p) => [p.headRef, p.merged]), [['feat-S-2', false]]);
     assert.ok(gh.requests.some((q) => q.url.includes('head=acme%3Afeat-S-1')), 'head sent as owner:branch');
+  });
+
+  it('listCheckRuns reads the checks of a pull request’s head commit', async () => {
+    const pr = gh.openPullRequest({ head: 'feat-S-3', base: 'feat' });
+    pr.pull!.checks = [{ name: 'test', status: 'completed', conclusion: 'failure' }, { name: 'lint', status: 'in_progress', conclusion: null }];
+    const [p] = await c.listPulls({ head: 'feat-S-3' });
+    assert.deepEqual(await c.listCheckRuns(p.headSha!), [{ name: 'test', status: 'completed', conclusion: 'failure' }, { name: 'lint', status: 'in_progress', conclusion: null }]);
+    assert.deepEqual(await c.listCheckRuns('0'.repeat(40)), [], 'a commit without checks');
   });
 
   it('addAssignees assigns the issue (for a hosted coding agent)', async () => {

@@ -4,7 +4,7 @@
  * flight (keep polling); and Sync's comparison of `passes` here and on the feature branch there.
  */
 import assert from 'node:assert/strict';
-import { comparePasses, publishedIssues, remoteStates, type PullSeen, type RunSeen } from '../../src/core/github/remoteState';
+import { checksState, comparePasses, publishedIssues, remoteStates, type PullSeen, type RunSeen } from '../../src/core/github/remoteState';
 
 const run = (id: number, story: string, status: string, conclusion: string | null = null, createdAt = `2026-11-26T07:0${id % 10}:00Z`): RunSeen => ({ id, displayTitle: `ralph: ${story}`, status, conclusion, htmlUrl: `https://github.com/acme/t/actions/runs/${id}`, createdAt });
 const pull = (number: number, story: string, state: 'open' | 'closed', merged = false): PullSeen => ({ number, state, merged, headRef: `ralph/tasks-${story}`, htmlUrl: `https://github.com/acme/t/pull/${number}` });
@@ -30,6 +30,15 @@ describe('the remote state of published stories', () => {
       F: 'issue-closed: #6 closed',
     });
     assert.equal(states.get('D')?.url, 'https://github.com/acme/t/actions/runs/4', 'the failed run links to its logs');
+  });
+
+  it('an open pull request says its checks: any failure fails, any unfinished one runs', () => {
+    assert.equal(checksState([]), 'none');
+    assert.equal(checksState([{ status: 'completed', conclusion: 'success' }, { status: 'completed', conclusion: 'skipped' }]), 'passing');
+    assert.equal(checksState([{ status: 'completed', conclusion: 'success' }, { status: 'in_progress', conclusion: null }]), 'running');
+    assert.equal(checksState([{ status: 'in_progress', conclusion: null }, { status: 'completed', conclusion: 'failure' }]), 'failing');
+    const states = remoteStates({ feature: 'ralph/tasks', issueOf: new Map([['B', 2]]), issues: new Map(), runs: [], pulls: [{ ...pull(11, 'B', 'open'), checks: 'failing' }] });
+    assert.equal(states.get('B')?.label, 'PR #11 open, checks failing');
   });
 
   it('the published issues are the issue fields only (a mention in a title publishes nothing)', () => {

@@ -27,6 +27,21 @@ export interface PullSeen {
   readonly merged: boolean;
   readonly headRef: string;
   readonly htmlUrl: string;
+  /** An open pull request's checks (its head commit's check runs), when read. */
+  readonly checks?: ChecksState;
+}
+
+export type ChecksState = 'passing' | 'failing' | 'running' | 'none';
+
+/** What a pull request's check runs say together: any failure fails, any unfinished one runs. */
+export function checksState(runs: readonly { readonly status: string; readonly conclusion: string | null }[]): ChecksState {
+  if (runs.length === 0) {
+    return 'none';
+  }
+  if (runs.some((r) => r.status === 'completed' && r.conclusion !== null && !['success', 'neutral', 'skipped'].includes(r.conclusion))) {
+    return 'failing';
+  }
+  return runs.some((r) => r.status !== 'completed') ? 'running' : 'passing';
 }
 
 export type RemoteKind = 'pull-merged' | 'pull-open' | 'running' | 'queued' | 'run-failed' | 'run-passed' | 'issue-closed' | 'issue-open';
@@ -106,7 +121,8 @@ function describe(issue: StoryRemote['issue'], issueUrl: string | undefined, run
     return { ...base, kind: 'pull-merged', label: `PR #${pull.number} merged`, url: pull.htmlUrl, inFlight: false };
   }
   if (pull?.state === 'open') {
-    return { ...base, kind: 'pull-open', label: `PR #${pull.number} open`, url: pull.htmlUrl, inFlight: true };
+    const checks = pull.checks && pull.checks !== 'none' ? `, checks ${pull.checks}` : '';
+    return { ...base, kind: 'pull-open', label: `PR #${pull.number} open${checks}`, url: pull.htmlUrl, inFlight: true };
   }
   if (run && RUNNING.has(run.status)) {
     return { ...base, kind: 'running', label: 'run in progress', url: run.htmlUrl, inFlight: true };

@@ -3,7 +3,7 @@
  * runs, list pull requests, assign an issue. Messages name the workflow file and say what to do
  * (a workflow not on the default branch, a disabled one).
  */
-import { pullListSchema, workflowRunPageSchema, workflowSchema } from './answers';
+import { checkRunPageSchema, pullListSchema, workflowRunPageSchema, workflowSchema } from './answers';
 import { GitHubError, gitHubSaid } from './errors';
 import type { GitHubTransport, RouteParams } from './transport';
 
@@ -28,6 +28,15 @@ export interface PullRequest {
   readonly headRef: string; // head.ref
   readonly baseRef: string; // base.ref
   readonly htmlUrl: string;
+  /** head.sha: whose check runs `listCheckRuns` reads. */
+  readonly headSha?: string;
+}
+
+/** One check run of a commit (a pull request's checks). */
+export interface CheckRun {
+  readonly name: string;
+  readonly status: string;
+  readonly conclusion: string | null;
 }
 
 /** A workflow's 404 or 422 said so a person knows what to do. */
@@ -110,7 +119,14 @@ export async function listPulls(t: GitHubTransport, filter: { state?: 'open' | '
     headRef: p.head.ref,
     baseRef: p.base.ref,
     htmlUrl: p.html_url,
+    headSha: p.head.sha,
   }));
+}
+
+/** The check runs of a commit, every page (a pull request's checks: its head commit's). */
+export async function listCheckRuns(t: GitHubTransport, ref: string): Promise<CheckRun[]> {
+  const runs = await t.readAll('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ref }, checkRunPageSchema, (p) => p.check_runs);
+  return runs.map((r) => ({ name: r.name, status: r.status, conclusion: r.conclusion ?? null }));
 }
 
 export async function addAssignees(t: GitHubTransport, number: number, assignees: readonly string[]): Promise<void> {

@@ -82,11 +82,17 @@ export const pullSchema = z.object({
   title: z.string(),
   state: z.enum(['open', 'closed']),
   merged_at: z.string().nullish(),
-  head: z.object({ ref: z.string() }),
+  head: z.object({ ref: z.string(), sha: z.string().optional() }),
   base: z.object({ ref: z.string() }),
   html_url: z.string(),
 });
 export const pullListSchema = z.array(pullSchema);
+
+/** GET /repos/{o}/{r}/commits/{ref}/check-runs: a page of a commit's check runs. */
+export const checkRunPageSchema = z.object({
+  total_count: z.number(),
+  check_runs: z.array(z.object({ name: z.string(), status: z.string(), conclusion: z.string().nullish() })),
+});
 
 /** An answer whose content is not used (a write's echo): any JSON value. */
 export const anyAnswerSchema = z.unknown();

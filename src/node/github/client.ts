@@ -454,6 +454,11 @@ export class GitHubClient implements GitHubTransport {
     return actionsApi.listPulls(this, filter);
   }
 
+  /** The check runs of a commit (a pull request's head): issue 20's "pull request open, with its checks". */
+  listCheckRuns(ref: string): Promise<actionsApi.CheckRun[]> {
+    return actionsApi.listCheckRuns(this, ref);
+  }
+
   addAssignees(number: number, assignees: readonly string[]): Promise<void> {
     return actionsApi.addAssignees(this, number, assignees);
   }

@@ -4,7 +4,7 @@
  * branch yet), the pull requests into the feature branch. The follower in VS Code and
  * `ralph-workbench github status` read alike.
  */
-export async function readRemoteStates(client: Pick<GitHubClient, 'listIssuesWithLabel' | 'listWorkflowRuns' | 'listPulls'>, feature: string, issueOf: ReadonlyMap<string, number>): Promise<Map<string, StoryRemote>> {
+export async function readRemoteStates(client: Pick<GitHubClient, 'listIssuesWithLabel' | 'listWorkflowRuns' | 'listPulls' | 'listCheckRuns'>, feature: string, issueOf: ReadonlyMap<string, number>): Promise<Map<string, StoryRemote>> {
   const [issues, runs, pulls] = await Promise.all([
     client.listIssuesWithLabel('ralph'),
     client.listWorkflowRuns(WORKFLOW_FILE).catch((e: unknown) => {
@@ -15,12 +15,24 @@ export async function readRemoteStates(client: Pick<GitHubClient, 'listIssuesWit
     }),
     feature ? client.listPulls({ state: 'all', base: feature }) : Promise.resolve([]),
   ]);
+  // The checks of the stories' open pull requests (a few: one request each, conditional).
+  const storyBranches = new Set([...issueOf.keys()].map((id) => storyBranchName(feature, id)));
+  const seen: PullSeen[] = await Promise.all(
+    pulls.map(async (p) => ({
+      number: p.number,
+      state: p.state,
+      merged: p.merged,
+      headRef: p.headRef,
+      htmlUrl: p.htmlUrl,
+      checks: p.state === 'open' && p.headSha && storyBranches.has(p.headRef) ? checksState(await client.listCheckRuns(p.headSha)) : undefined,
+    })),
+  );
   return remoteStates({
     feature,
     issueOf,
     issues: new Map(issues.map((i) => [i.number, { state: i.state, htmlUrl: i.htmlUrl }] as const)),
     runs: runs.map((r) => ({ id: r.id, displayTitle: r.displayTitle, status: r.status, conclusion: r.conclusion, htmlUrl: r.htmlUrl, createdAt: r.createdAt })),
-    pulls: pulls.map((p) => ({ number: p.number, state: p.state, merged: p.merged, headRef: p.headRef, htmlUrl: p.htmlUrl })),
+    pulls: seen,
   });
 }
 
@@ -33,7 +45,8 @@ export async function readRemoteStates(client: Pick<GitHubClient, 'listIssuesWit
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { errorMessage } from '../../core/errorMessage';
-import { remoteStates, type StoryRemote } from '../../core/github/remoteState';
+import { checksState, type PullSeen, remoteStates, type StoryRemote } from '../../core/github/remoteState';
+import { storyBranchName } from '../../core/parallel/names';
 import { WORKFLOW_FILE } from '../../core/github/workflow';
 import { analyzePrd } from '../../core/prd/index';
 import type { GitHubClient } from './client';

@@ -36,7 +36,7 @@ export function pullJson(gh: GitHubEmulator, i: EmulatedIssue): Record<string, u
     state: i.state,
     merged_at: p.mergedAt,
     draft: false,
-    head: { ref: p.head, label: `${gh.owner}:${p.head}` },
+    head: { ref: p.head, label: `${gh.owner}:${p.head}`, sha: p.sha },
     base: { ref: p.base, label: `${gh.owner}:${p.base}` },
     html_url: `https://github.com/${gh.owner}/${gh.repo}/pull/${i.number}`,
     user: { login: i.author.login },
@@ -112,6 +112,14 @@ function listPulls(gh: GitHubEmulator, x: Exchange): void {
 export function actionRoutes(gh: GitHubEmulator, x: Exchange, rest: string): boolean {
   if (rest === '/pulls' && x.method === 'GET') {
     listPulls(gh, x);
+    return true;
+  }
+  const checks = /^\/commits\/([^/]+)\/check-runs$/.exec(rest);
+  if (checks && x.method === 'GET') {
+    // The check runs of a pull request's head commit (a commit no pull request has: none).
+    const pr = [...gh.issues.values()].find((i) => i.pull?.sha === decodeURIComponent(checks[1]));
+    const runs = (pr?.pull?.checks ?? []).map((c, k) => ({ id: k + 1, name: c.name, status: c.status, conclusion: c.conclusion, head_sha: pr?.pull?.sha }));
+    x.paged(runs, (slice) => ({ total_count: runs.length, check_runs: slice }));
     return true;
   }
   const m = /^\/actions\/workflows\/([^/]+)(\/dispatches|\/runs)?$/.exec(rest);

@@ -27,6 +27,9 @@ export interface EmulatedPull {
   head: string;
   base: string;
   mergedAt: string | null;
+  /** The head commit (`head.sha`); its check runs are `checks`. */
+  sha: string;
+  checks: { name: string; status: 'queued' | 'in_progress' | 'completed'; conclusion: string | null }[];
 }
 
 export interface EmulatedIssue {
