@@ -14,6 +14,7 @@ import { storyPasses } from '../../core/parallel/prdMerge';
 import type { ParallelState, StoryRunRecord } from '../../core/parallel/state';
 import { detectFeatCommit } from '../../core/runs/runs';
 import { commitsNotOn, git, showFile } from './git';
+import { cutOffMerge, settleMainTree } from './halfMerge';
 import { MergeQueue, type QueueOptions, type QueueOutcome } from './mergeQueue';
 import { runCheck } from './mergeStory';
 import { ParallelStateStore } from './stateFile';
@@ -60,17 +61,6 @@ async function finished(root: string, r: StoryRunRecord, feature: string, prdRel
   return prd !== undefined && storyPasses(prd, r.storyId);
 }
 
-/** Undoes a merge or replay a crash left half-way in the main tree (it was clean when it began). */
-async function settleMainTree(root: string): Promise<void> {
-  const inProgress = async (ref: string) => (await git(root, ['rev-parse', '--verify', '--quiet', ref])).code === 0;
-  if (await inProgress('MERGE_HEAD')) {
-    await git(root, ['merge', '--abort']);
-  }
-  if (await inProgress('CHERRY_PICK_HEAD')) {
-    await git(root, ['cherry-pick', '--abort']);
-  }
-}
-
 /**
  * The check of a merge the crash may have cut off (it runs after the merge commit): run again.
  * A failure undoes the merge when it is the feature branch's last commit (as the queue would),
@@ -96,7 +86,7 @@ export async function resumeParallel(folder: string, options: ResumeOptions = {}
   const top = (await git(folder, ['rev-parse', '--show-toplevel'])).stdout.trim() || folder;
   const store = new ParallelStateStore(top);
   const state = await store.read();
-  await settleMainTree(top);
+  await settleMainTree(top, state, { prd: prdRel, progress: options.progressPath ?? 'progress.txt' });
   const repo = await preflight(top, state?.featureBranch);
   const queue = new MergeQueue(repo, store, { ...options, mode: options.mode ?? state?.mergeMode });
   const records = state?.stories ?? [];
@@ -125,18 +115,17 @@ export async function resumeParallel(folder: string, options: ResumeOptions = {}
     if (r.state !== 'running' && r.state !== 'done' && r.state !== 'merging') {
       continue; // conflict, check-failed, interrupted, orphaned: the user decides
     }
-    // Merged already (a crash after the last commit of the merge, before the state said so)?
-    // The merge's last commit is the one that sets the story's passes in the main prd.json.
-    const mainPrd = await showFile(top, 'HEAD', prdRel);
-    const merged = r.state === 'merging' && mainPrd !== undefined && storyPasses(mainPrd, r.storyId);
-    if (r.state === 'merging' && !merged && r.before && r.before !== repo.head) {
-      // Cut off half-way through a replay (rebase mode): its first commits go, the story merges again.
-      const back = await git(top, ['reset', '--keep', r.before]);
-      if (back.code !== 0) {
-        notes.push(`The merge of ${r.storyId} was cut off half-way and could not be undone (${back.stderr.trim()}): check ${repo.featureBranch}.`);
-        continue;
-      }
+    // Merged already (a crash after the last commit of the merge, before the state said so), not
+    // merged, or cut off half-way: told from git's history, never from prd.json (a story can pass
+    // in the main prd.json while its commits are not merged).
+    const cut = r.state === 'merging' ? await cutOffMerge(top, r, repo.featureBranch) : undefined;
+    if (cut?.kind === 'kept') {
+      await queue.record(worktreeOf(r), 'interrupted', { note: cut.note });
+      notes.push(cut.note);
+      interrupted.push(r.storyId);
+      continue;
     }
+    const merged = cut?.kind === 'merged';
     if (merged) {
       const failed = await checkAgain(top, r, options);
       if (failed) {
