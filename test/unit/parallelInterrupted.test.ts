@@ -131,4 +131,17 @@ describe('parallel: an interrupted run, as a reopened window finds it', function
       ['US-001'],
     );
   });
+
+  it('Remove Worktree refuses a worktree whose HEAD was detached with commits of its own (its branch holds nothing): they are kept', async () => {
+    const { root, one } = await recorded('interrupted');
+    git(one.folder, 'checkout', '-q', '--detach');
+    writeFileSync(path.join(one.folder, 'src', 'work.ts'), 'hours of agent work\n');
+    git(one.folder, 'add', '-A');
+    git(one.folder, 'commit', '-q', '-m', 'feat: US-001 - real work');
+    const sha = git(one.folder, 'rev-parse', 'HEAD');
+
+    await assert.rejects(removeKeptWorktree(root, { storyId: 'US-001', worktree: one.folder, branch: one.branch }), /detached HEAD.*1 commit\(s\) not on ralph\/demo.*Removing it would lose that work/);
+    assert.ok(existsSync(one.folder));
+    assert.equal(git(one.folder, 'rev-parse', 'HEAD'), sha);
+  });
 });

@@ -249,19 +249,25 @@ export async function prepareRalphFolder(folder: string): Promise<void> {
  */
 export async function removeWorktree(repo: Pick<RepoInfo, 'root' | 'featureBranch'>, wt: Pick<StoryWorktree, 'storyId' | 'branch' | 'folder'>): Promise<void> {
   const branchExists = (await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${wt.branch}`])).code === 0;
+  const listed = (ahead: readonly { sha: string; subject: string }[]): string =>
+    `${ahead.length} commit(s) not on ${repo.featureBranch} (${ahead
+      .slice(0, 3)
+      .map((c) => `${c.sha.slice(0, 8)} ${c.subject}`)
+      .join('; ')})`;
   if (branchExists) {
     const ahead = await commitsNotOn(repo.root, `refs/heads/${wt.branch}`, `refs/heads/${repo.featureBranch}`);
     if (ahead.length > 0) {
-      throw new ParallelError(
-        'unmerged',
-        `The worktree of ${wt.storyId} was kept: its branch ${wt.branch} has ${ahead.length} commit(s) not on ${repo.featureBranch} (${ahead
-          .slice(0, 3)
-          .map((c) => `${c.sha.slice(0, 8)} ${c.subject}`)
-          .join('; ')}).`,
-      );
+      throw new ParallelError('unmerged', `The worktree of ${wt.storyId} was kept: its branch ${wt.branch} has ${listed(ahead)}.`);
     }
   }
   if (existsSync(wt.folder)) {
+    // A detached HEAD's commits live in the worktree alone (its HEAD and reflog): removing it loses them.
+    const onBranch = await git(wt.folder, ['symbolic-ref', '--quiet', 'HEAD']);
+    const head = onBranch.code === 0 ? '' : (await git(wt.folder, ['rev-parse', '--verify', '--quiet', 'HEAD'])).stdout.trim();
+    const ahead = head ? await commitsNotOn(repo.root, head, `refs/heads/${repo.featureBranch}`) : [];
+    if (ahead.length > 0) {
+      throw new ParallelError('unmerged', `The worktree of ${wt.storyId} at ${wt.folder} was kept: its detached HEAD has ${listed(ahead)}; check out ${wt.branch} there (or make a branch of them) first.`);
+    }
     const dirty = await uncommitted(wt.folder);
     if (dirty.length > 0) {
       throw new ParallelError('unmerged', `The worktree of ${wt.storyId} at ${wt.folder} was kept: it has uncommitted changes (${fewPaths(dirty)}).`);
