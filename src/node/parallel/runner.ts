@@ -259,9 +259,16 @@ export class ParallelRunner {
     }
   }
 
+  /** Keeps `p` for the run's end; a failure in it is said as a note, never left an unhandled rejection. */
   private track(p: Promise<unknown>): void {
     this.work.add(p);
-    void p.finally(() => this.work.delete(p));
+    p.then(
+      () => this.work.delete(p),
+      (e: unknown) => {
+        this.work.delete(p);
+        this.emit({ kind: 'note', message: errorMessage(e) });
+      },
+    );
   }
 
   private dispatch(commands: readonly ParallelCommand[]): void {
@@ -269,7 +276,7 @@ export class ParallelRunner {
     for (const c of [...commands.filter((x) => x.kind === 'start'), ...commands.filter((x) => x.kind !== 'start')]) {
       switch (c.kind) {
         case 'start':
-          this.track(this.start(c));
+          this.track(this.startSafely(c));
           break;
         case 'merge':
           this.track(this.merge(c.storyId));
@@ -305,6 +312,16 @@ export class ParallelRunner {
     const prd = this.prd;
     const i = prd?.doc.stories.findIndex((s) => s.id === storyId) ?? -1;
     return prd && i >= 0 ? Math.max(0, prd.readiness.schedule.wave[i]) : 0;
+  }
+
+  /** A start that throws (an executor that cannot start, a worktree that vanished) ends that agent as an error: the loop hears of it. */
+  private async startSafely(c: Extract<ParallelCommand, { kind: 'start' }>): Promise<void> {
+    try {
+      await this.start(c);
+    } catch (e) {
+      this.runs.delete(c.storyId);
+      this.post({ kind: 'agentEnded', storyId: c.storyId, outcome: 'error', message: errorMessage(e) });
+    }
   }
 
   private async start(c: Extract<ParallelCommand, { kind: 'start' }>): Promise<void> {

@@ -132,19 +132,27 @@ export class StoryRun {
     log.write(`# ${req.storyId} — ${req.storyTitle}\n# worktree ${req.worktree.folder} (branch ${req.worktree.branch})\n# started ${started.toISOString()}\n`);
     let tail = '';
     let completeSignal = false;
-    const handle = ctx.executor.start({
-      name: `Ralph: ${req.storyId} — ${req.storyTitle}`.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 80),
-      cwd: req.worktree.folder,
-      commandLine: plan.commandLine,
-      env: plan.env,
-      onOutput: (chunk) => {
-        log?.write(chunk);
-        // The signal may be split across chunks: keep enough of the last one to see it, and the
-        // agent's last words (a question to the user).
-        tail = (tail + chunk).slice(-QUESTION_TAIL_CHARS);
-        completeSignal ||= tail.slice(-4096).includes(COMPLETE);
-      },
-    });
+    let handle: AgentHandle;
+    try {
+      handle = ctx.executor.start({
+        name: `Ralph: ${req.storyId} — ${req.storyTitle}`.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 80),
+        cwd: req.worktree.folder,
+        commandLine: plan.commandLine,
+        env: plan.env,
+        onOutput: (chunk) => {
+          log?.write(chunk);
+          // The signal may be split across chunks: keep enough of the last one to see it, and the
+          // agent's last words (a question to the user).
+          tail = (tail + chunk).slice(-QUESTION_TAIL_CHARS);
+          completeSignal ||= tail.slice(-4096).includes(COMPLETE);
+        },
+      });
+    } catch (e) {
+      const message = `its agent could not start (${errorMessage(e)}).`;
+      log.write(`\n# ${message}\n`);
+      await new Promise<void>((resolve) => log.end(resolve));
+      return { ...fail(message), promptFile, agent: plan.agent };
+    }
     this.handle = handle;
     if (this.stopRequested) {
       // Asked to stop while the log was being opened (no handle to stop yet then).
