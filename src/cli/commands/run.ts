@@ -5,7 +5,7 @@
  * agent's output goes to `.ralph/logs/<run>.log`; stdout gets one status line per event (JSON
  * lines with --json). Exit 1 when a story was left needing the user or the run could not start,
  * 0 otherwise. SIGINT/SIGTERM stop cleanly (agents get SIGTERM, then SIGKILL after a grace period;
- * the queue's state is saved); a second one ends the process at once.
+ * the queue's state is saved); a second one ends the process at once, its agents SIGKILLed first.
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,7 +17,7 @@ import { MERGE_MODES, type MergeMode } from '../../core/parallel/state';
 import { oneLine } from '../../core/output';
 import { ParallelError } from '../../node/parallel/git';
 import { ParallelRunner, type RunnerEvent } from '../../node/parallel/runner';
-import { processExecutor } from '../../node/processExecutor';
+import { killRunningAgents, processExecutor } from '../../node/processExecutor';
 import { ralphScripts } from '../../node/ralphScripts';
 import { terminalLookup } from '../../node/programLookup';
 import { RunError } from '../../node/preparer';
@@ -195,7 +195,11 @@ const processInterrupts: Interrupts = {
       process.off('SIGTERM', h);
     };
   },
-  exit: (code) => process.exit(code),
+  exit: (code) => {
+    // The agents run in process groups of their own: without this they would outlive the run.
+    killRunningAgents();
+    process.exit(code);
+  },
 };
 
 function seconds(ms: number): string {
