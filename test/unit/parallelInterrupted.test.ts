@@ -13,7 +13,7 @@ import { interruptedMessage, interruptedRun } from '../../src/core/parallel/inte
 import { PARALLEL_STATE_FILE, type ParallelState } from '../../src/core/parallel/state';
 import { inspectInterrupted, removeKeptWorktree } from '../../src/node/parallel/interrupted';
 import { MergeQueue } from '../../src/node/parallel/mergeQueue';
-import { RUN_LOCK } from '../../src/node/parallel/runLock';
+import { RUN_LOCK, RUN_LOCK_OWNER } from '../../src/node/parallel/runLock';
 import { ParallelStateStore } from '../../src/node/parallel/stateFile';
 import { addWorktree, preflight, type RepoInfo, type StoryWorktree } from '../../src/node/parallel/worktrees';
 import { agentWork, cleanRepos, FEATURE, git, makeRepo, readJson } from './parallelRepo';
@@ -31,7 +31,7 @@ async function deadPid(): Promise<number> {
 /** The run lock as a holder left it: the lock folder, fresh, and who held it. */
 function lockHeldBy(root: string, pid: number): void {
   mkdirSync(path.join(root, RUN_LOCK), { recursive: true });
-  writeFileSync(path.join(root, '.ralph', 'run.lock.owner.json'), JSON.stringify({ holder: 'VS Code', pid, host: hostname(), since: new Date().toISOString() }));
+  writeFileSync(path.join(root, RUN_LOCK_OWNER), JSON.stringify({ holder: 'VS Code', pid, host: hostname(), since: new Date().toISOString() }));
 }
 
 /** A repository whose state file records two stories' worktrees in `state`. */
