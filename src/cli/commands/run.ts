@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { AGENT_PRESETS, type AgentPresetId, shellKindOf } from '../../core/agents/presets';
 import { errorMessage } from '../../core/errorMessage';
 import { type AgentCommandPlan, planAgentCommand } from '../../core/loop/iteration';
+import type { StopReason } from '../../core/loop/loop';
 import type { ParallelStop } from '../../core/loop/parallelLoop';
 import { MERGE_MODES, type MergeMode } from '../../core/parallel/state';
 import { oneLine } from '../../core/output';
@@ -27,6 +28,9 @@ import { type SerialEvent, SerialRun } from '../serialRun';
 import type { CliCommand, CliIo } from '../io';
 
 const PRESET_IDS: readonly string[] = AGENT_PRESETS.map((p) => p.id);
+
+/** Stops that mean the run could not start (exit 1): no prd.json, or one that cannot be read. */
+const COULD_NOT_START: readonly StopReason[] = ['prd-missing', 'invalid-prd'];
 
 export const runUsage = `Usage: ralph-workbench run [--story ID | --next] [options]
 
@@ -341,7 +345,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
     io.stderr(`ralph-workbench run: ${stop.needsYou.length === 1 ? 'a story needs' : `${stop.needsYou.length} stories need`} you:\n${stop.needsYou.map((n) => `  ${n.message}`).join('\n')}\n`);
     return 1;
   }
-  return 0;
+  return COULD_NOT_START.includes(stop.reason) ? 1 : 0;
 }
 
 /**
@@ -378,7 +382,7 @@ async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: 
   });
   try {
     const stop = await run.run();
-    return stop.reason === 'failures' || stop.reason === 'no-progress' ? 1 : 0;
+    return stop.reason === 'failures' || stop.reason === 'no-progress' || COULD_NOT_START.includes(stop.reason) ? 1 : 0;
   } catch (e) {
     io.stderr(`ralph-workbench run: ${e instanceof RunError ? e.message : `the run could not start: ${errorMessage(e)}`}\n`);
     return 1;

@@ -166,6 +166,10 @@ export class ParallelRunner {
     await this.adoptKept(await store.read());
     this.prd = await this.readPrd();
     const stories = this.prd?.doc.stories ?? [];
+    const unknown = this.prd?.readable ? (this.options.only ?? []).filter((id) => !stories.some((s) => s.id === id)) : [];
+    if (unknown.length > 0) {
+      throw new ParallelError('state', `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in ${this.options.files.prd} (any more). Nothing was run.`);
+    }
     const predictions = predictAll(stories, await readPredictionInputs((this.repo as RepoInfo).root, this.options.files));
     this.loop = new ParallelLoop(this.prd, {
       config: this.options.config,
