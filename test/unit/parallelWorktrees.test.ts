@@ -4,7 +4,7 @@
  * worktree holding unmerged commits is never removed.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -228,6 +228,23 @@ describe('parallel: the workspace run lock', function () {
     const taken = await acquireRunLock(root, 'the CLI');
     assert.ok(Date.now() - started < 5_000);
     await taken.release();
+  });
+
+  it('a lock held while it is refreshed is still released whole: the next run takes it', async () => {
+    const root = makeRepo();
+    const lock = path.join(root, RUN_LOCK);
+    const first = await acquireRunLock(root, 'VS Code');
+    const taken = statSync(lock).mtimeMs;
+    // proper-lockfile refreshes the folder's mtime while the lock is held (every stale/5).
+    const deadline = Date.now() + 20_000;
+    while (statSync(lock).mtimeMs === taken) {
+      assert.ok(Date.now() < deadline, 'the lock was never refreshed');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await first.release();
+    assert.ok(!existsSync(lock), 'released: the lock folder is gone');
+    const second = await acquireRunLock(root, 'the CLI');
+    await second.release();
   });
 
   it('a lock just taken, whose holder has not said who it is yet, is never taken for a dead holder\'s: an old owner file does not count', async () => {

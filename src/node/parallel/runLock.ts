@@ -8,7 +8,7 @@
  * taken over at once: one run at a time, under a second lock, reads the owner again and replaces it.
  */
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat, utimes } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { writeFileAtomically } from '../atomicWrite';
@@ -35,8 +35,15 @@ export async function acquireRunLock(root: string, holder: string): Promise<RunL
   const lockPath = await ralphLockPath(root, path.basename(RUN_LOCK));
   const busy = (owner?: { text: string }): ParallelError =>
     new ParallelError('locked', `Another run is using this workspace${owner ? ` (${owner.text})` : ''}: wait for it to end or stop it; one run per workspace at a time (lock ${RUN_LOCK}).`);
-  const write = (): Promise<void> =>
-    writeFileAtomically(ownerOf(lockPath), `${JSON.stringify({ holder, pid: process.pid, host: hostname(), since: new Date().toISOString() })}\n`).catch(() => undefined);
+  const write = async (): Promise<void> => {
+    const taken = await stat(lockPath).catch(() => undefined);
+    await writeFileAtomically(ownerOf(lockPath), `${JSON.stringify({ holder, pid: process.pid, host: hostname(), since: new Date().toISOString() })}\n`).catch(() => undefined);
+    // A file written in the folder changes its mtime, which proper-lockfile (comparing it with the
+    // mtime it set) would take for a lock compromised and then never release: put it back.
+    if (taken) {
+      await utimes(lockPath, taken.atime, taken.mtime).catch(() => undefined);
+    }
+  };
   let release: () => Promise<void>;
   try {
     // Taken over while held (the machine slept past `stale`): the run goes on.
