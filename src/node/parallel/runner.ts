@@ -348,8 +348,12 @@ export class ParallelRunner {
         });
         this.worktrees.set(id, wt);
       } else if (trouble?.why === 'conflict') {
-        const files = await updateFromFeature(wt, repo.featureBranch);
+        const update = await updateFromFeature(wt, repo.featureBranch, this.options.files);
+        wt = update.worktree;
+        this.worktrees.set(id, wt);
+        const files = update.files;
         if (files.length > 0) {
+          await (this.queue as MergeQueue).record(wt, 'conflict', { conflicts: [...files] });
           this.post({ kind: 'agentEnded', storyId: id, outcome: 'error', message: `merging ${repo.featureBranch} into its worktree conflicts in ${files.join(', ')}: resolve them in ${wt.folder}, commit, then Retry` });
           return;
         }

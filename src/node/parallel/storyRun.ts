@@ -7,7 +7,7 @@
  * dirtied nothing but failed is told apart, each with a sentence that says what was kept where.
  */
 import type { WriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { agentQuestion, QUESTION_TAIL_CHARS } from '../../core/agents/question';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
@@ -16,9 +16,11 @@ import { errorMessage } from '../../core/errorMessage';
 import type { AgentExecutor, AgentExit, AgentHandle } from '../../core/loop/executor';
 import type { AgentCommandPlan } from '../../core/loop/iteration';
 import type { AgentOutcome } from '../../core/loop/parallelLoop';
-import { storyPasses } from '../../core/parallel/prdMerge';
+import { planPrdMerge, storyPasses } from '../../core/parallel/prdMerge';
+import { unionProgress } from '../../core/parallel/progressUnion';
 import { analyzePrd } from '../../core/prd/index';
 import { detectFeatCommit, type FeatCommit, fewPaths } from '../../core/runs/runs';
+import { applyEdits } from '../../core/textEdit';
 import { readPromptInputs } from '../promptInputs';
 import { openAgentLog, writePromptFile } from '../runFiles';
 import { commitsNotOn, firstLine, git } from './git';
@@ -264,20 +266,70 @@ export async function finishedInWorktree(wt: StoryWorktree, prdRel: string): Pro
   return detectFeatCommit(commits, wt.storyId) !== null && prd !== undefined && storyPasses(prd, wt.storyId);
 }
 
+export interface FeatureUpdate {
+  /** Files left conflicting in the worktree for the user (never prd.json or progress.txt); [] when it merged. */
+  readonly files: readonly string[];
+  /** The worktree with its new base: the feature branch's head it now holds (where its next merge compares prd.json from). */
+  readonly worktree: StoryWorktree;
+}
+
 /**
  * Brings a kept story branch up to the feature branch (before a retry after a conflict), so the
- * conflict shows in the worktree where it can be resolved. Returns the conflicting files, or [] when
- * it merged (or had nothing to do); a conflicted merge is left in the worktree for the user.
+ * conflict shows in the worktree where it can be resolved. prd.json and progress.txt are never
+ * text-merged (as in the queue): they become the feature branch's, with this story's `passes` and
+ * its new progress entries. Returns the files left conflicting (a conflicted merge is left in the
+ * worktree for the user, the memory files settled), or [] when it merged.
  */
-export async function updateFromFeature(wt: StoryWorktree, featureBranch: string): Promise<string[]> {
-  const r = await git(wt.folder, ['merge', '--no-edit', '-m', `Merge ${featureBranch} into ${wt.branch}`, `refs/heads/${featureBranch}`]);
-  if (r.code === 0) {
-    return [];
+export async function updateFromFeature(wt: StoryWorktree, featureBranch: string, rels: Pick<MemoryPaths, 'prd' | 'progress'>): Promise<FeatureUpdate> {
+  const head = (await git(wt.folder, ['rev-parse', '--verify', `refs/heads/${featureBranch}^{commit}`])).stdout.trim();
+  const r = await git(wt.folder, ['merge', '--no-commit', '--no-ff', `refs/heads/${featureBranch}`]);
+  const merging = (await git(wt.folder, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])).code === 0;
+  if (!merging) {
+    if (r.code !== 0) {
+      throw new Error(`git could not merge ${featureBranch} into ${wt.branch}: ${firstLine(r.stderr || r.stdout)}`);
+    }
+    return { files: [], worktree: { ...wt, base: head || wt.base } }; // up to date already
   }
+  await settleMemory(wt, head, rels);
   const u = await git(wt.folder, ['diff', '--name-only', '--diff-filter=U', '-z']);
   const files = u.stdout.split('\0').filter((p) => p !== '');
-  if (files.length === 0) {
-    throw new Error(`git could not merge ${featureBranch} into ${wt.branch}: ${firstLine(r.stderr || r.stdout)}`);
+  const moved = { ...wt, base: head };
+  if (files.length > 0) {
+    return { files, worktree: moved };
   }
-  return files;
+  const c = await git(wt.folder, ['commit', '--no-edit', '-m', `Merge ${featureBranch} into ${wt.branch}`]);
+  if (c.code !== 0) {
+    throw new Error(`git could not commit the merge of ${featureBranch} into ${wt.branch}: ${firstLine(c.stderr || c.stdout)}`);
+  }
+  return { files: [], worktree: moved };
+}
+
+/** In a merge of the feature branch under way in the worktree: prd.json and progress.txt as the queue's rules make them, staged. */
+async function settleMemory(wt: StoryWorktree, featureHead: string, rels: Pick<MemoryPaths, 'prd' | 'progress'>): Promise<void> {
+  const at = async (rev: string, rel: string): Promise<string | undefined> => {
+    const r = await git(wt.folder, ['show', `${rev}:${rel}`]);
+    return r.code === 0 ? r.stdout : undefined;
+  };
+  // Where the two sides parted (the last feature head the worktree took in): what is new on each side is counted from there.
+  const base = (await git(wt.folder, ['merge-base', 'HEAD', featureHead])).stdout.trim() || wt.base;
+  const [featurePrd, basePrd, ownPrd, featureProgress, baseProgress, ownProgress] = await Promise.all([
+    at(featureHead, rels.prd),
+    at(base, rels.prd),
+    at('HEAD', rels.prd),
+    at(featureHead, rels.progress),
+    at(base, rels.progress),
+    at('HEAD', rels.progress),
+  ]);
+  const plan = featurePrd !== undefined && ownPrd !== undefined ? planPrdMerge(featurePrd, basePrd, ownPrd, wt.storyId) : undefined;
+  const prd = featurePrd === undefined ? ownPrd : plan?.ok ? applyEdits(featurePrd, plan.edits) : featurePrd;
+  const progress = featureProgress === undefined || ownProgress === undefined ? (featureProgress ?? ownProgress) : unionProgress(featureProgress, baseProgress, ownProgress).text;
+  for (const [rel, text] of [
+    [rels.prd, prd],
+    [rels.progress, progress],
+  ] as const) {
+    if (text !== undefined) {
+      await writeFile(path.join(wt.folder, rel), text);
+      await git(wt.folder, ['add', '--', rel]);
+    }
+  }
 }
