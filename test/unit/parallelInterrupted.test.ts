@@ -13,7 +13,7 @@ import { interruptedMessage, interruptedRun } from '../../src/core/parallel/inte
 import { PARALLEL_STATE_FILE, type ParallelState } from '../../src/core/parallel/state';
 import { inspectInterrupted, removeKeptWorktree } from '../../src/node/parallel/interrupted';
 import { MergeQueue } from '../../src/node/parallel/mergeQueue';
-import { RUN_LOCK, RUN_LOCK_OWNER } from '../../src/node/parallel/runLock';
+import { acquireRunLock, RUN_LOCK, RUN_LOCK_OWNER } from '../../src/node/parallel/runLock';
 import { ParallelStateStore } from '../../src/node/parallel/stateFile';
 import { addWorktree, preflight, type RepoInfo, type StoryWorktree } from '../../src/node/parallel/worktrees';
 import { agentWork, cleanRepos, FEATURE, git, makeRepo, readJson } from './parallelRepo';
@@ -143,5 +143,20 @@ describe('parallel: an interrupted run, as a reopened window finds it', function
     await assert.rejects(removeKeptWorktree(root, { storyId: 'US-001', worktree: one.folder, branch: one.branch }), /detached HEAD.*1 commit\(s\) not on ralph\/demo.*Removing it would lose that work/);
     assert.ok(existsSync(one.folder));
     assert.equal(git(one.folder, 'rev-parse', 'HEAD'), sha);
+  });
+
+  it('a run from a workspace folder below the repository\'s top holds the repository\'s lock: never offered as interrupted; a run from the top is refused', async () => {
+    const { root } = await recorded('running');
+    const sub = path.join(root, 'app');
+    mkdirSync(sub);
+    const lock = await acquireRunLock(sub, 'the ralph-workbench run command');
+    try {
+      const found = await inspectInterrupted(sub, { prdPath: 'prd.json' });
+      assert.equal(found.run, undefined);
+      assert.match(found.liveHolder ?? '', /^the ralph-workbench run command, process \d+/);
+      await assert.rejects(acquireRunLock(root, 'VS Code'), /Another run is using this workspace/);
+    } finally {
+      await lock.release();
+    }
   });
 });

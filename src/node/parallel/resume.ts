@@ -13,7 +13,7 @@ import { errorMessage } from '../../core/errorMessage';
 import { storyPasses } from '../../core/parallel/prdMerge';
 import type { ParallelState, StoryRunRecord } from '../../core/parallel/state';
 import { detectFeatCommit } from '../../core/runs/runs';
-import { commitsNotOn, git, showFile } from './git';
+import { commitsNotOn, git, showFile, topOf } from './git';
 import { cutOffMerge, settleMainTree } from './halfMerge';
 import { MergeQueue, type QueueOptions, type QueueOutcome } from './mergeQueue';
 import { runCheck } from './mergeStory';
@@ -83,7 +83,7 @@ async function checkAgain(root: string, r: StoryRunRecord, options: ResumeOption
 
 export async function resumeParallel(folder: string, options: ResumeOptions = {}): Promise<ResumeReport> {
   const prdRel = options.prdPath ?? 'prd.json';
-  const top = (await git(folder, ['rev-parse', '--show-toplevel'])).stdout.trim() || folder;
+  const top = (await topOf(folder)) ?? folder;
   const store = new ParallelStateStore(top);
   const state = await store.read();
   await settleMainTree(top, state, { prd: prdRel, progress: options.progressPath ?? 'progress.txt' });

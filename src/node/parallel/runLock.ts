@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { writeFileAtomically } from '../atomicWrite';
 import { check } from 'proper-lockfile';
 import { ralphLockPath, takeLock } from '../ralphLock';
-import { ParallelError } from './git';
+import { ParallelError, topOf } from './git';
 
 export const RUN_LOCK = '.ralph/run.lock';
 /** Who holds the lock, inside its folder. */
@@ -30,8 +30,13 @@ export interface RunLock {
 
 const ownerOf = (lockPath: string): string => path.join(lockPath, path.basename(RUN_LOCK_OWNER));
 
-/** Takes the workspace's run lock for `holder` ("the CLI", "VS Code"), or refuses naming who has it. */
-export async function acquireRunLock(root: string, holder: string): Promise<RunLock> {
+/**
+ * Takes the workspace's run lock for `holder` ("the CLI", "VS Code"), or refuses naming who has it.
+ * In a git repository the lock is its top folder's (where the queue state is, and what a run's
+ * branches and merges change), whichever of its folders the workspace is.
+ */
+export async function acquireRunLock(folder: string, holder: string): Promise<RunLock> {
+  const root = (await topOf(folder)) ?? folder;
   const lockPath = await ralphLockPath(root, path.basename(RUN_LOCK));
   const busy = (owner?: { text: string }): ParallelError =>
     new ParallelError('locked', `Another run is using this workspace${owner ? ` (${owner.text})` : ''}: wait for it to end or stop it; one run per workspace at a time (lock ${RUN_LOCK}).`);

@@ -19,7 +19,7 @@ import type { MergeMode, ParallelState } from '../../core/parallel/state';
 import { analyzePrd, type PrdAnalysis } from '../../core/prd/index';
 import type { MergeResult, RunOutcome, RunRecord } from '../../core/runs/runs';
 import { recordIteration } from '../runRecorder';
-import { commitsNotOn, git, ParallelError } from './git';
+import { commitsNotOn, git, ParallelError, topOf } from './git';
 import { storyBranchName } from '../../core/parallel/names';
 import { MergeQueue } from './mergeQueue';
 import { mergedLeftovers, resumeParallel, type ResumeReport } from './resume';
@@ -134,7 +134,12 @@ export class ParallelRunner {
   async run(): Promise<ParallelStop> {
     // The run's files (the lock, the queue state, logs, runs.jsonl) ignore themselves: a repository
     // that does not ignore .ralph/ must not show them as changes.
+    // They live in the repository's top folder, which the workspace folder may be below.
+    const top = (await topOf(this.root)) ?? this.root;
     await prepareRalphFolder(this.root);
+    if (top !== this.root) {
+      await prepareRalphFolder(top);
+    }
     const lock = await acquireRunLock(this.root, this.options.holder);
     try {
       return await this.runLocked();
@@ -145,7 +150,7 @@ export class ParallelRunner {
   }
 
   private async runLocked(): Promise<ParallelStop> {
-    const top = (await git(this.root, ['rev-parse', '--show-toplevel'])).stdout.trim() || this.root;
+    const top = (await topOf(this.root)) ?? this.root;
     const store = new ParallelStateStore(top);
     const state = await store.read();
     if (this.options.manageBranch) {
@@ -544,8 +549,7 @@ export class ParallelRunner {
         continue;
       }
       const branch = await git(this.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${r.branch}`]);
-      const folder = await git(r.worktree, ['rev-parse', '--show-toplevel']).catch(() => undefined);
-      if (branch.code === 0 && folder?.code === 0) {
+      if (branch.code === 0 && (await topOf(r.worktree)) !== undefined) {
         this.worktrees.set(r.storyId, { storyId: r.storyId, branch: r.branch, folder: r.worktree, base: r.base });
         if (r.state === 'conflict') {
           this.lastTrouble.set(r.storyId, { why: 'conflict', detail: (r.conflicts ?? []).join(', ') });

@@ -12,7 +12,7 @@ import { branchNameProblem, defaultWorktreeRootName, pathSegmentProblem, storyBr
 import { analyzePrd } from '../../core/prd/index';
 import { fewPaths } from '../../core/runs/runs';
 import { GitError, GitRepo } from '../gitRepo';
-import { atLeast, commitsNotOn, firstLine, git, gitOk, gitVersion, ParallelError } from './git';
+import { atLeast, commitsNotOn, firstLine, git, gitOk, gitVersion, ParallelError, topOf } from './git';
 
 /** `git worktree add` from a start point, `list --porcelain` and `remove` are what we need: 2.20 has them all, well tested. */
 export const MIN_GIT: readonly [number, number] = [2, 20];
@@ -52,11 +52,10 @@ export async function preflight(folder: string, featureBranch?: string): Promise
   if (!atLeast(version, MIN_GIT[0], MIN_GIT[1])) {
     throw new ParallelError('git-too-old', `Running stories in parallel needs git ${MIN_GIT.join('.')} or later; this machine has git ${version.join('.')}. Update git, or run one story at a time.`);
   }
-  const top = await git(folder, ['rev-parse', '--show-toplevel']);
-  if (top.code !== 0) {
+  const root = await topOf(folder);
+  if (!root) {
     throw new ParallelError('not-a-repo', `${folder} is not a git repository: running stories in parallel needs git worktrees. Run "git init" and commit, or run one story at a time.`);
   }
-  const root = top.stdout.trim();
   const branch = await git(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
   if (branch.code !== 0) {
     throw new ParallelError('detached-head', `${root} has a detached HEAD: check out the feature branch${featureBranch ? ` (${featureBranch})` : ''} before running stories in parallel.`);
