@@ -193,7 +193,8 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
       reflogAction: `merge ${wt.branch}`,
     });
     if ('refused' in made) {
-      return { kind: 'conflict', storyId, files: [`(git reset --keep failed: ${firstLine(made.refused)})`] };
+      // Not the story's conflict: a file of the user's is in the way (untracked, or changed meanwhile).
+      throw new ParallelError('dirty', `A file in the main worktree is in the way of merging ${storyId}: ${firstLine(made.refused)} Move it away or commit it, then merge again; nothing was changed.`);
     }
     commit = made.commit;
   } else {
