@@ -7,13 +7,11 @@
  * `orphaned` with their commits. Nothing that holds a commit the feature branch lacks is deleted.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorMessage } from '../../core/errorMessage';
-import { storyPasses } from '../../core/parallel/prdMerge';
 import type { ParallelState, StoryRunRecord } from '../../core/parallel/state';
-import { detectFeatCommit } from '../../core/runs/runs';
-import { commitsNotOn, git, showFile, topOf } from './git';
+import { commitsNotOn, git, topOf } from './git';
+import { finishedInWorktree } from './storyRun';
 import { cutOffMerge, settleMainTree } from './halfMerge';
 import { MergeQueue, type QueueOptions, type QueueOutcome } from './mergeQueue';
 import { runCheck } from './mergeStory';
@@ -45,21 +43,6 @@ export interface ResumeReport {
 }
 
 const worktreeOf = (r: StoryRunRecord): StoryWorktree => ({ storyId: r.storyId, branch: r.branch, folder: r.worktree, base: r.base });
-
-/** Whether a story's agent finished: its `feat:` commit is on its branch and it passes in the worktree's prd.json. */
-async function finished(root: string, r: StoryRunRecord, feature: string, prdRel: string): Promise<boolean> {
-  const commits = await commitsNotOn(root, `refs/heads/${r.branch}`, `refs/heads/${feature}`).catch(() => []);
-  if (!detectFeatCommit(commits, r.storyId)) {
-    return false;
-  }
-  let prd: string | undefined;
-  try {
-    prd = await readFile(path.join(r.worktree, prdRel), 'utf8');
-  } catch {
-    prd = await showFile(root, `refs/heads/${r.branch}`, prdRel);
-  }
-  return prd !== undefined && storyPasses(prd, r.storyId);
-}
 
 /**
  * The check of a merge the crash may have cut off (it runs after the merge commit): run again.
@@ -142,7 +125,7 @@ export async function resumeParallel(folder: string, options: ResumeOptions = {}
       interrupted.push(r.storyId);
       continue;
     }
-    if (await finished(top, r, repo.featureBranch, prdRel)) {
+    if (await finishedInWorktree(worktreeOf(r), prdRel, top)) {
       await queue.record(worktreeOf(r), 'done');
       toMerge.push(worktreeOf(r));
     } else {

@@ -6,7 +6,7 @@
  * the loop's outcome. An agent that left its branch, rewrote the history below its work or
  * dirtied nothing but failed is told apart, each with a sentence that says what was kept where.
  */
-import type { WriteStream } from 'node:fs';
+import { existsSync, type WriteStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { agentQuestion, QUESTION_TAIL_CHARS } from '../../core/agents/question';
@@ -23,7 +23,7 @@ import { detectFeatCommit, type FeatCommit, fewPaths } from '../../core/runs/run
 import { applyEdits } from '../../core/textEdit';
 import { readPromptInputs } from '../promptInputs';
 import { openAgentLog, writePromptFile } from '../runFiles';
-import { commitsNotOn, firstLine, git } from './git';
+import { commitsNotOn, firstLine, git, showFile } from './git';
 import { type StoryWorktree, uncommitted } from './worktrees';
 
 /** The files of the workspace, relative to a tree's top (the main one or a worktree). */
@@ -255,14 +255,24 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
   return { ...seen, outcome: 'no-progress', message: `${why}${dirty.length > 0 ? `; uncommitted: ${fewPaths(dirty)}` : ''}` };
 }
 
-/** Whether a kept worktree already holds the finished story (its feat commit, passing): it merges without an agent. */
-export async function finishedInWorktree(wt: StoryWorktree, prdRel: string): Promise<boolean> {
-  const head = await git(wt.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
-  if (head.code !== 0 || head.stdout.trim() !== wt.branch) {
+/**
+ * THE rule of a finished story (a retry, resume, a reopened window): its worktree is on its branch,
+ * which has the story's `feat: <id> - …` commit since the base it started from, and the story passes
+ * in the worktree's prd.json. A worktree whose folder is gone is read from its branch in `root`.
+ */
+export async function finishedInWorktree(wt: StoryWorktree, prdRel: string, root?: string): Promise<boolean> {
+  const present = existsSync(wt.folder);
+  if (present) {
+    const head = await git(wt.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+    if (head.code !== 0 || head.stdout.trim() !== wt.branch) {
+      return false; // its agent left the branch: the work is not where a merge takes it from
+    }
+  } else if (!root) {
     return false;
   }
-  const commits = await commitsNotOn(wt.folder, 'HEAD', wt.base).catch(() => []);
-  const prd = await readFile(path.join(wt.folder, prdRel), 'utf8').catch(() => undefined);
+  const [at, tip] = present ? [wt.folder, 'HEAD'] : [root as string, `refs/heads/${wt.branch}`];
+  const commits = await commitsNotOn(at, tip, wt.base).catch(() => []);
+  const prd = present ? await readFile(path.join(wt.folder, prdRel), 'utf8').catch(() => undefined) : await showFile(at, tip, prdRel);
   return detectFeatCommit(commits, wt.storyId) !== null && prd !== undefined && storyPasses(prd, wt.storyId);
 }
 
