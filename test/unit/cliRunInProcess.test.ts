@@ -34,6 +34,15 @@ export function capture(): { io: CliIo; out: { stdout: string; stderr: string };
   };
 }
 
+/** Folders a test made outside makeRepo's, removed with the repositories. */
+const made: string[] = [];
+function cleanAll(): void {
+  cleanRepos();
+  for (const dir of made.splice(0)) {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('CLI run in-process: the agent command', function () {
   this.timeout(120_000);
   after(cleanRepos);
@@ -57,13 +66,7 @@ describe('CLI run in-process: the agent command', function () {
 
 describe('CLI run in-process: --parallel 1 is the serial loop', function () {
   this.timeout(120_000);
-  const made: string[] = [];
-  after(() => {
-    cleanRepos();
-    for (const dir of made.splice(0)) {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  after(cleanAll);
   const agent = (mode: string): string => `FAKE_AGENT_MODE=${mode} node ${JSON.stringify(FAKE)} "\${promptFile}"`;
   const runsOf = (root: string) => parseRuns(readFileSync(path.join(root, '.ralph', 'runs.jsonl'), 'utf8')).runs;
 
@@ -145,13 +148,7 @@ describe('CLI run in-process: --parallel 1 is the serial loop', function () {
 
 describe('CLI run in-process: a run that cannot start exits 1', function () {
   this.timeout(120_000);
-  const made: string[] = [];
-  after(() => {
-    cleanRepos();
-    for (const dir of made.splice(0)) {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  after(cleanAll);
 
   it('no prd.json (one at a time, or in parallel), or one that cannot be read: exit 1, saying why', async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'ralph-run-'));

@@ -30,6 +30,17 @@ async function cutOffMerging(mode: 'merge' | 'rebase' = 'merge') {
   return { root, repo, wt };
 }
 
+/** A second story commit, and the crash after the replay's first step: its first commit copied onto the feature branch (as replay() does). */
+function halfReplayed(root: string, wt: { folder: string; branch: string }): void {
+    writeFileSync(path.join(wt.folder, 'src', 'a2.ts'), 'more\n');
+    git(wt.folder, 'add', '-A');
+    git(wt.folder, 'commit', '-q', '-m', 'feat: US-001 - second part');
+    const first = git(root, 'rev-list', '--reverse', `${FEATURE}..${wt.branch}`).split('\n')[0];
+    git(root, 'cherry-pick', '--no-commit', first);
+    git(root, 'checkout', 'HEAD', '--', 'prd.json', 'progress.txt');
+    git(root, 'commit', '-q', '-C', first);
+}
+
 function commitOnFeature(root: string, file: string, text: string, message: string): string {
   writeFileSync(path.join(root, 'src', file), text);
   git(root, 'add', '-A');
@@ -58,14 +69,8 @@ describe('parallel: resume after a crash, when the user moved on meanwhile', fun
 
   it('a half-finished replay (rebase mode) under a commit of the user is not undone: nothing is dropped, the user is told', async () => {
     const { root, wt } = await cutOffMerging('rebase');
-    // The crash came after the replay's first commit (a copy of the story's), then the user committed.
-    writeFileSync(path.join(wt.folder, 'src', 'a2.ts'), 'more\n');
-    git(wt.folder, 'add', '-A');
-    git(wt.folder, 'commit', '-q', '-m', 'feat: US-001 - second part');
-    const first = git(root, 'rev-list', '--reverse', `${FEATURE}..${wt.branch}`).split('\n')[0];
-    git(root, 'cherry-pick', '--no-commit', first);
-    git(root, 'checkout', 'HEAD', '--', 'prd.json', 'progress.txt');
-    git(root, 'commit', '-q', '-C', first);
+    halfReplayed(root, wt);
+    // Then the user committed.
     const userCommit = commitOnFeature(root, 'user.ts', 'user work\n', 'user: my fix');
 
     const report = await resumeParallel(root);
@@ -76,13 +81,7 @@ describe('parallel: resume after a crash, when the user moved on meanwhile', fun
 
   it('a half-finished replay (rebase mode) with nothing after it is undone, and the story replayed again whole', async () => {
     const { root, repo, wt } = await cutOffMerging('rebase');
-    writeFileSync(path.join(wt.folder, 'src', 'a2.ts'), 'more\n');
-    git(wt.folder, 'add', '-A');
-    git(wt.folder, 'commit', '-q', '-m', 'feat: US-001 - second part');
-    const first = git(root, 'rev-list', '--reverse', `${FEATURE}..${wt.branch}`).split('\n')[0];
-    git(root, 'cherry-pick', '--no-commit', first);
-    git(root, 'checkout', 'HEAD', '--', 'prd.json', 'progress.txt');
-    git(root, 'commit', '-q', '-C', first);
+    halfReplayed(root, wt);
 
     const report = await resumeParallel(root, { mode: 'rebase' });
     assert.deepEqual(
