@@ -17,7 +17,7 @@ import { predictAll } from '../../core/loop/sameFile';
 import type { StopMode } from '../../core/loop/loop';
 import type { MergeMode, ParallelState } from '../../core/parallel/state';
 import { analyzePrd, type PrdAnalysis } from '../../core/prd/index';
-import type { MergeResult, RunOutcome, RunRecord } from '../../core/runs/runs';
+import type { MergeResult, RunRecord } from '../../core/runs/runs';
 import { recordIteration } from '../runRecorder';
 import { commitsNotOn, git, ParallelError, topOf } from './git';
 import { storyBranchName } from '../../core/parallel/names';
@@ -26,7 +26,7 @@ import { mergedLeftovers, resumeParallel, type ResumeReport } from './resume';
 import { readPredictionInputs } from './predictionInputs';
 import { acquireRunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
-import { finishedInWorktree, type MemoryPaths, StoryRun, type StoryRunContext, type StoryRunResult, updateFromFeature } from './storyRun';
+import { finishedInWorktree, type MemoryPaths, runLine, StoryRun, type StoryRunContext, updateFromFeature } from './storyRun';
 import { SpareWorktrees } from './spares';
 import { addWorktree, checkOutPrdBranch, defaultWorktreeRoot, listWorktrees, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
 
@@ -400,7 +400,7 @@ export class ParallelRunner {
     this.emit({ kind: 'started', storyId: id, storyTitle: c.storyTitle, iteration: c.iteration, maxIterations: c.maxIterations, runId, worktree: wt, logFile: `.ralph/logs/${runId}.log`, wave });
     const result = await run.result;
     this.runs.delete(id);
-    const line = this.lineOf(c, result, wt, wave);
+    const line = runLine(result, { ...c, loopId: this.loopId, passing: this.prd?.readiness.counts.done ?? 0, wave }, wt);
     this.emit({ kind: 'agentEnded', storyId: id, runId, outcome: result.outcome, exitCode: result.exit?.exitCode ?? null, durationMs: result.ended.getTime() - result.started.getTime(), message: result.message });
     if (result.outcome === 'passed') {
       // Its line waits for the merge's outcome.
@@ -413,30 +413,6 @@ export class ParallelRunner {
     this.post({ kind: 'agentEnded', storyId: id, outcome: result.outcome, message: result.message, filesChanged: result.filesChanged });
   }
 
-  private lineOf(c: Extract<ParallelCommand, { kind: 'start' }>, r: StoryRunResult, wt: StoryWorktree, wave: number): RunRecord {
-    const passing = this.prd?.readiness.counts.done ?? 0;
-    const outcome: RunOutcome = r.outcome === 'passed' ? 'passed' : r.outcome === 'failed' ? 'failed' : r.outcome === 'stopped' ? 'stopped' : r.outcome === 'no-progress' || r.outcome === 'question' ? (r.completeSignal ? 'false-complete' : 'no-progress') : 'error';
-    return {
-      start: r.started.toISOString(),
-      end: r.ended.toISOString(),
-      storyId: c.storyId,
-      storyTitle: c.storyTitle,
-      agent: r.agent,
-      exitCode: r.exit?.exitCode ?? null,
-      durationMs: r.ended.getTime() - r.started.getTime(),
-      passingBefore: passing,
-      passingAfter: passing + (r.outcome === 'passed' ? 1 : 0),
-      storyPasses: r.storyPasses,
-      commit: r.commit,
-      complete: r.completeSignal,
-      outcome,
-      promptFile: r.promptFile ?? '',
-      iteration: c.iteration,
-      loopId: this.loopId,
-      ...(r.uncommitted.length > 0 ? { uncommitted: r.uncommitted } : {}),
-      parallel: { wave, worktree: wt.folder, branch: wt.branch },
-    };
-  }
 
   private async writeLine(line: RunRecord, wave: number, merge: { result: MergeResult; commit?: string } | undefined, storyId: string): Promise<void> {
     const wt = this.worktrees.get(storyId);

@@ -19,7 +19,7 @@ import type { AgentOutcome } from '../../core/loop/parallelLoop';
 import { planPrdMerge, storyPasses } from '../../core/parallel/prdMerge';
 import { unionProgress } from '../../core/parallel/progressUnion';
 import { analyzePrd } from '../../core/prd/index';
-import { detectFeatCommit, type FeatCommit, fewPaths } from '../../core/runs/runs';
+import { detectFeatCommit, type FeatCommit, fewPaths, type RunOutcome, type RunRecord } from '../../core/runs/runs';
 import { applyEdits } from '../../core/textEdit';
 import { readPromptInputs } from '../promptInputs';
 import { openAgentLog, writePromptFile } from '../runFiles';
@@ -204,6 +204,42 @@ export class StoryRun {
     await writePromptFile(path.join(folder, '.ralph', 'prompts', name), text, 'Retry', ctx.writeFile);
     return `.ralph/prompts/${name}`;
   }
+}
+
+/** Where a run line stands in its loop. */
+export interface RunLinePlace {
+  readonly storyId: string;
+  readonly storyTitle: string;
+  readonly iteration: number;
+  readonly loopId: string;
+  readonly wave: number;
+  /** Stories passing as the run started. */
+  readonly passing: number;
+}
+
+/** A finished agent run as its runs.jsonl line (the merge's outcome is added when it is known). */
+export function runLine(r: StoryRunResult, at: RunLinePlace, wt: StoryWorktree): RunRecord {
+  const outcome: RunOutcome = r.outcome === 'passed' ? 'passed' : r.outcome === 'failed' ? 'failed' : r.outcome === 'stopped' ? 'stopped' : r.outcome === 'no-progress' || r.outcome === 'question' ? (r.completeSignal ? 'false-complete' : 'no-progress') : 'error';
+  return {
+    start: r.started.toISOString(),
+    end: r.ended.toISOString(),
+    storyId: at.storyId,
+    storyTitle: at.storyTitle,
+    agent: r.agent,
+    exitCode: r.exit?.exitCode ?? null,
+    durationMs: r.ended.getTime() - r.started.getTime(),
+    passingBefore: at.passing,
+    passingAfter: at.passing + (r.outcome === 'passed' ? 1 : 0),
+    storyPasses: r.storyPasses,
+    commit: r.commit,
+    complete: r.completeSignal,
+    outcome,
+    promptFile: r.promptFile ?? '',
+    iteration: at.iteration,
+    loopId: at.loopId,
+    ...(r.uncommitted.length > 0 ? { uncommitted: r.uncommitted } : {}),
+    parallel: { wave: at.wave, worktree: wt.folder, branch: wt.branch },
+  };
 }
 
 type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPasses' | 'filesChanged' | 'uncommitted'>;
