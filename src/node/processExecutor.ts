@@ -11,6 +11,20 @@ export const processExecutor: AgentExecutor<ProcessRun> = {
   start: (launch) => new ProcessRun(launch),
 };
 
+/** Every agent this process started that has not ended yet. */
+const running = new Set<ProcessRun>();
+
+/**
+ * SIGKILL to every running agent's process group, at once (synchronously): for a process about to
+ * exit without waiting out a stop's grace (a second Ctrl+C). An agent runs in a group of its own,
+ * so it would outlive its parent, re-parented, if nothing ended it.
+ */
+export function killRunningAgents(): void {
+  for (const run of running) {
+    run.kill();
+  }
+}
+
 export class ProcessRun implements AgentHandle {
   readonly exit: Promise<AgentExit>;
   private readonly child: ChildProcess;
@@ -31,9 +45,11 @@ export class ProcessRun implements AgentHandle {
       stream?.setEncoding('utf8');
       stream?.on('data', (chunk: string) => launch.onOutput?.(chunk));
     }
+    running.add(this);
     this.exit = new Promise((resolve) => {
       const done = (code: number | null): void => {
         this.ended = true;
+        running.delete(this);
         resolve({ exitCode: this.stopRequested || code === null ? undefined : code, stopped: this.stopRequested, via: 'process' });
       };
       this.child.on('close', done);
@@ -55,6 +71,14 @@ export class ProcessRun implements AgentHandle {
     if (!ended) {
       this.signal('SIGKILL');
       await this.exit;
+    }
+  }
+
+  /** SIGKILL to the agent's process group now, without a grace period. */
+  kill(): void {
+    if (!this.ended) {
+      this.stopRequested = true;
+      this.signal('SIGKILL');
     }
   }
 

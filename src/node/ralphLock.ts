@@ -4,6 +4,7 @@
  * again after creating `.ralph/` (a `.ralph` that is a symlink leading outside is refused), and a
  * lock taken over while held (the machine slept past `staleMs`) never throws from a timer.
  */
+import * as fs from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { lock, type LockOptions } from 'proper-lockfile';
@@ -24,7 +25,13 @@ export async function ralphLockPath(root: string, name: string, folderError: (e:
   return path.join(await resolveInside(root, '.ralph', { what: 'folder' }), name);
 }
 
-/** Takes the lock at `lockPath`; resolves to its release. The lock's errors (ELOCKED, …) propagate. */
-export function takeLock(lockPath: string, staleMs: number, retries: LockOptions['retries']): Promise<() => Promise<void>> {
-  return lock(lockPath, { lockfilePath: lockPath, realpath: false, stale: staleMs, update: staleMs / 5, retries, onCompromised: () => undefined });
+/** proper-lockfile's file system, with a lock folder removed whole (a lock that keeps its holder's name inside it). */
+const withContents = { ...fs, rmdir: (p: string, done: (e: NodeJS.ErrnoException | null) => void) => fs.rm(p, { recursive: true, force: true }, done) };
+
+/**
+ * Takes the lock at `lockPath`; resolves to its release. The lock's errors (ELOCKED, …) propagate.
+ * `holdsFiles`: files are kept inside the lock folder, removed with it (released or taken over as stale).
+ */
+export function takeLock(lockPath: string, staleMs: number, retries: LockOptions['retries'], holdsFiles = false): Promise<() => Promise<void>> {
+  return lock(lockPath, { lockfilePath: lockPath, realpath: false, stale: staleMs, update: staleMs / 5, retries, onCompromised: () => undefined, ...(holdsFiles ? { fs: withContents } : {}) });
 }

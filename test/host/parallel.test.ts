@@ -335,7 +335,7 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     const dead = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
     await new Promise((r) => dead.on('exit', r));
     fs.mkdirSync(ws('.ralph', 'run.lock'), { recursive: true });
-    fs.writeFileSync(ws('.ralph', 'run.lock.owner.json'), JSON.stringify({ holder: 'VS Code', pid: dead.pid, host: hostname(), since: new Date().toISOString() }));
+    fs.writeFileSync(ws('.ralph', 'run.lock', 'owner.json'), JSON.stringify({ holder: 'VS Code', pid: dead.pid, host: hostname(), since: new Date().toISOString() }));
     // While the window was gone, US-002's agent finished (its commit, passing in its worktree).
     const prompt = path.join(worktreeOf['US-002'], '.ralph', 'crash-prompt.md');
     fs.writeFileSync(prompt, 'Story ID: US-002\n');

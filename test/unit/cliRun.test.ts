@@ -112,6 +112,27 @@ describe('CLI run (whole process: node dist/cli.js run)', function () {
     assert.deepEqual(left, [], 'every merged worktree removed');
   });
 
+  it('a second SIGINT during the first stop\'s grace ends at once, and takes the agents with it: none is left running', async function () {
+    if (process.platform !== 'linux') {
+      this.skip(); // the process table is read from /proc
+    }
+    const root = makeRepo();
+    const pids = path.join(path.dirname(root), 'agent-pids');
+    // An agent that ignores SIGTERM (so the first stop waits out its grace), and says who it is.
+    const stubborn = path.join(path.dirname(root), 'stubborn-agent.sh');
+    writeFileSync(stubborn, `#!/bin/sh\ntrap '' TERM\necho $$ >> ${JSON.stringify(pids)}\nsleep 120\n`, { mode: 0o755 });
+    const child = spawn(process.execPath, [cli, 'run', '--agent-command', stubborn, '--parallel', '2'], { cwd: root, env: process.env });
+    const out = collect(child);
+    const agents = (): number[] => (existsSync(pids) ? readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number) : []);
+    await until(() => count(out.stdout, '▶ ') === 2 && agents().length === 2, 60_000, 'two agents running');
+    const groups = agents().map(groupOf);
+    child.kill('SIGINT');
+    await until(() => out.stderr.includes('SIGINT: stopping'), 30_000, 'the first stop');
+    child.kill('SIGINT');
+    assert.equal(await exitOf(child), 130, `${out.stdout}\n${out.stderr}`);
+    await until(() => groups.every((g) => processesOfGroup(g).length === 0), 10_000, "the agents' processes to end");
+  });
+
   it('refuses what it cannot run: no git repository, a bad option, a second run of the same workspace', async () => {
     const root = makeRepo();
     const bad = spawnSync(process.execPath, [cli, 'run', '--parallel', '0'], { cwd: root, encoding: 'utf8' });
@@ -154,4 +175,27 @@ async function until(condition: () => boolean, ms: number, what: string): Promis
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** `pid (comm) state ppid pgrp …` of /proc/<pid>/stat, from the state on (comm may hold spaces and parentheses). */
+const statFields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
+const groupOf = (pid: number): number => Number(statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'))[2]);
+
+/** The live (not zombie) processes of a process group, from /proc. */
+function processesOfGroup(pgid: number): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    const [state, , pgrp] = statFields(stat);
+    if (Number(pgrp) === pgid && state !== 'Z') {
+      found.push(Number(name));
+    }
+  }
+  return found;
 }

@@ -34,6 +34,15 @@ export function capture(): { io: CliIo; out: { stdout: string; stderr: string };
   };
 }
 
+/** Folders a test made outside makeRepo's, removed with the repositories. */
+const made: string[] = [];
+function cleanAll(): void {
+  cleanRepos();
+  for (const dir of made.splice(0)) {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('CLI run in-process: the agent command', function () {
   this.timeout(120_000);
   after(cleanRepos);
@@ -57,13 +66,7 @@ describe('CLI run in-process: the agent command', function () {
 
 describe('CLI run in-process: --parallel 1 is the serial loop', function () {
   this.timeout(120_000);
-  const made: string[] = [];
-  after(() => {
-    cleanRepos();
-    for (const dir of made.splice(0)) {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  after(cleanAll);
   const agent = (mode: string): string => `FAKE_AGENT_MODE=${mode} node ${JSON.stringify(FAKE)} "\${promptFile}"`;
   const runsOf = (root: string) => parseRuns(readFileSync(path.join(root, '.ralph', 'runs.jsonl'), 'utf8')).runs;
 
@@ -140,5 +143,42 @@ describe('CLI run in-process: --parallel 1 is the serial loop', function () {
     assert.match(out.stderr, /SIGINT: stopping/);
     assert.match(out.stdout, /Stopped: you stopped the loop/);
     assert.deepEqual(runsOf(root).map((r) => r.outcome), ['stopped']);
+  });
+});
+
+describe('CLI run in-process: a run that cannot start exits 1', function () {
+  this.timeout(120_000);
+  after(cleanAll);
+
+  it('no prd.json (one at a time, or in parallel), or one that cannot be read: exit 1, saying why', async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'ralph-run-'));
+    made.push(empty);
+    let c = capture();
+    assert.equal(await runRun(['--parallel', '1', '--agent-command', 'true'], c.io, c.interrupts, empty), 1, `${c.out.stdout}\n${c.out.stderr}`);
+    assert.match(c.out.stdout + c.out.stderr, /prd\.json does not exist/);
+
+    const root = makeRepo();
+    git(root, 'rm', '-q', 'prd.json');
+    git(root, 'commit', '-qm', 'no prd');
+    c = capture();
+    assert.equal(await runRun(['--parallel', '2', '--agent-command', 'true'], c.io, c.interrupts, root), 1, `${c.out.stdout}\n${c.out.stderr}`);
+    assert.match(c.out.stdout + c.out.stderr, /prd\.json does not exist/);
+
+    writeFileSync(path.join(root, 'prd.json'), '{ not json');
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'broken prd');
+    for (const parallel of ['1', '2']) {
+      c = capture();
+      assert.equal(await runRun(['--parallel', parallel, '--agent-command', 'true'], c.io, c.interrupts, root), 1, `--parallel ${parallel}: ${c.out.stdout}\n${c.out.stderr}`);
+      assert.match(c.out.stdout + c.out.stderr, /prd\.json cannot be read/);
+    }
+  });
+
+  it('--story with an id prd.json does not have, in parallel as one at a time: exit 1, naming it; nothing runs', async () => {
+    const root = makeRepo();
+    const c = capture();
+    assert.equal(await runRun(['--parallel', '2', '--story', 'US-999', '--agent-command', 'true'], c.io, c.interrupts, root), 1, `${c.out.stdout}\n${c.out.stderr}`);
+    assert.match(c.out.stderr, /US-999 is not in prd\.json/);
+    assert.doesNotMatch(c.out.stdout, /every story this run took passes|▶/);
   });
 });

@@ -13,7 +13,7 @@ import { interruptedMessage, interruptedRun } from '../../src/core/parallel/inte
 import { PARALLEL_STATE_FILE, type ParallelState } from '../../src/core/parallel/state';
 import { inspectInterrupted, removeKeptWorktree } from '../../src/node/parallel/interrupted';
 import { MergeQueue } from '../../src/node/parallel/mergeQueue';
-import { RUN_LOCK } from '../../src/node/parallel/runLock';
+import { acquireRunLock, RUN_LOCK, RUN_LOCK_OWNER } from '../../src/node/parallel/runLock';
 import { ParallelStateStore } from '../../src/node/parallel/stateFile';
 import { addWorktree, preflight, type RepoInfo, type StoryWorktree } from '../../src/node/parallel/worktrees';
 import { agentWork, cleanRepos, FEATURE, git, makeRepo, readJson } from './parallelRepo';
@@ -31,7 +31,7 @@ async function deadPid(): Promise<number> {
 /** The run lock as a holder left it: the lock folder, fresh, and who held it. */
 function lockHeldBy(root: string, pid: number): void {
   mkdirSync(path.join(root, RUN_LOCK), { recursive: true });
-  writeFileSync(path.join(root, '.ralph', 'run.lock.owner.json'), JSON.stringify({ holder: 'VS Code', pid, host: hostname(), since: new Date().toISOString() }));
+  writeFileSync(path.join(root, RUN_LOCK_OWNER), JSON.stringify({ holder: 'VS Code', pid, host: hostname(), since: new Date().toISOString() }));
 }
 
 /** A repository whose state file records two stories' worktrees in `state`. */
@@ -130,5 +130,33 @@ describe('parallel: an interrupted run, as a reopened window finds it', function
       readJson<ParallelState>(path.join(root, PARALLEL_STATE_FILE)).stories.map((s) => s.storyId),
       ['US-001'],
     );
+  });
+
+  it('Remove Worktree refuses a worktree whose HEAD was detached with commits of its own (its branch holds nothing): they are kept', async () => {
+    const { root, one } = await recorded('interrupted');
+    git(one.folder, 'checkout', '-q', '--detach');
+    writeFileSync(path.join(one.folder, 'src', 'work.ts'), 'hours of agent work\n');
+    git(one.folder, 'add', '-A');
+    git(one.folder, 'commit', '-q', '-m', 'feat: US-001 - real work');
+    const sha = git(one.folder, 'rev-parse', 'HEAD');
+
+    await assert.rejects(removeKeptWorktree(root, { storyId: 'US-001', worktree: one.folder, branch: one.branch }), /detached HEAD.*1 commit\(s\) not on ralph\/demo.*Removing it would lose that work/);
+    assert.ok(existsSync(one.folder));
+    assert.equal(git(one.folder, 'rev-parse', 'HEAD'), sha);
+  });
+
+  it('a run from a workspace folder below the repository\'s top holds the repository\'s lock: never offered as interrupted; a run from the top is refused', async () => {
+    const { root } = await recorded('running');
+    const sub = path.join(root, 'app');
+    mkdirSync(sub);
+    const lock = await acquireRunLock(sub, 'the ralph-workbench run command');
+    try {
+      const found = await inspectInterrupted(sub, { prdPath: 'prd.json' });
+      assert.equal(found.run, undefined);
+      assert.match(found.liveHolder ?? '', /^the ralph-workbench run command, process \d+/);
+      await assert.rejects(acquireRunLock(root, 'VS Code'), /Another run is using this workspace/);
+    } finally {
+      await lock.release();
+    }
   });
 });

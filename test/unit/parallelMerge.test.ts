@@ -9,6 +9,7 @@ import path from 'node:path';
 import { PARALLEL_STATE_FILE, type ParallelState } from '../../src/core/parallel/state';
 import { MergeQueue } from '../../src/node/parallel/mergeQueue';
 import { ParallelStateStore } from '../../src/node/parallel/stateFile';
+import { updateFromFeature } from '../../src/node/parallel/storyRun';
 import { resumeParallel } from '../../src/node/parallel/resume';
 import { addWorktree, preflight, type RepoInfo, type StoryWorktree } from '../../src/node/parallel/worktrees';
 import { agentWork, cleanRepos, FEATURE, git, makeRepo, passing, PROGRESS, readJson } from './parallelRepo';
@@ -164,6 +165,35 @@ describe('parallel: the merge queue', function () {
       ],
     );
     assert.match(stateOf(root).stories[0].note ?? '', /^Not merged: its branch ralph\/demo-US-001 has no "feat: US-001 - …" commit/);
+  });
+
+  it('a retry after a conflict brings the feature branch into the worktree without text-merging prd.json or progress.txt; its next merge reports no other story', async () => {
+    const { root, repo, wts } = await setUp(['US-001', 'US-002']);
+    const [a, b] = [wts['US-001'], wts['US-002']];
+    agentWork(a.folder, 'US-001', { files: { 'src/shared.ts': 'export const value = 10;\n' } });
+    agentWork(b.folder, 'US-002', { files: { 'src/shared.ts': 'export const value = 20;\n' } });
+    const queue = new MergeQueue(repo, new ParallelStateStore(root), { removeMerged: false });
+    assert.equal((await queue.merge(b)).kind, 'merged');
+    assert.equal((await queue.merge(a)).kind, 'conflict');
+
+    const update = await updateFromFeature(a, FEATURE, { prd: 'prd.json', progress: 'progress.txt' });
+    assert.deepEqual(update.files, ['src/shared.ts']);
+    // Its memory files as the rules make them: the feature branch's, with its own story's passes and learnings.
+    assert.deepEqual(passing(a.folder), ['US-001', 'US-002']);
+    const wtProgress = readFileSync(path.join(a.folder, 'progress.txt'), 'utf8');
+    assert.equal(count(wtProgress, 'learning of US-001'), 1);
+    assert.equal(count(wtProgress, 'learning of US-002'), 1);
+    writeFileSync(path.join(a.folder, 'src', 'shared.ts'), 'export const value = 30;\n');
+    git(a.folder, 'add', '-A');
+    git(a.folder, 'commit', '-q', '--no-edit');
+
+    const again = await queue.merge(update.worktree);
+    assert.equal(again.kind, 'merged');
+    assert.deepEqual(again.kind === 'merged' ? again.ignoredStories : undefined, []);
+    assert.deepEqual(passing(root), ['US-001', 'US-002']);
+    const progress = readFileSync(path.join(root, 'progress.txt'), 'utf8');
+    assert.equal(count(progress, 'learning of US-001'), 1);
+    assert.equal(count(progress, 'learning of US-002'), 1);
   });
 
   it('rebase mode replays the story’s commits on the feature branch: linear history, prd.json and progress.txt from the rules', async () => {

@@ -135,4 +135,35 @@ describe('parallel: a merge made off the main tree', function () {
     assert.match(git(normal.root, 'reflog', '-1', '--format=%gs'), /^commit \(merge\): Merge ralph\/demo-US-004: US-004$/);
     assert.equal(files(fast.root)['bin/run.sh'], '[x] #!/bin/sh\necho run\n');
   });
+
+  for (const [label, mode, gitVersion] of [
+    ['made off the tree', 'merge', undefined],
+    ['git merge, on git older than 2.38', 'merge', [2, 30]],
+    ['replayed, rebase mode', 'rebase', undefined],
+  ] as const) {
+    it(`a file of the user's in the way of the merge (${label}) is not called a conflict: the merge refuses naming it, and the file is kept`, async () => {
+      const root = makeRepo();
+      // A repository that does not ignore .ralph/ (a run's own files are skipped by the clean-tree check).
+      writeFileSync(path.join(root, '.git', 'info', 'exclude'), '');
+      const found = await preflight(root, FEATURE);
+      const repo = gitVersion ? { ...found, gitVersion } : found;
+      const wt = await addWorktree(repo, 'US-001');
+      // The story also commits a file under .ralph/; the user has their own file there in the main tree.
+      writeFileSync(path.join(wt.folder, '.ralph', 'notes.md'), 'the agent\'s notes\n');
+      git(wt.folder, 'add', '-f', '.ralph/notes.md');
+      agentWork(wt.folder, 'US-001', { files: { 'src/a.ts': 'a\n' } });
+      mkdirSync(path.join(root, '.ralph'), { recursive: true });
+      writeFileSync(path.join(root, '.ralph', 'notes.md'), 'my notes\n');
+
+      await assert.rejects(new MergeQueue(repo, new ParallelStateStore(root), { mode }).merge(wt), (e: Error & { code?: string }) => {
+        assert.equal(e.code, 'dirty', e.message);
+        assert.match(e.message, /\.ralph\/notes\.md/);
+        assert.doesNotMatch(e.message, /conflict/i);
+        return true;
+      });
+      assert.equal(readFileSync(path.join(root, '.ralph', 'notes.md'), 'utf8'), 'my notes\n');
+      assert.equal(git(root, 'rev-parse', 'HEAD'), repo.head);
+      assert.equal(git(root, 'status', '--porcelain', '--untracked-files=no'), '');
+    });
+  }
 });

@@ -4,12 +4,12 @@
  * worktree holding unmerged commits is never removed.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { firstLine, ParallelError } from '../../src/node/parallel/git';
-import { acquireRunLock, RUN_LOCK } from '../../src/node/parallel/runLock';
+import { acquireRunLock, RUN_LOCK, RUN_LOCK_OWNER } from '../../src/node/parallel/runLock';
 import { ParallelStateStore } from '../../src/node/parallel/stateFile';
 import { addWorktree, defaultWorktreeRoot, preflight, removeWorktree, type RepoInfo, reuseWorktree, type StoryWorktree } from '../../src/node/parallel/worktrees';
 import { agentWork, cleanRepos, FEATURE, git, makeRepo } from './parallelRepo';
@@ -212,7 +212,7 @@ describe('parallel: the workspace run lock', function () {
   it('takes at once the fresh lock of a holder on this machine that is gone (killed), not that of one still running', async () => {
     const root = makeRepo();
     const lock = path.join(root, RUN_LOCK);
-    const owner = (pid: number) => writeFileSync(path.join(root, '.ralph', 'run.lock.owner.json'), JSON.stringify({ holder: 'the ralph-workbench run command', pid, host: hostname(), since: new Date().toISOString() }));
+    const owner = (pid: number) => writeFileSync(path.join(root, RUN_LOCK_OWNER), JSON.stringify({ holder: 'the ralph-workbench run command', pid, host: hostname(), since: new Date().toISOString() }));
     // A fresh lock (just refreshed) of a process that is running: refused.
     const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     try {
@@ -228,6 +228,53 @@ describe('parallel: the workspace run lock', function () {
     const taken = await acquireRunLock(root, 'the CLI');
     assert.ok(Date.now() - started < 5_000);
     await taken.release();
+  });
+
+  it('a lock held while it is refreshed is still released whole: the next run takes it', async () => {
+    const root = makeRepo();
+    const lock = path.join(root, RUN_LOCK);
+    const first = await acquireRunLock(root, 'VS Code');
+    const taken = statSync(lock).mtimeMs;
+    // proper-lockfile refreshes the folder's mtime while the lock is held (every stale/5).
+    const deadline = Date.now() + 20_000;
+    while (statSync(lock).mtimeMs === taken) {
+      assert.ok(Date.now() < deadline, 'the lock was never refreshed');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await first.release();
+    assert.ok(!existsSync(lock), 'released: the lock folder is gone');
+    const second = await acquireRunLock(root, 'the CLI');
+    await second.release();
+  });
+
+  it('a lock just taken, whose holder has not said who it is yet, is never taken for a dead holder\'s: an old owner file does not count', async () => {
+    const root = makeRepo();
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const oldOwner = (): void => writeFileSync(path.join(root, '.ralph', 'run.lock.owner.json'), JSON.stringify({ holder: 'old', pid: gone, host: hostname(), since: 'then' }));
+    // A holds the lock; a dead holder's owner file is where a second run looks.
+    const a = await acquireRunLock(root, 'the CLI');
+    oldOwner();
+    await refusal(acquireRunLock(root, 'VS Code'), 'locked', /Another run/);
+    await a.release();
+    // The window itself: the lock folder just made by a run (its mkdir), nothing written by it yet.
+    mkdirSync(path.join(root, RUN_LOCK), { recursive: true });
+    oldOwner();
+    await refusal(acquireRunLock(root, 'VS Code'), 'locked', /Another run/);
+    assert.ok(existsSync(path.join(root, RUN_LOCK)));
+  });
+
+  it('the lock of a dead holder is taken over by one of two runs trying at once, never by both', async () => {
+    const root = makeRepo();
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    mkdirSync(path.join(root, RUN_LOCK), { recursive: true });
+    writeFileSync(path.join(root, RUN_LOCK, 'owner.json'), JSON.stringify({ holder: 'old', pid: gone, host: hostname(), since: 'then' }));
+    const both = await Promise.allSettled([acquireRunLock(root, 'the CLI'), acquireRunLock(root, 'VS Code')]);
+    assert.equal(both.filter((r) => r.status === 'fulfilled').length, 1, JSON.stringify(both.map((r) => r.status === 'rejected' ? String(r.reason) : 'taken')));
+    for (const r of both) {
+      if (r.status === 'fulfilled') {
+        await r.value.release();
+      }
+    }
   });
 
   it('takes over the lock of a holder that crashed (stale)', async () => {

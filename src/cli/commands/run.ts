@@ -5,19 +5,20 @@
  * agent's output goes to `.ralph/logs/<run>.log`; stdout gets one status line per event (JSON
  * lines with --json). Exit 1 when a story was left needing the user or the run could not start,
  * 0 otherwise. SIGINT/SIGTERM stop cleanly (agents get SIGTERM, then SIGKILL after a grace period;
- * the queue's state is saved); a second one ends the process at once.
+ * the queue's state is saved); a second one ends the process at once, its agents SIGKILLed first.
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENT_PRESETS, type AgentPresetId, shellKindOf } from '../../core/agents/presets';
 import { errorMessage } from '../../core/errorMessage';
 import { type AgentCommandPlan, planAgentCommand } from '../../core/loop/iteration';
+import type { StopReason } from '../../core/loop/loop';
 import type { ParallelStop } from '../../core/loop/parallelLoop';
 import { MERGE_MODES, type MergeMode } from '../../core/parallel/state';
 import { oneLine } from '../../core/output';
 import { ParallelError } from '../../node/parallel/git';
 import { ParallelRunner, type RunnerEvent } from '../../node/parallel/runner';
-import { processExecutor } from '../../node/processExecutor';
+import { killRunningAgents, processExecutor } from '../../node/processExecutor';
 import { ralphScripts } from '../../node/ralphScripts';
 import { terminalLookup } from '../../node/programLookup';
 import { RunError } from '../../node/preparer';
@@ -27,6 +28,9 @@ import { type SerialEvent, SerialRun } from '../serialRun';
 import type { CliCommand, CliIo } from '../io';
 
 const PRESET_IDS: readonly string[] = AGENT_PRESETS.map((p) => p.id);
+
+/** Stops that mean the run could not start (exit 1): no prd.json, or one that cannot be read. */
+const COULD_NOT_START: readonly StopReason[] = ['prd-missing', 'invalid-prd'];
 
 export const runUsage = `Usage: ralph-workbench run [--story ID | --next] [options]
 
@@ -195,7 +199,11 @@ const processInterrupts: Interrupts = {
       process.off('SIGTERM', h);
     };
   },
-  exit: (code) => process.exit(code),
+  exit: (code) => {
+    // The agents run in process groups of their own: without this they would outlive the run.
+    killRunningAgents();
+    process.exit(code);
+  },
 };
 
 function seconds(ms: number): string {
@@ -337,7 +345,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
     io.stderr(`ralph-workbench run: ${stop.needsYou.length === 1 ? 'a story needs' : `${stop.needsYou.length} stories need`} you:\n${stop.needsYou.map((n) => `  ${n.message}`).join('\n')}\n`);
     return 1;
   }
-  return 0;
+  return COULD_NOT_START.includes(stop.reason) ? 1 : 0;
 }
 
 /**
@@ -374,7 +382,7 @@ async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: 
   });
   try {
     const stop = await run.run();
-    return stop.reason === 'failures' || stop.reason === 'no-progress' ? 1 : 0;
+    return stop.reason === 'failures' || stop.reason === 'no-progress' || COULD_NOT_START.includes(stop.reason) ? 1 : 0;
   } catch (e) {
     io.stderr(`ralph-workbench run: ${e instanceof RunError ? e.message : `the run could not start: ${errorMessage(e)}`}\n`);
     return 1;

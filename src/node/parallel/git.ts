@@ -60,6 +60,12 @@ export function firstLine(s: string): string {
   return reason?.replace(/^(?:fatal|error):\s*/, '').trim() || 'no message';
 }
 
+/** The top folder of the repository `folder` is in, or undefined when it is in none (or git is missing). */
+export async function topOf(folder: string): Promise<string | undefined> {
+  const r = await git(folder, ['rev-parse', '--show-toplevel']).catch(() => undefined);
+  return r?.code === 0 ? r.stdout.trim() || undefined : undefined;
+}
+
 /** git's version as [major, minor], or undefined when git is missing. */
 export async function gitVersion(cwd: string): Promise<[number, number] | undefined> {
   try {

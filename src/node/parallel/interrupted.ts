@@ -7,7 +7,7 @@
  */
 import * as path from 'node:path';
 import { interruptedRun, type InterruptedRun, type KeptFacts } from '../../core/parallel/interrupted';
-import { commitsNotOn, git, ParallelError } from './git';
+import { commitsNotOn, ParallelError, topOf } from './git';
 import { findOrphans } from './resume';
 import { liveRunHolder } from './runLock';
 import { ParallelStateStore } from './stateFile';
@@ -19,11 +19,6 @@ export interface InterruptedInspection {
   readonly run?: InterruptedRun;
   /** A live process holds the run lock (who): its run is not interrupted, nothing is offered. */
   readonly liveHolder?: string;
-}
-
-async function topOf(folder: string): Promise<string | undefined> {
-  const r = await git(folder, ['rev-parse', '--show-toplevel']);
-  return r.code === 0 ? r.stdout.trim() : undefined;
 }
 
 /** Throws a ParallelError naming the place when `.ralph/parallel.json` is damaged. */

@@ -193,12 +193,18 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
       reflogAction: `merge ${wt.branch}`,
     });
     if ('refused' in made) {
-      return { kind: 'conflict', storyId, files: [`(git reset --keep failed: ${firstLine(made.refused)})`] };
+      throw inTheWay(storyId, made.refused);
     }
     commit = made.commit;
   } else {
     // The normal way: a hook to run, an older git, a rename or delete of prd.json or progress.txt, rebase mode.
-    const conflict = mode === 'rebase' ? await replay(repo, wt, memory, prdRel, progressRel) : await mergeNoFf(repo, wt, memory, prdRel, progressRel);
+    let conflict: string[] | undefined;
+    try {
+      conflict = mode === 'rebase' ? await replay(repo, wt, memory, prdRel, progressRel) : await mergeNoFf(repo, wt, memory, prdRel, progressRel);
+    } catch (e) {
+      await abortMerge(repo.root, before); // a replay's first commits go too
+      throw e;
+    }
     if (conflict) {
       await abortMerge(repo.root, before);
       return { kind: 'conflict', storyId, files: conflict };
@@ -237,11 +243,31 @@ async function moveRebasedBranch(root: string, wt: StoryWorktree, commit: string
 
 const mergeMessage = (wt: StoryWorktree): string => `Merge ${wt.branch}: ${wt.storyId}`;
 
+/**
+ * Not the story's conflict: git refused to write over a file of the user's (untracked, or changed
+ * since the clean-tree check). The merge refuses naming it; the story stays done, to merge later.
+ */
+function inTheWay(storyId: string, gitOutput: string): ParallelError {
+  // git names the files on the lines after its reason, each indented by a tab.
+  const files = gitOutput
+    .split(/\r?\n/)
+    .filter((l) => l.startsWith('\t'))
+    .map((l) => l.trim());
+  const reason = files.length > 0 ? `${firstLine(gitOutput).replace(/:$/, '')}: ${files.slice(0, 5).join(', ')}.` : firstLine(gitOutput);
+  return new ParallelError('dirty', `A file in the main worktree is in the way of merging ${storyId}: ${reason} Move it away or commit it, then merge again; nothing was changed.`);
+}
+
+/** git's own words for a file in the way (its messages are in English here: LC_ALL=C). */
+const IN_THE_WAY = /would be overwritten by|untracked working tree files? would be/i;
+
 /** `git merge --no-ff`; returns the conflicting files (other than prd.json and progress.txt), if any. */
 async function mergeNoFf(repo: RepoInfo, wt: StoryWorktree, memory: Memory, prdRel: string, progressRel: string): Promise<string[] | undefined> {
   const r = await git(repo.root, ['merge', '--no-ff', '--no-commit', '--no-edit', `refs/heads/${wt.branch}`]);
   if (r.code !== 0) {
     const files = (await unmergedPaths(repo.root)).filter((f) => f !== prdRel && f !== progressRel);
+    if (files.length === 0 && IN_THE_WAY.test(r.stderr + r.stdout)) {
+      throw inTheWay(wt.storyId, r.stderr || r.stdout);
+    }
     if (files.length > 0 || (await git(repo.root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])).code !== 0) {
       return files.length > 0 ? files : [`(git merge failed: ${firstLine(r.stderr || r.stdout)})`];
     }
@@ -268,6 +294,9 @@ async function replay(repo: RepoInfo, wt: StoryWorktree, memory: Memory, prdRel:
     if (r.code !== 0) {
       const unmerged = await unmergedPaths(repo.root);
       const files = unmerged.filter((f) => f !== prdRel && f !== progressRel);
+      if (unmerged.length === 0 && IN_THE_WAY.test(r.stderr + r.stdout)) {
+        throw inTheWay(wt.storyId, r.stderr || r.stdout);
+      }
       if (files.length > 0 || unmerged.length === 0) {
         // No conflict listed: git refused the commit itself (a merge commit, say).
         return files.length > 0 ? files : [`(git cherry-pick ${commits[i].sha.slice(0, 8)} failed: ${firstLine(r.stderr || r.stdout)})`];

@@ -7,13 +7,12 @@
  * `orphaned` with their commits. Nothing that holds a commit the feature branch lacks is deleted.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorMessage } from '../../core/errorMessage';
-import { storyPasses } from '../../core/parallel/prdMerge';
 import type { ParallelState, StoryRunRecord } from '../../core/parallel/state';
-import { detectFeatCommit } from '../../core/runs/runs';
-import { commitsNotOn, git, showFile } from './git';
+import { commitsNotOn, git, topOf } from './git';
+import { finishedInWorktree } from './storyRun';
+import { cutOffMerge, settleMainTree } from './halfMerge';
 import { MergeQueue, type QueueOptions, type QueueOutcome } from './mergeQueue';
 import { runCheck } from './mergeStory';
 import { ParallelStateStore } from './stateFile';
@@ -45,32 +44,6 @@ export interface ResumeReport {
 
 const worktreeOf = (r: StoryRunRecord): StoryWorktree => ({ storyId: r.storyId, branch: r.branch, folder: r.worktree, base: r.base });
 
-/** Whether a story's agent finished: its `feat:` commit is on its branch and it passes in the worktree's prd.json. */
-async function finished(root: string, r: StoryRunRecord, feature: string, prdRel: string): Promise<boolean> {
-  const commits = await commitsNotOn(root, `refs/heads/${r.branch}`, `refs/heads/${feature}`).catch(() => []);
-  if (!detectFeatCommit(commits, r.storyId)) {
-    return false;
-  }
-  let prd: string | undefined;
-  try {
-    prd = await readFile(path.join(r.worktree, prdRel), 'utf8');
-  } catch {
-    prd = await showFile(root, `refs/heads/${r.branch}`, prdRel);
-  }
-  return prd !== undefined && storyPasses(prd, r.storyId);
-}
-
-/** Undoes a merge or replay a crash left half-way in the main tree (it was clean when it began). */
-async function settleMainTree(root: string): Promise<void> {
-  const inProgress = async (ref: string) => (await git(root, ['rev-parse', '--verify', '--quiet', ref])).code === 0;
-  if (await inProgress('MERGE_HEAD')) {
-    await git(root, ['merge', '--abort']);
-  }
-  if (await inProgress('CHERRY_PICK_HEAD')) {
-    await git(root, ['cherry-pick', '--abort']);
-  }
-}
-
 /**
  * The check of a merge the crash may have cut off (it runs after the merge commit): run again.
  * A failure undoes the merge when it is the feature branch's last commit (as the queue would),
@@ -93,10 +66,10 @@ async function checkAgain(root: string, r: StoryRunRecord, options: ResumeOption
 
 export async function resumeParallel(folder: string, options: ResumeOptions = {}): Promise<ResumeReport> {
   const prdRel = options.prdPath ?? 'prd.json';
-  const top = (await git(folder, ['rev-parse', '--show-toplevel'])).stdout.trim() || folder;
+  const top = (await topOf(folder)) ?? folder;
   const store = new ParallelStateStore(top);
   const state = await store.read();
-  await settleMainTree(top);
+  await settleMainTree(top, state, { prd: prdRel, progress: options.progressPath ?? 'progress.txt' });
   const repo = await preflight(top, state?.featureBranch);
   const queue = new MergeQueue(repo, store, { ...options, mode: options.mode ?? state?.mergeMode });
   const records = state?.stories ?? [];
@@ -125,18 +98,17 @@ export async function resumeParallel(folder: string, options: ResumeOptions = {}
     if (r.state !== 'running' && r.state !== 'done' && r.state !== 'merging') {
       continue; // conflict, check-failed, interrupted, orphaned: the user decides
     }
-    // Merged already (a crash after the last commit of the merge, before the state said so)?
-    // The merge's last commit is the one that sets the story's passes in the main prd.json.
-    const mainPrd = await showFile(top, 'HEAD', prdRel);
-    const merged = r.state === 'merging' && mainPrd !== undefined && storyPasses(mainPrd, r.storyId);
-    if (r.state === 'merging' && !merged && r.before && r.before !== repo.head) {
-      // Cut off half-way through a replay (rebase mode): its first commits go, the story merges again.
-      const back = await git(top, ['reset', '--keep', r.before]);
-      if (back.code !== 0) {
-        notes.push(`The merge of ${r.storyId} was cut off half-way and could not be undone (${back.stderr.trim()}): check ${repo.featureBranch}.`);
-        continue;
-      }
+    // Merged already (a crash after the last commit of the merge, before the state said so), not
+    // merged, or cut off half-way: told from git's history, never from prd.json (a story can pass
+    // in the main prd.json while its commits are not merged).
+    const cut = r.state === 'merging' ? await cutOffMerge(top, r, repo.featureBranch) : undefined;
+    if (cut?.kind === 'kept') {
+      await queue.record(worktreeOf(r), 'interrupted', { note: cut.note });
+      notes.push(cut.note);
+      interrupted.push(r.storyId);
+      continue;
     }
+    const merged = cut?.kind === 'merged';
     if (merged) {
       const failed = await checkAgain(top, r, options);
       if (failed) {
@@ -153,7 +125,7 @@ export async function resumeParallel(folder: string, options: ResumeOptions = {}
       interrupted.push(r.storyId);
       continue;
     }
-    if (await finished(top, r, repo.featureBranch, prdRel)) {
+    if (await finishedInWorktree(worktreeOf(r), prdRel, top)) {
       await queue.record(worktreeOf(r), 'done');
       toMerge.push(worktreeOf(r));
     } else {

@@ -17,16 +17,16 @@ import { predictAll } from '../../core/loop/sameFile';
 import type { StopMode } from '../../core/loop/loop';
 import type { MergeMode, ParallelState } from '../../core/parallel/state';
 import { analyzePrd, type PrdAnalysis } from '../../core/prd/index';
-import type { MergeResult, RunOutcome, RunRecord } from '../../core/runs/runs';
+import type { MergeResult, RunRecord } from '../../core/runs/runs';
 import { recordIteration } from '../runRecorder';
-import { commitsNotOn, git, ParallelError } from './git';
+import { commitsNotOn, git, ParallelError, topOf } from './git';
 import { storyBranchName } from '../../core/parallel/names';
 import { MergeQueue } from './mergeQueue';
 import { mergedLeftovers, resumeParallel, type ResumeReport } from './resume';
 import { readPredictionInputs } from './predictionInputs';
 import { acquireRunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
-import { finishedInWorktree, type MemoryPaths, StoryRun, type StoryRunContext, type StoryRunResult, updateFromFeature } from './storyRun';
+import { finishedInWorktree, type MemoryPaths, runLine, StoryRun, type StoryRunContext, updateFromFeature } from './storyRun';
 import { SpareWorktrees } from './spares';
 import { addWorktree, checkOutPrdBranch, defaultWorktreeRoot, listWorktrees, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
 
@@ -134,7 +134,12 @@ export class ParallelRunner {
   async run(): Promise<ParallelStop> {
     // The run's files (the lock, the queue state, logs, runs.jsonl) ignore themselves: a repository
     // that does not ignore .ralph/ must not show them as changes.
+    // They live in the repository's top folder, which the workspace folder may be below.
+    const top = (await topOf(this.root)) ?? this.root;
     await prepareRalphFolder(this.root);
+    if (top !== this.root) {
+      await prepareRalphFolder(top);
+    }
     const lock = await acquireRunLock(this.root, this.options.holder);
     try {
       return await this.runLocked();
@@ -145,7 +150,7 @@ export class ParallelRunner {
   }
 
   private async runLocked(): Promise<ParallelStop> {
-    const top = (await git(this.root, ['rev-parse', '--show-toplevel'])).stdout.trim() || this.root;
+    const top = (await topOf(this.root)) ?? this.root;
     const store = new ParallelStateStore(top);
     const state = await store.read();
     if (this.options.manageBranch) {
@@ -166,6 +171,10 @@ export class ParallelRunner {
     await this.adoptKept(await store.read());
     this.prd = await this.readPrd();
     const stories = this.prd?.doc.stories ?? [];
+    const unknown = this.prd?.readable ? (this.options.only ?? []).filter((id) => !stories.some((s) => s.id === id)) : [];
+    if (unknown.length > 0) {
+      throw new ParallelError('state', `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in ${this.options.files.prd} (any more). Nothing was run.`);
+    }
     const predictions = predictAll(stories, await readPredictionInputs((this.repo as RepoInfo).root, this.options.files));
     this.loop = new ParallelLoop(this.prd, {
       config: this.options.config,
@@ -259,9 +268,16 @@ export class ParallelRunner {
     }
   }
 
+  /** Keeps `p` for the run's end; a failure in it is said as a note, never left an unhandled rejection. */
   private track(p: Promise<unknown>): void {
     this.work.add(p);
-    void p.finally(() => this.work.delete(p));
+    p.then(
+      () => this.work.delete(p),
+      (e: unknown) => {
+        this.work.delete(p);
+        this.emit({ kind: 'note', message: errorMessage(e) });
+      },
+    );
   }
 
   private dispatch(commands: readonly ParallelCommand[]): void {
@@ -269,7 +285,7 @@ export class ParallelRunner {
     for (const c of [...commands.filter((x) => x.kind === 'start'), ...commands.filter((x) => x.kind !== 'start')]) {
       switch (c.kind) {
         case 'start':
-          this.track(this.start(c));
+          this.track(this.startSafely(c));
           break;
         case 'merge':
           this.track(this.merge(c.storyId));
@@ -307,6 +323,16 @@ export class ParallelRunner {
     return prd && i >= 0 ? Math.max(0, prd.readiness.schedule.wave[i]) : 0;
   }
 
+  /** A start that throws (an executor that cannot start, a worktree that vanished) ends that agent as an error: the loop hears of it. */
+  private async startSafely(c: Extract<ParallelCommand, { kind: 'start' }>): Promise<void> {
+    try {
+      await this.start(c);
+    } catch (e) {
+      this.runs.delete(c.storyId);
+      this.post({ kind: 'agentEnded', storyId: c.storyId, outcome: 'error', message: errorMessage(e) });
+    }
+  }
+
   private async start(c: Extract<ParallelCommand, { kind: 'start' }>): Promise<void> {
     const repo = this.repo as RepoInfo;
     const id = c.storyId;
@@ -327,8 +353,12 @@ export class ParallelRunner {
         });
         this.worktrees.set(id, wt);
       } else if (trouble?.why === 'conflict') {
-        const files = await updateFromFeature(wt, repo.featureBranch);
+        const update = await updateFromFeature(wt, repo.featureBranch, this.options.files);
+        wt = update.worktree;
+        this.worktrees.set(id, wt);
+        const files = update.files;
         if (files.length > 0) {
+          await (this.queue as MergeQueue).record(wt, 'conflict', { conflicts: [...files] });
           this.post({ kind: 'agentEnded', storyId: id, outcome: 'error', message: `merging ${repo.featureBranch} into its worktree conflicts in ${files.join(', ')}: resolve them in ${wt.folder}, commit, then Retry` });
           return;
         }
@@ -370,7 +400,7 @@ export class ParallelRunner {
     this.emit({ kind: 'started', storyId: id, storyTitle: c.storyTitle, iteration: c.iteration, maxIterations: c.maxIterations, runId, worktree: wt, logFile: `.ralph/logs/${runId}.log`, wave });
     const result = await run.result;
     this.runs.delete(id);
-    const line = this.lineOf(c, result, wt, wave);
+    const line = runLine(result, { ...c, loopId: this.loopId, passing: this.prd?.readiness.counts.done ?? 0, wave }, wt);
     this.emit({ kind: 'agentEnded', storyId: id, runId, outcome: result.outcome, exitCode: result.exit?.exitCode ?? null, durationMs: result.ended.getTime() - result.started.getTime(), message: result.message });
     if (result.outcome === 'passed') {
       // Its line waits for the merge's outcome.
@@ -383,30 +413,6 @@ export class ParallelRunner {
     this.post({ kind: 'agentEnded', storyId: id, outcome: result.outcome, message: result.message, filesChanged: result.filesChanged });
   }
 
-  private lineOf(c: Extract<ParallelCommand, { kind: 'start' }>, r: StoryRunResult, wt: StoryWorktree, wave: number): RunRecord {
-    const passing = this.prd?.readiness.counts.done ?? 0;
-    const outcome: RunOutcome = r.outcome === 'passed' ? 'passed' : r.outcome === 'failed' ? 'failed' : r.outcome === 'stopped' ? 'stopped' : r.outcome === 'no-progress' || r.outcome === 'question' ? (r.completeSignal ? 'false-complete' : 'no-progress') : 'error';
-    return {
-      start: r.started.toISOString(),
-      end: r.ended.toISOString(),
-      storyId: c.storyId,
-      storyTitle: c.storyTitle,
-      agent: r.agent,
-      exitCode: r.exit?.exitCode ?? null,
-      durationMs: r.ended.getTime() - r.started.getTime(),
-      passingBefore: passing,
-      passingAfter: passing + (r.outcome === 'passed' ? 1 : 0),
-      storyPasses: r.storyPasses,
-      commit: r.commit,
-      complete: r.completeSignal,
-      outcome,
-      promptFile: r.promptFile ?? '',
-      iteration: c.iteration,
-      loopId: this.loopId,
-      ...(r.uncommitted.length > 0 ? { uncommitted: r.uncommitted } : {}),
-      parallel: { wave, worktree: wt.folder, branch: wt.branch },
-    };
-  }
 
   private async writeLine(line: RunRecord, wave: number, merge: { result: MergeResult; commit?: string } | undefined, storyId: string): Promise<void> {
     const wt = this.worktrees.get(storyId);
@@ -519,8 +525,7 @@ export class ParallelRunner {
         continue;
       }
       const branch = await git(this.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${r.branch}`]);
-      const folder = await git(r.worktree, ['rev-parse', '--show-toplevel']).catch(() => undefined);
-      if (branch.code === 0 && folder?.code === 0) {
+      if (branch.code === 0 && (await topOf(r.worktree)) !== undefined) {
         this.worktrees.set(r.storyId, { storyId: r.storyId, branch: r.branch, folder: r.worktree, base: r.base });
         if (r.state === 'conflict') {
           this.lastTrouble.set(r.storyId, { why: 'conflict', detail: (r.conflicts ?? []).join(', ') });

@@ -6,8 +6,8 @@
  * the loop's outcome. An agent that left its branch, rewrote the history below its work or
  * dirtied nothing but failed is told apart, each with a sentence that says what was kept where.
  */
-import type { WriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync, type WriteStream } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { agentQuestion, QUESTION_TAIL_CHARS } from '../../core/agents/question';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
@@ -16,12 +16,14 @@ import { errorMessage } from '../../core/errorMessage';
 import type { AgentExecutor, AgentExit, AgentHandle } from '../../core/loop/executor';
 import type { AgentCommandPlan } from '../../core/loop/iteration';
 import type { AgentOutcome } from '../../core/loop/parallelLoop';
-import { storyPasses } from '../../core/parallel/prdMerge';
+import { planPrdMerge, storyPasses } from '../../core/parallel/prdMerge';
+import { unionProgress } from '../../core/parallel/progressUnion';
 import { analyzePrd } from '../../core/prd/index';
-import { detectFeatCommit, type FeatCommit, fewPaths } from '../../core/runs/runs';
+import { detectFeatCommit, type FeatCommit, fewPaths, type RunOutcome, type RunRecord } from '../../core/runs/runs';
+import { applyEdits } from '../../core/textEdit';
 import { readPromptInputs } from '../promptInputs';
 import { openAgentLog, writePromptFile } from '../runFiles';
-import { commitsNotOn, firstLine, git } from './git';
+import { commitsNotOn, firstLine, git, showFile } from './git';
 import { type StoryWorktree, uncommitted } from './worktrees';
 
 /** The files of the workspace, relative to a tree's top (the main one or a worktree). */
@@ -132,19 +134,27 @@ export class StoryRun {
     log.write(`# ${req.storyId} — ${req.storyTitle}\n# worktree ${req.worktree.folder} (branch ${req.worktree.branch})\n# started ${started.toISOString()}\n`);
     let tail = '';
     let completeSignal = false;
-    const handle = ctx.executor.start({
-      name: `Ralph: ${req.storyId} — ${req.storyTitle}`.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 80),
-      cwd: req.worktree.folder,
-      commandLine: plan.commandLine,
-      env: plan.env,
-      onOutput: (chunk) => {
-        log?.write(chunk);
-        // The signal may be split across chunks: keep enough of the last one to see it, and the
-        // agent's last words (a question to the user).
-        tail = (tail + chunk).slice(-QUESTION_TAIL_CHARS);
-        completeSignal ||= tail.slice(-4096).includes(COMPLETE);
-      },
-    });
+    let handle: AgentHandle;
+    try {
+      handle = ctx.executor.start({
+        name: `Ralph: ${req.storyId} — ${req.storyTitle}`.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 80),
+        cwd: req.worktree.folder,
+        commandLine: plan.commandLine,
+        env: plan.env,
+        onOutput: (chunk) => {
+          log?.write(chunk);
+          // The signal may be split across chunks: keep enough of the last one to see it, and the
+          // agent's last words (a question to the user).
+          tail = (tail + chunk).slice(-QUESTION_TAIL_CHARS);
+          completeSignal ||= tail.slice(-4096).includes(COMPLETE);
+        },
+      });
+    } catch (e) {
+      const message = `its agent could not start (${errorMessage(e)}).`;
+      log.write(`\n# ${message}\n`);
+      await new Promise<void>((resolve) => log.end(resolve));
+      return { ...fail(message), promptFile, agent: plan.agent };
+    }
     this.handle = handle;
     if (this.stopRequested) {
       // Asked to stop while the log was being opened (no handle to stop yet then).
@@ -196,6 +206,42 @@ export class StoryRun {
   }
 }
 
+/** Where a run line stands in its loop. */
+export interface RunLinePlace {
+  readonly storyId: string;
+  readonly storyTitle: string;
+  readonly iteration: number;
+  readonly loopId: string;
+  readonly wave: number;
+  /** Stories passing as the run started. */
+  readonly passing: number;
+}
+
+/** A finished agent run as its runs.jsonl line (the merge's outcome is added when it is known). */
+export function runLine(r: StoryRunResult, at: RunLinePlace, wt: StoryWorktree): RunRecord {
+  const outcome: RunOutcome = r.outcome === 'passed' ? 'passed' : r.outcome === 'failed' ? 'failed' : r.outcome === 'stopped' ? 'stopped' : r.outcome === 'no-progress' || r.outcome === 'question' ? (r.completeSignal ? 'false-complete' : 'no-progress') : 'error';
+  return {
+    start: r.started.toISOString(),
+    end: r.ended.toISOString(),
+    storyId: at.storyId,
+    storyTitle: at.storyTitle,
+    agent: r.agent,
+    exitCode: r.exit?.exitCode ?? null,
+    durationMs: r.ended.getTime() - r.started.getTime(),
+    passingBefore: at.passing,
+    passingAfter: at.passing + (r.outcome === 'passed' ? 1 : 0),
+    storyPasses: r.storyPasses,
+    commit: r.commit,
+    complete: r.completeSignal,
+    outcome,
+    promptFile: r.promptFile ?? '',
+    iteration: at.iteration,
+    loopId: at.loopId,
+    ...(r.uncommitted.length > 0 ? { uncommitted: r.uncommitted } : {}),
+    parallel: { wave: at.wave, worktree: wt.folder, branch: wt.branch },
+  };
+}
+
 type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPasses' | 'filesChanged' | 'uncommitted'>;
 
 /** What the agent left in its worktree, as the loop's outcome. */
@@ -245,31 +291,91 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
   return { ...seen, outcome: 'no-progress', message: `${why}${dirty.length > 0 ? `; uncommitted: ${fewPaths(dirty)}` : ''}` };
 }
 
-/** Whether a kept worktree already holds the finished story (its feat commit, passing): it merges without an agent. */
-export async function finishedInWorktree(wt: StoryWorktree, prdRel: string): Promise<boolean> {
-  const head = await git(wt.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
-  if (head.code !== 0 || head.stdout.trim() !== wt.branch) {
+/**
+ * THE rule of a finished story (a retry, resume, a reopened window): its worktree is on its branch,
+ * which has the story's `feat: <id> - …` commit since the base it started from, and the story passes
+ * in the worktree's prd.json. A worktree whose folder is gone is read from its branch in `root`.
+ */
+export async function finishedInWorktree(wt: StoryWorktree, prdRel: string, root?: string): Promise<boolean> {
+  const present = existsSync(wt.folder);
+  if (present) {
+    const head = await git(wt.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+    if (head.code !== 0 || head.stdout.trim() !== wt.branch) {
+      return false; // its agent left the branch: the work is not where a merge takes it from
+    }
+  } else if (!root) {
     return false;
   }
-  const commits = await commitsNotOn(wt.folder, 'HEAD', wt.base).catch(() => []);
-  const prd = await readFile(path.join(wt.folder, prdRel), 'utf8').catch(() => undefined);
+  const [at, tip] = present ? [wt.folder, 'HEAD'] : [root as string, `refs/heads/${wt.branch}`];
+  const commits = await commitsNotOn(at, tip, wt.base).catch(() => []);
+  const prd = present ? await readFile(path.join(wt.folder, prdRel), 'utf8').catch(() => undefined) : await showFile(at, tip, prdRel);
   return detectFeatCommit(commits, wt.storyId) !== null && prd !== undefined && storyPasses(prd, wt.storyId);
+}
+
+export interface FeatureUpdate {
+  /** Files left conflicting in the worktree for the user (never prd.json or progress.txt); [] when it merged. */
+  readonly files: readonly string[];
+  /** The worktree with its new base: the feature branch's head it now holds (where its next merge compares prd.json from). */
+  readonly worktree: StoryWorktree;
 }
 
 /**
  * Brings a kept story branch up to the feature branch (before a retry after a conflict), so the
- * conflict shows in the worktree where it can be resolved. Returns the conflicting files, or [] when
- * it merged (or had nothing to do); a conflicted merge is left in the worktree for the user.
+ * conflict shows in the worktree where it can be resolved. prd.json and progress.txt are never
+ * text-merged (as in the queue): they become the feature branch's, with this story's `passes` and
+ * its new progress entries. Returns the files left conflicting (a conflicted merge is left in the
+ * worktree for the user, the memory files settled), or [] when it merged.
  */
-export async function updateFromFeature(wt: StoryWorktree, featureBranch: string): Promise<string[]> {
-  const r = await git(wt.folder, ['merge', '--no-edit', '-m', `Merge ${featureBranch} into ${wt.branch}`, `refs/heads/${featureBranch}`]);
-  if (r.code === 0) {
-    return [];
+export async function updateFromFeature(wt: StoryWorktree, featureBranch: string, rels: Pick<MemoryPaths, 'prd' | 'progress'>): Promise<FeatureUpdate> {
+  const head = (await git(wt.folder, ['rev-parse', '--verify', `refs/heads/${featureBranch}^{commit}`])).stdout.trim();
+  const r = await git(wt.folder, ['merge', '--no-commit', '--no-ff', `refs/heads/${featureBranch}`]);
+  const merging = (await git(wt.folder, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])).code === 0;
+  if (!merging) {
+    if (r.code !== 0) {
+      throw new Error(`git could not merge ${featureBranch} into ${wt.branch}: ${firstLine(r.stderr || r.stdout)}`);
+    }
+    return { files: [], worktree: { ...wt, base: head || wt.base } }; // up to date already
   }
+  await settleMemory(wt, head, rels);
   const u = await git(wt.folder, ['diff', '--name-only', '--diff-filter=U', '-z']);
   const files = u.stdout.split('\0').filter((p) => p !== '');
-  if (files.length === 0) {
-    throw new Error(`git could not merge ${featureBranch} into ${wt.branch}: ${firstLine(r.stderr || r.stdout)}`);
+  const moved = { ...wt, base: head };
+  if (files.length > 0) {
+    return { files, worktree: moved };
   }
-  return files;
+  const c = await git(wt.folder, ['commit', '--no-edit', '-m', `Merge ${featureBranch} into ${wt.branch}`]);
+  if (c.code !== 0) {
+    throw new Error(`git could not commit the merge of ${featureBranch} into ${wt.branch}: ${firstLine(c.stderr || c.stdout)}`);
+  }
+  return { files: [], worktree: moved };
+}
+
+/** In a merge of the feature branch under way in the worktree: prd.json and progress.txt as the queue's rules make them, staged. */
+async function settleMemory(wt: StoryWorktree, featureHead: string, rels: Pick<MemoryPaths, 'prd' | 'progress'>): Promise<void> {
+  const at = async (rev: string, rel: string): Promise<string | undefined> => {
+    const r = await git(wt.folder, ['show', `${rev}:${rel}`]);
+    return r.code === 0 ? r.stdout : undefined;
+  };
+  // Where the two sides parted (the last feature head the worktree took in): what is new on each side is counted from there.
+  const base = (await git(wt.folder, ['merge-base', 'HEAD', featureHead])).stdout.trim() || wt.base;
+  const [featurePrd, basePrd, ownPrd, featureProgress, baseProgress, ownProgress] = await Promise.all([
+    at(featureHead, rels.prd),
+    at(base, rels.prd),
+    at('HEAD', rels.prd),
+    at(featureHead, rels.progress),
+    at(base, rels.progress),
+    at('HEAD', rels.progress),
+  ]);
+  const plan = featurePrd !== undefined && ownPrd !== undefined ? planPrdMerge(featurePrd, basePrd, ownPrd, wt.storyId) : undefined;
+  const prd = featurePrd === undefined ? ownPrd : plan?.ok ? applyEdits(featurePrd, plan.edits) : featurePrd;
+  const progress = featureProgress === undefined || ownProgress === undefined ? (featureProgress ?? ownProgress) : unionProgress(featureProgress, baseProgress, ownProgress).text;
+  for (const [rel, text] of [
+    [rels.prd, prd],
+    [rels.progress, progress],
+  ] as const) {
+    if (text !== undefined) {
+      await writeFile(path.join(wt.folder, rel), text);
+      await git(wt.folder, ['add', '--', rel]);
+    }
+  }
 }

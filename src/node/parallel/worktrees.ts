@@ -12,7 +12,7 @@ import { branchNameProblem, defaultWorktreeRootName, pathSegmentProblem, storyBr
 import { analyzePrd } from '../../core/prd/index';
 import { fewPaths } from '../../core/runs/runs';
 import { GitError, GitRepo } from '../gitRepo';
-import { atLeast, commitsNotOn, firstLine, git, gitOk, gitVersion, ParallelError } from './git';
+import { atLeast, commitsNotOn, firstLine, git, gitOk, gitVersion, ParallelError, topOf } from './git';
 
 /** `git worktree add` from a start point, `list --porcelain` and `remove` are what we need: 2.20 has them all, well tested. */
 export const MIN_GIT: readonly [number, number] = [2, 20];
@@ -52,11 +52,10 @@ export async function preflight(folder: string, featureBranch?: string): Promise
   if (!atLeast(version, MIN_GIT[0], MIN_GIT[1])) {
     throw new ParallelError('git-too-old', `Running stories in parallel needs git ${MIN_GIT.join('.')} or later; this machine has git ${version.join('.')}. Update git, or run one story at a time.`);
   }
-  const top = await git(folder, ['rev-parse', '--show-toplevel']);
-  if (top.code !== 0) {
+  const root = await topOf(folder);
+  if (!root) {
     throw new ParallelError('not-a-repo', `${folder} is not a git repository: running stories in parallel needs git worktrees. Run "git init" and commit, or run one story at a time.`);
   }
-  const root = top.stdout.trim();
   const branch = await git(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
   if (branch.code !== 0) {
     throw new ParallelError('detached-head', `${root} has a detached HEAD: check out the feature branch${featureBranch ? ` (${featureBranch})` : ''} before running stories in parallel.`);
@@ -249,19 +248,25 @@ export async function prepareRalphFolder(folder: string): Promise<void> {
  */
 export async function removeWorktree(repo: Pick<RepoInfo, 'root' | 'featureBranch'>, wt: Pick<StoryWorktree, 'storyId' | 'branch' | 'folder'>): Promise<void> {
   const branchExists = (await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${wt.branch}`])).code === 0;
+  const listed = (ahead: readonly { sha: string; subject: string }[]): string =>
+    `${ahead.length} commit(s) not on ${repo.featureBranch} (${ahead
+      .slice(0, 3)
+      .map((c) => `${c.sha.slice(0, 8)} ${c.subject}`)
+      .join('; ')})`;
   if (branchExists) {
     const ahead = await commitsNotOn(repo.root, `refs/heads/${wt.branch}`, `refs/heads/${repo.featureBranch}`);
     if (ahead.length > 0) {
-      throw new ParallelError(
-        'unmerged',
-        `The worktree of ${wt.storyId} was kept: its branch ${wt.branch} has ${ahead.length} commit(s) not on ${repo.featureBranch} (${ahead
-          .slice(0, 3)
-          .map((c) => `${c.sha.slice(0, 8)} ${c.subject}`)
-          .join('; ')}).`,
-      );
+      throw new ParallelError('unmerged', `The worktree of ${wt.storyId} was kept: its branch ${wt.branch} has ${listed(ahead)}.`);
     }
   }
   if (existsSync(wt.folder)) {
+    // A detached HEAD's commits live in the worktree alone (its HEAD and reflog): removing it loses them.
+    const onBranch = await git(wt.folder, ['symbolic-ref', '--quiet', 'HEAD']);
+    const head = onBranch.code === 0 ? '' : (await git(wt.folder, ['rev-parse', '--verify', '--quiet', 'HEAD'])).stdout.trim();
+    const ahead = head ? await commitsNotOn(repo.root, head, `refs/heads/${repo.featureBranch}`) : [];
+    if (ahead.length > 0) {
+      throw new ParallelError('unmerged', `The worktree of ${wt.storyId} at ${wt.folder} was kept: its detached HEAD has ${listed(ahead)}; check out ${wt.branch} there (or make a branch of them) first.`);
+    }
     const dirty = await uncommitted(wt.folder);
     if (dirty.length > 0) {
       throw new ParallelError('unmerged', `The worktree of ${wt.storyId} at ${wt.folder} was kept: it has uncommitted changes (${fewPaths(dirty)}).`);

@@ -332,17 +332,19 @@ export class ParallelService extends Disposable {
       throw new RunError(`${item.storyId} has no worktree this window knows of: run it again to re-attach its kept worktree.`);
     }
     const merging = (await git(wt, ['rev-parse', '-q', '--verify', 'MERGE_HEAD'])).code === 0;
+    const s = readSettings(item.folder.uri);
     let files: readonly string[];
     if (merging) {
       files = (await git(wt, ['diff', '--name-only', '--diff-filter=U', '-z'])).stdout.split('\0').filter((f) => f !== '');
     } else {
       const feature = (await git(item.folder.uri.fsPath, ['rev-parse', '--abbrev-ref', 'HEAD'])).stdout.trim();
       const branch = (await git(wt, ['rev-parse', '--abbrev-ref', 'HEAD'])).stdout.trim();
-      files = await updateFromFeature({ storyId: item.storyId, branch, folder: wt, base: '' }, feature);
+      // prd.json and progress.txt come out settled by the queue's rules: only the code is left to resolve.
+      files = (await updateFromFeature({ storyId: item.storyId, branch, folder: wt, base: '' }, feature, { prd: s.prdPath, progress: s.progressPath })).files;
     }
-    // prd.json and progress.txt never go through git's text merge: the merge queue merges them by
-    // its own rules, so the worktree keeps the story's side and only the code is left to resolve.
-    const s = readSettings(item.folder.uri);
+    // A merge under way from before: prd.json and progress.txt never go through git's text merge
+    // (the merge queue merges them by its own rules), so the worktree keeps the story's side.
+
     const memory = files.filter((f) => f === s.prdPath || f === s.progressPath);
     if (memory.length > 0) {
       await git(wt, ['checkout', '--ours', '--', ...memory]);
