@@ -40,9 +40,17 @@ export class GitHubPublisher {
     const where = `${repo.owner}/${repo.repo}`;
     const repository = where;
 
-    const dry = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Reading the issues of ${where}…`, cancellable: true }, (_p, token) =>
-      publishStories(client, entry.analysis, { dryRun: true, repository, signal: signalOf(token) }),
-    );
+    let dry: PublishReport;
+    try {
+      dry = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Reading the issues of ${where}…`, cancellable: true }, (_p, token) =>
+        publishStories(client, entry.analysis, { dryRun: true, repository, signal: signalOf(token) }),
+      );
+    } catch (e) {
+      if (e instanceof PublishStopped && e.cancelled) {
+        return { message: 'Not published.' };
+      }
+      throw e;
+    }
     for (const n of dry.notes) {
       this.log.info(`[publish] ${n}`);
     }
