@@ -63,7 +63,8 @@ export async function remoteFeaturePasses(cwd: string, branch: string, prdPath: 
   }
   let text: string;
   try {
-    text = (await run('git', ['show', `refs/remotes/origin/${branch}:${prdPath}`], { cwd, maxBuffer: 64 * 1024 * 1024 })).stdout;
+    // `./` makes the path relative to the folder, not to the repository's top (a workspace may be a subfolder).
+    text = (await run('git', ['show', `refs/remotes/origin/${branch}:./${prdPath}`], { cwd, maxBuffer: 64 * 1024 * 1024 })).stdout;
   } catch {
     throw new Error(`origin/${branch} has no ${prdPath}: nothing to compare.`);
   }
