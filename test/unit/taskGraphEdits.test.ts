@@ -105,11 +105,11 @@ describe('task graph edits', () => {
 
 describe('a publish writes each story’s issue number (issue 20)', () => {
   it('one minimal edit per story whose field differs; the rest of the file untouched; a story no longer there skipped', () => {
-    const text = makePrd([{ id: 'A' }, { id: 'B', issue: 7 }, { id: 'C', issue: '#9' }, { id: 'D' }]);
-    const edits = setIssueFieldsEdits(text, new Map([['A', 11], ['B', 7], ['C', 12], ['GONE', 13]]));
-    assert.equal(edits.length, 2, 'B already says 7; GONE is not a story');
+    const text = makePrd([{ id: 'A' }, { id: 'B', issue: 7 }, { id: 'C', issue: '#9' }, { id: 'D', issue: 'GH-0014' }, { id: 'E' }]);
+    const edits = setIssueFieldsEdits(text, new Map([['A', 11], ['B', 7], ['C', 12], ['D', 14], ['GONE', 13]]));
+    assert.equal(edits.length, 2, 'B already says 7, D says GH-0014 (its way of writing 14); GONE is not a story');
     const after = JSON.parse(applyEdits(text, edits)) as { userStories: { id: string; issue?: unknown }[] };
-    assert.deepEqual(after.userStories.map((s) => s.issue), [11, 7, 12, undefined]);
+    assert.deepEqual(after.userStories.map((s) => s.issue), [11, 7, 12, 'GH-0014', undefined]);
     const lines = applyEdits(text, edits).split('\n');
     assert.ok(text.split('\n').every((l) => lines.includes(l) || /"(issue|id)"/.test(l) || l.trim() === '}' || l.trim() === '},'), 'only the issue lines change');
     assert.deepEqual(setIssueFieldsEdits(applyEdits(text, edits), new Map([['A', 11], ['C', 12]])), [], 'again: no edit');

@@ -10,6 +10,7 @@
  * a dependency goes under the key the story already uses (blockedBy or an alias). A dependency that
  * would close a cycle is refused with the cycle.
  */
+import { issuesOfField } from '../artifacts/storyIssues';
 import { blockerRefusal } from './blockers';
 import { type DependencyKey, DEPENDENCY_KEYS } from './dependencyKeys';
 import { applyEdits, removeBlockedByEdits, setPassesEdits, type TextEdit } from './edits';
@@ -176,7 +177,8 @@ export function setIssueFieldsEdits(text: string, numbers: ReadonlyMap<string, n
   const edits: TextEdit[] = [];
   for (const [storyId, n] of numbers) {
     const story = storyById(doc, storyId);
-    if (story && story.issue !== n) {
+    // A field that already names this issue, however written ("#42", "GH-0042", a URL), stays as it is.
+    if (story && issuesOfField(story)[0] !== n) {
       edits.push(...setValueEdits(text, [...story.path, 'issue'], n));
     }
   }
