@@ -7,19 +7,13 @@
  * interruption repeats writes that may have landed.
  */
 import type { z } from 'zod';
+import type { IssueSeen } from '../../core/github/publishPlan';
 import { labelListSchema, remoteIssueListSchema, remoteIssueSchema, validationFailureSchema } from './answers';
 import { GitHubError, gitHubSaid } from './errors';
 import type { GitHubTransport, WriteFailure } from './transport';
 
-export interface RemoteIssue {
-  readonly number: number;
-  /** The database id (the `id` field): what sub-issue and dependency endpoints take. */
-  readonly id: number;
-  readonly title: string;
-  /** '' when the issue has no body (null in the answer). */
-  readonly body: string;
-  readonly state: 'open' | 'closed';
-  readonly labels: readonly string[];
+/** An issue as GitHub answers it: what a publish reads (number, database id, title, body — '' when null —, state, labels) and more. */
+export interface RemoteIssue extends IssueSeen {
   readonly htmlUrl?: string;
   readonly isPullRequest: boolean;
   /** `repository_url` of the answer: tells an issue of another repository (a cross-repo dependency). */
