@@ -73,9 +73,14 @@ export class GitHubFollow extends Disposable {
     return this.folders.get(folder.toString());
   }
 
-  /** The remote state of a story, or undefined when it is not published or not read yet. */
+  /**
+   * What a view shows of a story on GitHub: its run or pull request; undefined when it has neither
+   * (its issue's own state is the Issues view's and the badge's already), is not published, or
+   * was not read yet.
+   */
   stateOf(folder: vscode.Uri, storyId: string): StoryRemote | undefined {
-    return this.folders.get(folder.toString())?.states.get(storyId);
+    const s = this.folders.get(folder.toString())?.states.get(storyId);
+    return s && shown(s) ? s : undefined;
   }
 
   /** Reads the remote state of a folder's published stories (queued behind a read under way). */
@@ -150,6 +155,9 @@ function publishedKey(analysis: { readonly doc: { readonly branchName?: string; 
 export function withRemoteStates(badges: ReadonlyMap<string, ArtifactBadgeDto>, remote: FolderRemote | undefined): Map<string, ArtifactBadgeDto> {
   const out = new Map(badges);
   for (const [storyId, state] of remote?.states ?? []) {
+    if (!shown(state)) {
+      continue;
+    }
     const badge = out.get(storyId);
     const number = badge?.issue ?? state.issue?.number;
     if (number === undefined) {
@@ -158,4 +166,9 @@ export function withRemoteStates(badges: ReadonlyMap<string, ArtifactBadgeDto>, 
     out.set(storyId, { ...(badge ?? { issue: number, research: 'missing', plan: 'missing', review: 'missing', implementation: 'missing', warnings: [] }), remote: { kind: state.kind, label: state.label } });
   }
   return out;
+}
+
+/** A run or a pull request is shown; an issue's own open or closed is not said twice. */
+function shown(s: StoryRemote): boolean {
+  return s.kind !== 'issue-open' && s.kind !== 'issue-closed';
 }

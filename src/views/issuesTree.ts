@@ -172,7 +172,7 @@ export class IssuesTreeProvider extends Disposable implements vscode.TreeDataPro
         const i = node.issue;
         const item = new vscode.TreeItem(`#${i.number}${i.title ? ` ${i.title}` : ''}`, vscode.TreeItemCollapsibleState.Expanded);
         // A published story's run or pull request, after the issue's own state (issue 20).
-        const remote = (node.folder.storiesByIssue.get(i.number) ?? []).map((id) => this.remote?.stateOf(node.folder.folder.uri, id)?.label).find((l) => l !== undefined && !l.startsWith('#'));
+        const remote = (node.folder.storiesByIssue.get(i.number) ?? []).map((id) => this.remote?.stateOf(node.folder.folder.uri, id)?.label).find((l) => l !== undefined);
         const parts = [i.state, remote && `☁ ${remote}`, PHASE_LABELS[i.phase], ...i.labels].filter((x): x is string => !!x);
         if (i.error) {
           parts.unshift(i.cachedAt ? `cached ${ageOf(i.cachedAt, new Date())}` : 'disk only');
