@@ -1,9 +1,10 @@
 /**
  * Follow a published backlog from VS Code (issue 20): each published story's remote state — its
  * issue open or closed, its latest `ralph.yml` run (queued, in progress, failed: a link to its
- * logs), its pull request (open, merged) — for the Stories view, the Task Graph and the Issues
- * view. Read with conditional requests (a 304 costs nothing) when a folder's stories are published,
- * again every `ralph.github.followSeconds` only while something on GitHub still moves, and on Sync.
+ * logs), its pull request (open, merged, its checks) — for the Stories view, the Task Graph and the
+ * Issues view. Read with conditional requests (a 304 costs nothing) once in the window's life,
+ * after Publish and Dispatch, again every `ralph.github.followSeconds` only while something on
+ * GitHub still moves, and on Sync.
  *
  * Sync also fetches the feature branch and compares prd.json there with the local one: a story
  * that passes on GitHub and not here is offered to take (never taken silently); one that passes
@@ -11,6 +12,7 @@
  */
 import * as vscode from 'vscode';
 import { comparePasses, publishedIssues, type StoryRemote } from '../core/github/remoteState';
+import { WORKFLOW_PATH } from '../core/github/workflow';
 import { errorMessage } from '../core/errorMessage';
 import type { ArtifactBadgeDto } from '../core/webview/graphProtocol';
 import { readRemoteStates, remoteFeaturePasses } from '../node/github/remoteFeature';
@@ -32,7 +34,8 @@ export class GitHubFollow extends Disposable {
   readonly onDidChange = this.onDidChangeEmitter.event;
   private readonly folders = new Map<string, FolderRemote>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly published = new Map<string, string>();
+  /** Folders read once already in this window. */
+  private readonly started = new Set<string>();
   private pending: Promise<void> = Promise.resolve();
 
   constructor(
@@ -42,30 +45,28 @@ export class GitHubFollow extends Disposable {
   ) {
     super();
     this.register({ dispose: () => this.timers.forEach((t) => clearTimeout(t)) });
-    // A folder with published stories is read once its GitHub client exists (after sign-in, at start).
+    // A folder with published stories and the workflow (.github/workflows/ralph.yml) is read once
+    // in the window's life when its GitHub client exists (at start, after sign-in); any folder
+    // after Publish, Dispatch and Sync, and while something is in flight. Editing prd.json costs no request (linking a story to an issue
+    // already read must not: the Issues view's rule).
     this.register(
       github.onDidChange(() => {
         for (const e of prds.list()) {
-          if (!this.folders.has(e.folder.uri.toString()) && publishedKey(e.analysis) !== '' && github.readerFor(e.folder)) {
-            void this.refresh(e.folder);
+          const key = e.folder.uri.toString();
+          if (!this.started.has(key) && publishedIssues(e.analysis.doc.stories).size > 0 && github.readerFor(e.folder)) {
+            this.started.add(key);
+            void this.runsOnGitHub(e.folder).then((yes) => (yes ? this.refresh(e.folder) : undefined));
           }
         }
       }),
     );
-    // A folder whose published stories changed (a publish wrote the issue numbers) is read again.
-    this.register(
-      prds.onDidChange(() => {
-        for (const e of prds.list()) {
-          const key = e.folder.uri.toString();
-          const now = publishedKey(e.analysis);
-          if (now !== this.published.get(key)) {
-            this.published.set(key, now);
-            if (now !== '') {
-              void this.refresh(e.folder);
-            }
-          }
-        }
-      }),
+  }
+
+  /** The folder has the workflow that runs its stories on GitHub Actions. */
+  private async runsOnGitHub(folder: vscode.WorkspaceFolder): Promise<boolean> {
+    return vscode.workspace.fs.stat(vscode.Uri.joinPath(folder.uri, WORKFLOW_PATH)).then(
+      () => true,
+      () => false,
     );
   }
 
@@ -145,11 +146,6 @@ export class GitHubFollow extends Disposable {
   }
 }
 
-/** The published stories of a prd.json, as a key that changes when an issue number does. */
-function publishedKey(analysis: { readonly doc: { readonly branchName?: string; readonly stories: readonly { readonly id: string; readonly issue?: unknown }[] } }): string {
-  const parts = [...publishedIssues(analysis.doc.stories)].map(([id, n]) => `${id}=${n}`);
-  return parts.length === 0 ? '' : `${analysis.doc.branchName ?? ''}|${parts.join(',')}`;
-}
 
 /** The Task Graph's issue badges with each published story's remote state (a badge of its own where the Issues view has none). */
 export function withRemoteStates(badges: ReadonlyMap<string, ArtifactBadgeDto>, remote: FolderRemote | undefined): Map<string, ArtifactBadgeDto> {
