@@ -116,7 +116,8 @@ export class GitHubFollow extends Disposable {
   private async read(folder: vscode.WorkspaceFolder): Promise<void> {
     const key = folder.uri.toString();
     clearTimeout(this.timers.get(key));
-    const entry = this.prds.forFolder(folder.uri);
+    // Read now: a publish has just written the issue numbers, and the model may not have read them yet.
+    const entry = await this.prds.readNow(folder);
     const feature = entry?.analysis.doc.branchName?.trim() ?? '';
     const issueOf = publishedIssues(entry?.analysis.doc.stories ?? []);
     if (issueOf.size === 0 || feature === '') {
@@ -132,6 +133,8 @@ export class GitHubFollow extends Disposable {
     let next: FolderRemote;
     try {
       const states = await readRemoteStates(client, feature, issueOf);
+      const moving = [...states].filter(([, st]) => shown(st)).map(([id, st]) => `${id}: ${st.label}`);
+      this.log.info(`[github] ${folder.name}: on GitHub ${moving.length > 0 ? moving.join('; ') : 'no run or pull request of a published story'}`);
       next = { states, sync: this.folders.get(key)?.sync };
     } catch (e) {
       this.log.warn(`[github] ${folder.name}: the remote state could not be read: ${errorMessage(e)}`);

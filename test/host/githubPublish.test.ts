@@ -158,7 +158,7 @@ suite('GitHub as the engine: publish, follow, sync (test server)', function () {
         const nodes = await snapshot();
         const row = (id: string): string => nodes.find((n) => n.label.startsWith(`${id} ·`))?.description ?? '';
         return row('US-005').startsWith('☁ run in progress · ') && row('US-008').startsWith(`☁ PR #${pr.number} open, checks failing · `) ? nodes : undefined;
-      }, 20_000, async () => (await snapshot()).map((n) => `${n.label} — ${n.description}`));
+      }, 20_000, async () => [...(await snapshot()).map((n) => `${n.label} — ${n.description}`), ...gh.requests.filter((q) => /actions|pulls/.test(q.url)).map((q) => `${q.method} ${q.status} ${q.url}`)]);
       assert.ok(rows.length >= 12);
       const g = await waitForGraph('the Task Graph’s badges to show the remote states', (m: GraphMessage) => m.nodes.find((n) => n.id === 'US-005')?.artifacts?.remote?.kind === 'running' && m.nodes.find((n) => n.id === 'US-008')?.artifacts?.remote?.label === `PR #${pr.number} open, checks failing`);
       assert.ok(g.nodes.find((n) => n.id === 'US-005')?.artifacts?.issue);
