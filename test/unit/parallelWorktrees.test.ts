@@ -4,7 +4,7 @@
  * worktree holding unmerged commits is never removed.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -261,6 +261,16 @@ describe('parallel: the workspace run lock', function () {
     oldOwner();
     await refusal(acquireRunLock(root, 'VS Code'), 'locked', /Another run/);
     assert.ok(existsSync(path.join(root, RUN_LOCK)));
+  });
+
+  it('a lock whose holder was killed before it wrote its name is taken over once older than that could take (not only after the stale time)', async () => {
+    const root = makeRepo();
+    mkdirSync(path.join(root, RUN_LOCK), { recursive: true });
+    const old = new Date(Date.now() - 5_000);
+    utimesSync(path.join(root, RUN_LOCK), old, old);
+    const lock = await acquireRunLock(root, 'the CLI');
+    assert.match(readFileSync(path.join(root, RUN_LOCK, 'owner.json'), 'utf8'), /"holder":"the CLI"/);
+    await lock.release();
   });
 
   it('the lock of a dead holder is taken over by one of two runs trying at once, never by both', async () => {

@@ -19,6 +19,17 @@ import { ParallelError, topOf } from './git';
 export const RUN_LOCK = '.ralph/run.lock';
 /** Who holds the lock, inside its folder. */
 export const RUN_LOCK_OWNER = `${RUN_LOCK}/owner.json`;
+/** A live holder writes its name milliseconds after making the lock: a nameless lock older than this was left by a holder killed in between. */
+const OWNERLESS_GRACE_MS = 3_000;
+
+/** How long ago the lock folder was made or last refreshed (0 when it cannot be read). */
+async function ownerlessAge(lockPath: string): Promise<number> {
+  return stat(lockPath).then(
+    (s) => Date.now() - s.mtimeMs,
+    () => 0,
+  );
+}
+
 /** Held while a dead holder's lock is replaced. */
 const TAKEOVER = 'run.lock.takeover';
 /** A lock not refreshed for this long belongs to a holder that crashed. */
@@ -60,11 +71,16 @@ export async function acquireRunLock(folder: string, holder: string): Promise<Ru
     }
     const owner = await readOwner(lockPath);
     // A holder on this machine that is gone (killed, crashed) left its lock: take it at once
-    // rather than make the user wait out the stale time.
-    if (!owner?.gone) {
+    // rather than make the user wait out the stale time. A lock whose holder never said who it is
+    // (killed between making the lock and writing its name, milliseconds apart) is taken over once
+    // it is older than that could take.
+    if (!owner && (await ownerlessAge(lockPath)) > OWNERLESS_GRACE_MS) {
+      release = await takeOver(lockPath, undefined, write);
+    } else if (!owner?.gone) {
       throw busy(owner);
+    } else {
+      release = await takeOver(lockPath, owner.raw, write);
     }
-    release = await takeOver(lockPath, owner.raw, write);
   }
   return {
     release: async () => {
@@ -79,7 +95,7 @@ export async function acquireRunLock(folder: string, holder: string): Promise<Ru
  * owner is read again there and must still be the one found gone, else another run took the
  * workspace meanwhile and this one refuses. The new holder is written before the second lock goes.
  */
-async function takeOver(lockPath: string, seen: string, write: () => Promise<void>): Promise<() => Promise<void>> {
+async function takeOver(lockPath: string, seen: string | undefined, write: () => Promise<void>): Promise<() => Promise<void>> {
   const justNow = (): ParallelError => new ParallelError('locked', `Another run took this workspace just now: one run per workspace at a time (lock ${RUN_LOCK}).`);
   let unlock: () => Promise<void>;
   try {
@@ -89,7 +105,8 @@ async function takeOver(lockPath: string, seen: string, write: () => Promise<voi
   }
   try {
     const again = await readOwner(lockPath);
-    if (!again?.gone || again.raw !== seen) {
+    const still = seen === undefined ? again === undefined && (await ownerlessAge(lockPath)) > OWNERLESS_GRACE_MS : again?.gone === true && again.raw === seen;
+    if (!still) {
       throw justNow();
     }
     await rm(lockPath, { recursive: true, force: true });
