@@ -55,6 +55,8 @@ export class GitHubPublisher {
       this.log.info(`[publish] ${n}`);
     }
     if (dry.writes.length === 0) {
+      // Nothing to write on GitHub; prd.json may still lack the numbers (a publish cut off after its last write, a checkout).
+      await this.writeIssueFields(entry.uri, dry);
       const message = `The issues of ${where} already say what prd.json says: nothing to publish.${dry.notes.length > 0 ? ` ${plural(dry.notes.length, 'note')} in the Ralph log.` : ''}`;
       void vscode.window.showInformationMessage(message);
       return { report: dry, message };

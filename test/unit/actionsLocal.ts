@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { CLI_INVOCATION } from '../../src/core/github/workflow';
 
 interface Step {
   readonly name?: string;
@@ -87,7 +88,9 @@ export function localRunner(workflowText: string, dir: string, origin: string, c
         .split('\n')
         .filter((l) => l !== '')
         .map((l) => JSON.parse(l) as GhCall),
-    runJob(jobName, expressions, extraEnv = {}) {
+    runJob(jobName, given, extraEnv = {}) {
+      // The repository variable that names the package: set, as a user's repository has it (a test may empty it).
+      const expressions = { 'vars.RALPH_WORKBENCH_PACKAGE': 'ralph-workbench@0.1.0', ...given };
       const job = wf.jobs[jobName];
       const envOf = (e: Record<string, string | number> | undefined) => Object.fromEntries(Object.entries(e ?? {}).map(([k, v]) => [k, evaluate(v, expressions)]));
       for (const step of job.steps) {
@@ -109,7 +112,7 @@ export function localRunner(workflowText: string, dir: string, origin: string, c
         if (step.uses) {
           throw new Error(`${label}: the local runner does not know ${step.uses}`);
         }
-        const script = (step.run ?? '').replaceAll('npx ralph-workbench', `node ${JSON.stringify(cli)}`);
+        const script = (step.run ?? '').replaceAll(CLI_INVOCATION, `node ${JSON.stringify(cli)}`);
         const env = {
           ...process.env,
           ...envOf(wf.env),

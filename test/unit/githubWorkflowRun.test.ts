@@ -88,6 +88,13 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
     assert.ok(!existsSync(path.join(runner.workspace, 'pwned')));
   });
 
+  it('run: without the repository variable RALPH_WORKBENCH_PACKAGE the job says to set it and installs nothing (no unpinned package name)', () => {
+    const { dir, origin, cli } = scratch();
+    const runner = localRunner(workflow, dir, origin, cli);
+    assert.throws(() => runner.runJob('run', { 'inputs.story': 'US-001', 'inputs.branch': FEATURE, 'github.token': 'ghs_test', 'vars.RALPH_WORKBENCH_PACKAGE': '' }), /Set the repository variable RALPH_WORKBENCH_PACKAGE/);
+    assert.deepEqual(runner.calls(), []);
+  });
+
   it('run: an agent that fails makes no commit: the job stops before pushing, saying so', () => {
     const { dir, origin, cli } = scratch();
     const runner = localRunner(workflow, dir, origin, cli);

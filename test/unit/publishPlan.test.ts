@@ -33,7 +33,7 @@ describe('a story as a GitHub issue', () => {
     assert.equal(c.state, 'open');
     assert.equal(c.stateLabel, 'ralph:ready');
     assert.match(c.body, /^What US-001 does\n\n## Acceptance criteria\n- \[ \] It works\n- \[ \] Typecheck passes\n\n<sub>Published by Ralph Workbench from prd\.json \(feature `ralph\/feature`\)/);
-    assert.ok(c.body.endsWith('<!-- ralph-workbench:story US-001 -->'));
+    assert.ok(c.body.endsWith('<!-- ralph-workbench:story US-001 feature ralph%2Ffeature -->'), c.body);
     const done = storyIssueContent(story('US-002', { passes: true }), 'done', 'ralph/feature');
     assert.equal(done.state, 'closed');
     assert.match(done.body, /- \[x\] It works/);
@@ -97,9 +97,17 @@ describe('which story has which issue', () => {
     assert.deepEqual(plan.notes, []);
   });
 
+  it('another feature’s issue of a story with the same id is never this feature’s (the marker names the feature)', () => {
+    const a = story('US-001');
+    const other = issueOf(a, 12, { body: storyIssueContent(a, 'done', 'ralph/feature-a').body, state: 'closed' });
+    const plan = planIssues([a], 'ralph/feature-b', [other], new Map());
+    assert.deepEqual(plan.matches.get('US-001'), { kind: 'create' });
+    assert.match(storyIssueContent(a, 'ready', 'ralph/feature-b').body, /<!-- ralph-workbench:story US-001 feature ralph%2Ffeature-b -->$/);
+  });
+
   it('two issues with one story’s marker: the first is its issue, the other is reported, never a third one made', () => {
     const a = story('A');
-    const plan = planIssues([a], 'f', [issueOf(a, 9), issueOf(a, 3)], new Map());
+    const plan = planIssues([a], 'ralph/feature', [issueOf(a, 9), issueOf(a, 3)], new Map());
     assert.deepEqual(plan.matches.get('A'), { kind: 'marker', issue: issueOf(a, 3) });
     assert.match(plan.notes[0], /^#9 carries the marker of A too \(its issue is #3\)/);
   });

@@ -11,7 +11,7 @@
  * A dependency on an issue that is not one of the feature's stories (another repository's, or one
  * a person added) is kept and reported; only dependencies between story issues are removed.
  */
-import { labelsFor, sameLabels, storyIdOfBody, storyIssueContent, SUB_ISSUES_PER_PARENT, featureOfBody, type StoryForIssue, type StoryIssueState } from './storyIssue';
+import { labelsFor, sameLabels, storyIdOfBody, storyMarkerOfBody, storyIssueContent, SUB_ISSUES_PER_PARENT, featureOfBody, type StoryForIssue, type StoryIssueState } from './storyIssue';
 
 /** An issue as the publisher read it. */
 export interface IssueSeen {
@@ -61,7 +61,11 @@ export function planIssues(stories: readonly StoryToPublish[], feature: string, 
   const byMarker = new Map<string, IssueSeen>();
   const parents = new Map<number, IssueSeen>();
   for (const issue of [...labelled].sort((a, b) => a.number - b.number)) {
-    const storyId = storyIdOfBody(issue.body);
+    const marker = storyMarkerOfBody(issue.body);
+    if (marker !== undefined && marker.feature !== undefined && marker.feature !== feature) {
+      continue; // another feature's story of the same id: never this one's issue
+    }
+    const storyId = marker?.storyId;
     if (storyId !== undefined) {
       const first = byMarker.get(storyId);
       if (first) {

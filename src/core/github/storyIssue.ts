@@ -29,11 +29,12 @@ export const BODY_LIMIT = 65_536;
 /** GitHub's limit of sub-issues per parent. */
 export const SUB_ISSUES_PER_PARENT = 100;
 
-const STORY_MARKER = /<!-- ralph-workbench:story ([A-Za-z0-9%._~!*'()-]{1,2000}) -->\s*$/;
+const STORY_MARKER = /<!-- ralph-workbench:story ([A-Za-z0-9%._~!*'()-]{1,2000})(?: feature ([A-Za-z0-9%._~!*'()-]{1,2000}))? -->\s*$/;
 const FEATURE_MARKER = /<!-- ralph-workbench:feature ([A-Za-z0-9%._~!*'()-]{1,2000})(?: part (\d{1,4}))? -->\s*$/;
 
-export function storyMarker(storyId: string): string {
-  return `<!-- ralph-workbench:story ${encodeURIComponent(storyId)} -->`;
+/** The marker of a story's issue: its id and its feature (two features may both have a US-001). */
+export function storyMarker(storyId: string, feature?: string): string {
+  return `<!-- ralph-workbench:story ${encodeURIComponent(storyId)}${feature ? ` feature ${encodeURIComponent(feature)}` : ''} -->`;
 }
 
 export function featureMarker(branch: string, part: number): string {
@@ -50,8 +51,18 @@ function decode(s: string): string | undefined {
 
 /** The story id of a body we wrote (its last line), else undefined. */
 export function storyIdOfBody(body: string): string | undefined {
+  return storyMarkerOfBody(body)?.storyId;
+}
+
+/** The story id and feature of a body we wrote (its last line); the feature is absent in a marker without one. */
+export function storyMarkerOfBody(body: string): { readonly storyId: string; readonly feature?: string } | undefined {
   const m = STORY_MARKER.exec(body);
-  return m ? decode(m[1]) : undefined;
+  const storyId = m ? decode(m[1]) : undefined;
+  if (!m || storyId === undefined) {
+    return undefined;
+  }
+  const feature = m[2] !== undefined ? decode(m[2]) : undefined;
+  return feature === undefined ? { storyId } : { storyId, feature };
 }
 
 /** The feature branch and part (1 for the first parent) of a parent issue's body, else undefined. */
@@ -94,7 +105,7 @@ export function storyIssueContent(story: StoryForIssue, state: StoryIssueState, 
   if (blockedByNumbers && blockedByNumbers.length > 0) {
     parts.push(`Blocked by ${blockedByNumbers.map((n) => `#${n}`).join(', ')}`);
   }
-  const footer = [`<sub>Published by Ralph Workbench from prd.json (feature \`${feature.replace(/`/g, "'")}\`). Change the story in prd.json: the next publish replaces this text.</sub>`, storyMarker(story.id)].join('\n');
+  const footer = [`<sub>Published by Ralph Workbench from prd.json (feature \`${feature.replace(/`/g, "'")}\`). Change the story in prd.json: the next publish replaces this text.</sub>`, storyMarker(story.id, feature)].join('\n');
   return { title, body: fitBody(parts.join('\n\n'), footer), state: story.passes ? 'closed' : 'open', stateLabel: STATE_LABELS[state] };
 }
 

@@ -26,8 +26,19 @@ export const WORKFLOW_PATH = `.github/workflows/${WORKFLOW_FILE}`;
 export const RUN_TITLE_PREFIX = 'ralph: ';
 /** The repository variable that sets how many story runs may be in flight at once. */
 export const MAX_PARALLEL_VARIABLE = 'RALPH_MAX_PARALLEL';
-/** How the workflow calls the CLI (tests replace it by `node dist/cli.js`). */
-export const CLI_INVOCATION = 'npx ralph-workbench';
+/**
+ * How the workflow calls the CLI (tests replace it by `node dist/cli.js`): the package the
+ * repository variable RALPH_WORKBENCH_PACKAGE names (a pinned version on the user's registry, or a
+ * tarball URL), never an unpinned name that anyone could register.
+ */
+export const CLI_INVOCATION = 'npx --yes --package "$RALPH_WORKBENCH_PACKAGE" ralph-workbench';
+/** The repository variable that names the ralph-workbench package the workflow installs. */
+export const PACKAGE_VARIABLE = 'RALPH_WORKBENCH_PACKAGE';
+/** The first lines of a job's first CLI step: no package named, no run. */
+const PACKAGE_CHECK = `if [ -z "$${PACKAGE_VARIABLE}" ]; then
+  echo "::error::Set the repository variable ${PACKAGE_VARIABLE} to the ralph-workbench package to install (a pinned version, e.g. ralph-workbench@0.1.0, or a tarball URL)."
+  exit 1
+fi`;
 
 /** What a preset installs on the runner and the secret its agent reads. */
 export interface AgentSetup {
@@ -131,6 +142,7 @@ function runJob(o: WorkflowOptions): string {
     `- name: Check the story against prd.json at this commit
 ${DISPATCH_ENV}    GH_TOKEN: \${{ github.token }}
   run: |
+${indent(PACKAGE_CHECK, 4)}
     ${CLI_INVOCATION} github check-story --story "$STORY" --branch "$BRANCH" --prd "$RALPH_PRD"
     open_prs="$(gh pr list --state open --head "$BRANCH-$STORY" --json number)"
     if [ "$open_prs" != "[]" ]; then
@@ -184,6 +196,7 @@ function advanceJob(o: WorkflowOptions): string {
     HEAD_REF: \${{ github.event.pull_request.head.ref }}
     PR_NUMBER: \${{ github.event.pull_request.number }}
   run: |
+${indent(PACKAGE_CHECK, 4)}
     story="\${HEAD_REF#"$BASE"-}"
     for attempt in 1 2 3 4 5; do
       ${CLI_INVOCATION} github mark-passing --story "$story" --prd "$RALPH_PRD" --skip-unknown
@@ -272,6 +285,7 @@ defaults:
 
 env:
   RALPH_PRD: ${yamlString(prd)}
+  ${PACKAGE_VARIABLE}: \${{ vars.${PACKAGE_VARIABLE} }}
 
 jobs:
 ${indent(runJob(o), 2)}
