@@ -201,7 +201,7 @@ ${indent(PACKAGE_CHECK, 4)}
     for attempt in 1 2 3 4 5; do
       ${CLI_INVOCATION} github mark-passing --story "$story" --prd "$RALPH_PRD" --skip-unknown
       if git diff --quiet -- "$RALPH_PRD"; then
-        echo "$story passes on $BASE already."
+        echo "Nothing to mark on $BASE: $story passes there already, or names no story of prd.json."
         exit 0
       fi
       git commit --quiet -m "chore: $story passes (pull request #$PR_NUMBER merged)" -- "$RALPH_PRD"
