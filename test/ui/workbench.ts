@@ -196,6 +196,14 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   // its extensions' contributions it can miss one, so look again in a new palette until the deadline.
   const deadline = Date.now() + 20_000;
   for (;;) {
+    // A key pressed while a webview (the Task Graph) has the focus goes to its page, not to the
+    // workbench: give the focus back to the workbench first, as a click outside the webview would.
+    await page.evaluate(() => {
+      const active = document.activeElement;
+      if (active instanceof HTMLIFrameElement || active?.closest('.webview')) {
+        (active as HTMLElement).blur();
+      }
+    });
     await page.keyboard.press('F1');
     await input.waitFor({ state: 'visible', timeout: 10_000 });
     await input.fill(`>${title}`);
