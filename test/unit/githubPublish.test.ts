@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runPublish } from '../../src/cli/github/publishCommand';
+import { runStatus } from '../../src/cli/github/statusCommand';
 import { storyIdOfBody } from '../../src/core/github/storyIssue';
 import { analyzePrd } from '../../src/core/prd/index';
 import { GitHubClient } from '../../src/node/github/client';
@@ -217,6 +218,16 @@ describe('Publish Stories to GitHub (issue 20, against the test server)', functi
       // Minimal: every line of the old file is still there, in order.
       const kept = text.split('\n').filter((l) => after.includes(l));
       assert.equal(kept.length, text.split('\n').length);
+
+      // github status: where each published story stands (a run in progress, an issue closed).
+      gh.addWorkflow('ralph.yml');
+      gh.setRunStatus(gh.addRun('ralph.yml', 'ralph/tasks', { story: 'US-002', branch: 'ralph/tasks' }).id, 'in_progress');
+      out.stdout = '';
+      assert.equal(await runStatus(['status', '--repo', 'acme/taskflow', '--api-url', gh.apiUrl, '--json'], io), 0, out.stderr);
+      const status = JSON.parse(out.stdout) as { stories: { id: string; state: string; label: string; inFlight: boolean }[] };
+      const of = (id: string) => status.stories.find((x) => x.id === id);
+      assert.deepEqual([of('US-002')?.label, of('US-002')?.inFlight], ['run in progress', true]);
+      assert.equal(of('US-001')?.state, 'issue-closed');
 
       gh.faults.push({ path: /\/issues$/, method: 'POST', fault: { kind: 'permission', accepted: 'issues=write' } });
       writeFileSync(path.join(root, 'prd.json'), makePrd([{ id: 'NEW-1' }], { branchName: 'ralph/other' }));

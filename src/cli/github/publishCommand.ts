@@ -7,14 +7,11 @@
 import * as path from 'node:path';
 import { errorMessage } from '../../core/errorMessage';
 import { oneLine } from '../../core/output';
-import { analyzePrd } from '../../core/prd/index';
 import { setIssueFieldsEdits } from '../../core/prd/graphEdits';
 import { type PublishReport, PublishStopped, publishStories } from '../../node/github/publish';
 import { editFileAtomically } from '../../node/textFileEdit';
-import { readWorkspaceSettings } from '../../node/workspaceSettings';
-import { resolveInside } from '../../node/workspacePath';
 import { openGitHub } from '../githubAccess';
-import { subcommandArgs } from './args';
+import { readWorkspacePrd, subcommandArgs } from './args';
 import type { CliIo } from '../io';
 
 export const publishUsage = `Usage: ralph-workbench github publish [--repo OWNER/REPO] [--api-url URL] [--dry-run] [--write-interval MS] [--json]
@@ -77,21 +74,12 @@ export async function runPublish(argv: readonly string[], io: PublishCliIo): Pro
     io.stderr(`${PREFIX}: --write-interval needs a whole number of milliseconds (got "${oneLine(interval)}")\n`);
     return 1;
   }
-  const root = path.resolve(io.cwd ?? process.cwd(), values.root ?? '.');
-  const settings = readWorkspaceSettings(root);
-  for (const p of settings.problems) {
-    io.stderr(`${PREFIX}: ${p.message}\n`);
-  }
-  let prdFile: string;
-  let analysis;
-  try {
-    prdFile = await resolveInside(root, settings.values.prdPath, { what: 'ralph.prdPath' });
-    analysis = analyzePrd(io.readFile(prdFile));
-  } catch (e) {
-    io.stderr(`${PREFIX}: ${settings.values.prdPath} could not be read: ${oneLine(errorMessage(e))}\n`);
+  const workspace = await readWorkspacePrd(values.root, io, PREFIX);
+  if (!workspace) {
     return 1;
   }
-  const access = await openGitHub({ repo: values.repo, apiUrl: values['api-url'], offline: false, env: io.env ?? process.env, root, clientOptions: { ...io.clientOptions, writeIntervalMs: interval !== undefined ? Number(interval) : settings.values.githubWriteIntervalMs }, prefix: PREFIX, stderr: io.stderr, requireToken: true });
+  const { root, prdFile, analysis } = workspace;
+  const access = await openGitHub({ repo: values.repo, apiUrl: values['api-url'], offline: false, env: io.env ?? process.env, root, clientOptions: { ...io.clientOptions, writeIntervalMs: interval !== undefined ? Number(interval) : workspace.settings.githubWriteIntervalMs }, prefix: PREFIX, stderr: io.stderr, requireToken: true });
   if ('error' in access) {
     io.stderr(access.error);
     return 1;

@@ -3,16 +3,12 @@
  * issue, its latest `ralph.yml` run, its pull request — as the extension's views show it
  * (core/github/remoteState.ts decides). The token comes from GH_TOKEN or GITHUB_TOKEN.
  */
-import * as path from 'node:path';
 import { errorMessage } from '../../core/errorMessage';
 import { publishedIssues } from '../../core/github/remoteState';
 import { oneLine } from '../../core/output';
-import { analyzePrd } from '../../core/prd/index';
 import { readRemoteStates } from '../../node/github/remoteFeature';
-import { readWorkspaceSettings } from '../../node/workspaceSettings';
-import { resolveInside } from '../../node/workspacePath';
 import { openGitHub } from '../githubAccess';
-import { subcommandArgs } from './args';
+import { readWorkspacePrd, subcommandArgs } from './args';
 import type { CliIo } from '../io';
 
 export const statusUsage = `Usage: ralph-workbench github status [--repo OWNER/REPO] [--api-url URL] [--json]
@@ -50,15 +46,11 @@ export async function runStatus(argv: readonly string[], io: CliIo & { readonly 
     io.stdout(statusUsage);
     return 0;
   }
-  const root = path.resolve(io.cwd ?? process.cwd(), values.root ?? '.');
-  const settings = readWorkspaceSettings(root);
-  let analysis;
-  try {
-    analysis = analyzePrd(io.readFile(await resolveInside(root, settings.values.prdPath, { what: 'ralph.prdPath' })));
-  } catch (e) {
-    io.stderr(`${PREFIX}: ${settings.values.prdPath} could not be read: ${oneLine(errorMessage(e))}\n`);
+  const workspace = await readWorkspacePrd(values.root, io, PREFIX);
+  if (!workspace) {
     return 1;
   }
+  const { root, analysis } = workspace;
   const feature = analysis.doc.branchName?.trim() ?? '';
   const issueOf = publishedIssues(analysis.doc.stories);
   if (issueOf.size === 0) {

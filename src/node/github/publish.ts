@@ -100,7 +100,7 @@ export function publishRefusal(analysis: PrdAnalysis): string | undefined {
   if (analysis.doc.stories.length === 0) {
     return 'prd.json has no stories to publish.';
   }
-  const dup = analysis.problems.find((p) => p.severity === 'error' && /duplicate/i.test(p.message));
+  const dup = analysis.problems.find((p) => p.code === 'duplicate-id');
   return dup ? `prd.json has duplicate story ids (${dup.message}): each story needs its own id before its issue can be found again.` : undefined;
 }
 
