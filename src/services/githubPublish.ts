@@ -39,11 +39,12 @@ export class GitHubPublisher {
     const { client, repo } = await this.github.writerFor(folder);
     const where = `${repo.owner}/${repo.repo}`;
     const repository = where;
+    const trust = this.github.trustRules(folder);
 
     let dry: PublishReport;
     try {
       dry = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Reading the issues of ${where}…`, cancellable: true }, (_p, token) =>
-        publishStories(client, entry.analysis, { dryRun: true, repository, signal: signalOf(token) }),
+        publishStories(client, entry.analysis, { dryRun: true, repository, trust, signal: signalOf(token) }),
       );
     } catch (e) {
       if (e instanceof PublishStopped && e.cancelled) {
@@ -85,6 +86,7 @@ export class GitHubPublisher {
         let last = 0;
         return publishStories(client, entry.analysis, {
           repository,
+          trust,
           signal: signalOf(token),
           onProgress: (p) => {
             const pct = p.total > 0 ? (p.done / p.total) * 100 : 0;

@@ -311,10 +311,7 @@ export class GitHubWorkspace extends Disposable {
         }
       }
     }
-    const { rules: trust, notes } = trustRulesFrom(readSetting('githubTrustedAuthors', folder.uri), readSetting('githubArtifactFolders', folder.uri));
-    for (const n of notes) {
-      this.log.warn(`[github] ${folder.name}: ${n}`);
-    }
+    const trust = this.trustRules(folder);
     state.trust = trust;
     const before = client?.requestCount ?? 0;
     const cache = this.commentCache(folder);
@@ -385,6 +382,15 @@ export class GitHubWorkspace extends Disposable {
    * A client that may write for this folder (Publish Stories to GitHub…): asks to sign in when
    * there is no session. Throws the folder's notice when there is nowhere to write.
    */
+  /** Whose links and markers count in `folder` (ralph.github.trustedAuthors, ralph.github.artifactFolders); a bad entry is logged. */
+  trustRules(folder: vscode.WorkspaceFolder): TrustRules {
+    const { rules, notes } = trustRulesFrom(readSetting('githubTrustedAuthors', folder.uri), readSetting('githubArtifactFolders', folder.uri));
+    for (const n of notes) {
+      this.log.warn(`[github] ${folder.name}: ${n}`);
+    }
+    return rules;
+  }
+
   async writerFor(folder: vscode.WorkspaceFolder): Promise<{ client: GitHubClient; repo: RepoRef }> {
     if (!this.folders.get(folder.uri.toString())?.client) {
       if (!(await this.auth.access(true))) {

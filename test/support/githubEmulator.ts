@@ -228,10 +228,10 @@ export class GitHubEmulator {
   }
 
   /** Opens a pull request from `head` into `base` (an issue with a `pull_request` key, numbered with the issues). */
-  openPullRequest(o: { head: string; base?: string; title?: string; body?: string }): EmulatedIssue {
+  openPullRequest(o: { head: string; base?: string; title?: string; body?: string; headRepo?: string }): EmulatedIssue {
     const number = this.nextNumber();
     const sha = createHash('sha1').update(`pull ${number} ${o.head}`).digest('hex');
-    return this.addIssue(number, o.title ?? `Pull request ${number}`, [], { body: o.body ?? null, pull: { head: o.head, base: o.base ?? this.defaultBranch, mergedAt: null, sha, checks: [] } });
+    return this.addIssue(number, o.title ?? `Pull request ${number}`, [], { body: o.body ?? null, pull: { head: o.head, ...(o.headRepo ? { headRepo: o.headRepo } : {}), base: o.base ?? this.defaultBranch, mergedAt: null, sha, checks: [] } });
   }
 
   /** Merges (and so closes) a pull request. */

@@ -1,14 +1,17 @@
 /**
  * Runs a job of a generated workflow here, step by step, as a GitHub runner would (issue 20: "its
- * run steps are executed locally against a scratch repository"): `actions/checkout` clones the
- * scratch "origin" at the step's ref, `actions/setup-node` is this Node, each `run:` goes to
+ * run steps are executed locally against a scratch repository"). Each job gets a runner of its own
+ * (its workspace and RUNNER_TEMP): `actions/checkout` clones the scratch "origin" at the step's
+ * ref, one commit deep unless `fetch-depth: 0` (as the action does), `actions/upload-artifact` and
+ * `actions/download-artifact` pass a folder between the jobs of one workflow run (by name),
+ * `actions/setup-node` is this Node, each `run:` goes to
  * `bash --noprofile --norc -eo pipefail` with the workflow's, the job's and the step's `env:`
  * (expressions answered from a table: an expression the table does not know fails the test), and
  * `npx ralph-workbench` is the built CLI. `gh` is a stub on PATH that records its arguments (and
  * the body file of `gh pr create`) and answers `gh pr list` / `gh run list` from JSON the test gives.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { CLI_INVOCATION } from '../../src/core/github/workflow';
@@ -39,6 +42,7 @@ const answer = (name) => {
   process.stdout.write(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '[]\\n');
 };
 if (args[0] === 'pr' && args[1] === 'list') answer('pr-list.json');
+else if (args[0] === 'issue' && args[1] === 'view') process.stdout.write(fs.existsSync(path.join(process.env.GH_STUB_DIR, 'issue-state.txt')) ? fs.readFileSync(path.join(process.env.GH_STUB_DIR, 'issue-state.txt'), 'utf8') : 'OPEN\\n');
 else if (args[0] === 'run' && args[1] === 'list') answer('run-list.json');
 else if (args[0] === 'pr' && args[1] === 'create') process.stdout.write('https://github.invalid/o/r/pull/1\\n');
 `;
@@ -49,10 +53,11 @@ export interface GhCall {
 }
 
 export interface LocalRunner {
-  /** Where the job runs: the checkout. */
+  /** Where the `run` job runs: its checkout (each job has its own: workspaceOf). */
   readonly workspace: string;
-  /** gh's answers: `pr-list.json`, `run-list.json`. */
-  answer(file: 'pr-list.json' | 'run-list.json', value: unknown): void;
+  workspaceOf(job: string): string;
+  /** gh's answers: `pr-list.json`, `run-list.json` (JSON); `issue-state.txt` (what `gh issue view --jq .state` prints). */
+  answer(file: 'pr-list.json' | 'run-list.json' | 'issue-state.txt', value: unknown): void;
   /** Every gh call so far. */
   calls(): GhCall[];
   /** Runs the job's steps in order; throws with the step's output when one fails. */
@@ -63,11 +68,10 @@ export interface LocalRunner {
 export function localRunner(workflowText: string, dir: string, origin: string, cli: string): LocalRunner {
   const wf = parse(workflowText) as Workflow;
   const bin = path.join(dir, 'bin');
-  const temp = path.join(dir, 'runner-temp');
-  const workspace = path.join(dir, 'workspace');
+  const workspaceOf = (job: string) => path.join(dir, `workspace-${job}`);
+  const artifacts = path.join(dir, 'artifacts');
   const log = path.join(dir, 'gh-calls.jsonl');
   mkdirSync(bin, { recursive: true });
-  mkdirSync(temp, { recursive: true });
   writeFileSync(path.join(bin, 'gh'), GH_STUB);
   chmodSync(path.join(bin, 'gh'), 0o755);
   writeFileSync(log, '');
@@ -81,16 +85,20 @@ export function localRunner(workflowText: string, dir: string, origin: string, c
     });
 
   return {
-    workspace,
-    answer: (file, value) => writeFileSync(path.join(dir, file), JSON.stringify(value)),
+    workspace: workspaceOf('run'),
+    workspaceOf,
+    answer: (file, value) => writeFileSync(path.join(dir, file), typeof value === 'string' ? value : JSON.stringify(value)),
     calls: () =>
       readFileSync(log, 'utf8')
         .split('\n')
         .filter((l) => l !== '')
         .map((l) => JSON.parse(l) as GhCall),
     runJob(jobName, given, extraEnv = {}) {
+      const workspace = workspaceOf(jobName);
+      const temp = path.join(dir, `runner-temp-${jobName}`);
+      mkdirSync(temp, { recursive: true });
       // The repository variable that names the package: set, as a user's repository has it (a test may empty it).
-      const expressions = { 'vars.RALPH_WORKBENCH_PACKAGE': 'ralph-workbench@0.1.0', ...given };
+      const expressions = { 'vars.RALPH_WORKBENCH_PACKAGE': 'ralph-workbench@0.1.0', 'runner.temp': temp, ...given };
       const job = wf.jobs[jobName];
       const envOf = (e: Record<string, string | number> | undefined) => Object.fromEntries(Object.entries(e ?? {}).map(([k, v]) => [k, evaluate(v, expressions)]));
       for (const step of job.steps) {
@@ -100,10 +108,27 @@ export function localRunner(workflowText: string, dir: string, origin: string, c
           if (existsSync(workspace)) {
             throw new Error('the workspace exists already: one job per runner');
           }
-          const r = spawnSync('git', ['clone', '-q', '--branch', ref, origin, workspace], { encoding: 'utf8' });
+          const deep = String(step.with?.['fetch-depth'] ?? '1') === '0';
+          const r = spawnSync('git', ['clone', '-q', ...(deep ? [] : ['--depth', '1']), '--branch', ref, `file://${origin}`, workspace], { encoding: 'utf8' });
           if (r.status !== 0) {
             throw new Error(`${label}: git clone failed: ${r.stderr}`);
           }
+          continue;
+        }
+        if (step.uses?.startsWith('actions/upload-artifact@')) {
+          const from = evaluate(step.with?.path ?? '', expressions);
+          if (!existsSync(from) || readdirSync(from).length === 0) {
+            throw new Error(`${label}: no files were found at ${from}`);
+          }
+          cpSync(from, path.join(artifacts, evaluate(step.with?.name ?? 'artifact', expressions)), { recursive: true });
+          continue;
+        }
+        if (step.uses?.startsWith('actions/download-artifact@')) {
+          const name = evaluate(step.with?.name ?? 'artifact', expressions);
+          if (!existsSync(path.join(artifacts, name))) {
+            throw new Error(`${label}: Artifact not found for name: ${name}`);
+          }
+          cpSync(path.join(artifacts, name), evaluate(step.with?.path ?? workspace, expressions), { recursive: true });
           continue;
         }
         if (step.uses?.startsWith('actions/setup-node@')) {

@@ -81,10 +81,19 @@ describe('GitHub client: Actions, pull requests, assignees (emulator)', function
     gh.openPullRequest({ head: 'other', base: 'main' });
     gh.mergePullRequest(one.number);
     assert.deepEqual(await c.listPulls({ state: 'all', head: 'feat-S-1' }), [
-      { number: one.number, title: 'feat: S-1 - Add', state: 'closed', merged: true, headRef: 'feat-S-1', baseRef: 'feat', htmlUrl: `https://github.com/acme/taskflow/pull/${one.number}`, headSha: one.pull?.sha },
+      { number: one.number, title: 'feat: S-1 - Add', state: 'closed', merged: true, headRef: 'feat-S-1', baseRef: 'feat', htmlUrl: `https://github.com/acme/taskflow/pull/${one.number}`, headSha: one.pull?.sha, fromFork: false },
     ]);
     assert.deepEqual((await c.listPulls({ base: 'feat' })).map((p) => [p.headRef, p.merged]), [['feat-S-2', false]]);
     assert.ok(gh.requests.some((q) => q.url.includes('head=acme%3Afeat-S-1')), 'head sent as owner:branch');
+  });
+
+  it('listPulls tells a fork’s pull request (head.repo another repository) from a branch of this one, whatever the branch is called', async () => {
+    const own = gh.openPullRequest({ head: 'feat-S-1', base: 'feat' });
+    const fork = gh.openPullRequest({ head: 'feat-S-1', base: 'feat', headRepo: 'stranger/taskflow' });
+    const pulls = new Map((await c.listPulls({ base: 'feat' })).map((p) => [p.number, p]));
+    assert.equal(pulls.get(own.number)?.fromFork, false);
+    assert.equal(pulls.get(fork.number)?.fromFork, true);
+    assert.equal(pulls.get(fork.number)?.headRef, 'feat-S-1');
   });
 
   it('listCheckRuns reads the checks of a pull request’s head commit', async () => {

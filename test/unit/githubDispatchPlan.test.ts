@@ -53,6 +53,23 @@ describe('dispatch plan (GitHub Actions)', () => {
     );
   });
 
+  it('a run someone else started (a fork’s pull request, a push) or a fork’s pull request named like a story branch never counts as the story in flight', () => {
+    const plan = planDispatch({
+      readiness: readinessOf([{ id: 'US-001', issue: 1 }, { id: 'US-002', issue: 2 }, { id: 'US-003', issue: 3 }]),
+      featureBranch: FEATURE,
+      runs: [
+        // A fork's pull request runs its own copy of ralph.yml, whose run-name it chose.
+        { displayTitle: 'ralph: US-001', status: 'in_progress', event: 'pull_request' },
+        { displayTitle: 'ralph: US-002', status: 'queued', event: 'push' },
+        { displayTitle: 'ralph: US-003', status: 'in_progress', event: 'workflow_dispatch' },
+      ],
+      openPulls: [{ headRef: `${FEATURE}-US-002`, number: 9, fromFork: true }],
+      maxParallel: 3,
+    });
+    assert.equal(plan.inFlight, 1, 'only the dispatched run is in flight');
+    assert.deepEqual(plan.dispatch.map((d) => d.storyId), ['US-001', 'US-002']);
+  });
+
   it('dispatches nothing when more runs are in flight than max-parallel allows', () => {
     const plan = planDispatch({
       readiness: readinessOf(stories),

@@ -167,6 +167,25 @@ describe('Publish Stories to GitHub (issue 20, against the test server)', functi
     assert.match(report.notes.join('\n'), /#7 was written by hand \(no Ralph Workbench marker\): its title and text are left alone/);
   });
 
+  it('a marker in an issue opened by someone outside the trusted authors is ignored: a linked issue’s author cannot take another story’s issue', async () => {
+    // An outsider's issue, linked by hand to US-001; US-002 has its own published issue.
+    gh.addIssue(3, 'Please add priorities', [], { body: 'From a user', author: { login: 'outsider', association: 'NONE' } });
+    const stories: StoryInput[] = [{ id: 'US-001', title: 'Add the priority field', issue: 3 } as StoryInput, { id: 'US-002', title: 'Show the priority' }];
+    const first = await publish(stories);
+    const own = first.issueNumbers.get('US-002')!;
+    assert.notEqual(own, 3);
+    // The outsider edits their own issue's text: it is now a copy of US-002's, marker included.
+    const theirs = gh.issues.get(3)!;
+    theirs.body = gh.issues.get(own)!.body;
+    const before = JSON.stringify([...gh.issues.values()].filter((i) => i.number !== 3));
+    const second = await publish(stories);
+    assert.equal(second.issueNumbers.get('US-002'), own, 'US-002 keeps its issue');
+    assert.equal(second.issueNumbers.get('US-001'), 3, 'US-001 stays linked to the hand-written issue');
+    assert.equal(gh.issues.get(3)!.title, 'Please add priorities', 'the outsider’s issue is not rewritten as US-002’s');
+    assert.equal(JSON.stringify([...gh.issues.values()].filter((i) => i.number !== 3)), before, 'no other issue changed');
+    assert.match(second.notes.join('\n'), /#3 carries the marker of US-002, but its author @outsider \(NONE\) is not OWNER, MEMBER or COLLABORATOR, who may mark an issue as a story's .*the marker is ignored/);
+  });
+
   it('a deleted issue gets a new one; a transferred one is not published and the note says where it went', async () => {
     gh.addIssue(5, 'gone').deleted = true;
     gh.addIssue(6, 'moved').transferredTo = { owner: 'acme', repo: 'elsewhere', number: 1 };

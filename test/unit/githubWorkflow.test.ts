@@ -91,13 +91,32 @@ describe('GitHub Actions workflow (generated)', () => {
   it('asks for no permission by default and for only what each job needs', () => {
     const { wf } = workflowOf('claude');
     assert.deepEqual(wf.permissions, {});
-    assert.deepEqual(wf.jobs.run.permissions, { contents: 'write', 'pull-requests': 'write' });
-    assert.deepEqual(wf.jobs.advance.permissions, { contents: 'write', 'pull-requests': 'read', actions: 'write' });
+    assert.deepEqual(wf.jobs.run.permissions, { contents: 'read', 'pull-requests': 'read' });
+    assert.deepEqual(wf.jobs.publish.permissions, { contents: 'write', 'pull-requests': 'write' });
+    assert.deepEqual(wf.jobs.advance.permissions, { contents: 'write', 'pull-requests': 'read', issues: 'write', actions: 'write' });
     for (const [name, job] of Object.entries(wf.jobs)) {
       assert.ok(job.permissions, `${name} names its permissions`);
       if (name !== 'advance') {
         assert.equal(job.permissions.actions, undefined, `${name} has no actions permission`);
       }
+    }
+  });
+
+  it('the job that runs the agent can write nothing: read-only token, no credentials left in .git/config, no token in a step after the agent’s; the job that pushes runs no agent', () => {
+    for (const preset of ['claude', 'codex', 'custom'] as const) {
+      const { wf } = workflowOf(preset, preset === 'custom' ? 'my-agent < ${promptFile}' : undefined);
+      const run = wf.jobs.run;
+      assert.ok(Object.values(run.permissions ?? {}).every((p) => p === 'read'), `${preset}: run job permissions ${JSON.stringify(run.permissions)}`);
+      const checkout = run.steps.find((s) => s.uses?.startsWith('actions/checkout@'));
+      assert.equal(checkout?.with?.['persist-credentials'], false);
+      const agentAt = run.steps.findIndex((s) => s.name === 'Run the story with the agent');
+      assert.ok(agentAt > 0);
+      for (const s of run.steps.slice(agentAt)) {
+        assert.doesNotMatch(JSON.stringify(s), /github\.token|GH_TOKEN|secrets\.GITHUB_TOKEN/, `${s.name ?? s.uses}: no token after the agent ran`);
+      }
+      const publish = wf.jobs.publish;
+      assert.ok(!publish.steps.some((s) => /ralph-workbench run\b/.test(s.run ?? '') || s.name === 'Run the story with the agent'), 'publish runs no agent');
+      assert.ok(!publish.steps.some((s) => /\bgit (checkout|switch|merge|reset)\b/.test(s.run ?? '')), 'publish never checks the story’s commits out');
     }
   });
 

@@ -5,7 +5,7 @@
  * was tested here (issue 20, "Run on Actions").
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { renderWorkflow } from '../../src/core/github/workflow';
@@ -52,10 +52,15 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
 
   const workflow = renderWorkflow({ preset: 'custom', agentCommand: `node ${JSON.stringify(FAKE)} < \${promptFile}`, prdPath: 'prd.json', maxParallel: 3 });
 
-  it('run: checks the story, runs the agent, pushes <branch>-<story> with the feat commit and opens the pull request that closes its issue', () => {
+  const dispatch = { 'inputs.story': 'US-001', 'inputs.branch': FEATURE, 'github.token': 'ghs_test' };
+
+  it('run + publish: checks the story, runs the agent, pushes <branch>-<story> with the feat commit and opens the pull request that closes its issue', () => {
     const { dir, origin, cli } = scratch();
     const runner = localRunner(workflow, dir, origin, cli);
-    runner.runJob('run', { 'inputs.story': 'US-001', 'inputs.branch': FEATURE, 'github.token': 'ghs_test' });
+    runner.runJob('run', dispatch);
+    assert.equal(git(origin, 'branch', '--list', `${FEATURE}-US-001`), '', 'the job that ran the agent pushed nothing');
+    assert.deepEqual(runner.calls().filter((c) => c.args[1] === 'create'), [], 'and opened nothing');
+    runner.runJob('publish', dispatch);
 
     const branch = `${FEATURE}-US-001`;
     assert.equal(git(origin, 'log', '-1', '--format=%s', branch), 'feat: US-001 - Sign in');
@@ -100,7 +105,7 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
     const runner = localRunner(workflow, dir, origin, cli);
     assert.throws(
       () => runner.runJob('run', { 'inputs.story': 'US-001', 'inputs.branch': FEATURE, 'github.token': 'ghs_test' }, { FAKE_AGENT_MODE: 'fail' }),
-      /step "Push the story branch" failed[\s\S]*The agent made no commit for US-001/,
+      /step "Keep the story's commits for the job that publishes them" failed[\s\S]*The agent made no commit for US-001/,
     );
     assert.equal(git(origin, 'branch', '--list', `${FEATURE}-US-001`), '');
     assert.deepEqual(runner.calls().filter((c) => c.args[1] === 'create'), []);
@@ -110,12 +115,54 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
     const { dir, origin, cli } = scratch();
     const wip = renderWorkflow({ preset: 'custom', agentCommand: `git commit -q --allow-empty -m "wip: \${storyId}"`, prdPath: 'prd.json' });
     const runner = localRunner(wip, dir, origin, cli);
+    runner.runJob('run', dispatch);
     assert.throws(
-      () => runner.runJob('run', { 'inputs.story': 'US-001', 'inputs.branch': FEATURE, 'github.token': 'ghs_test' }),
+      () => runner.runJob('publish', dispatch),
       /step "Open the pull request" failed[\s\S]*US-001 does not pass after the agent's run: no pull request opened; its commits are on ralph\/demo-US-001/,
     );
     assert.equal(git(origin, 'log', '-1', '--format=%s', `${FEATURE}-US-001`), 'wip: US-001');
     assert.deepEqual(runner.calls().filter((c) => c.args[1] === 'create'), []);
+  });
+
+  it('publish: a branch left by an earlier run of the story (no pull request) is replaced, and the feature branch moving meanwhile does not matter', () => {
+    const { dir, origin, seed, cli } = scratch();
+    git(seed, 'checkout', '-q', '-b', `${FEATURE}-US-001`);
+    git(seed, 'commit', '-q', '--allow-empty', '-m', 'wip: an earlier run that failed');
+    git(seed, 'push', '-q', 'origin', `${FEATURE}-US-001`);
+    git(seed, 'checkout', '-q', FEATURE);
+    const runner = localRunner(workflow, dir, origin, cli);
+    runner.runJob('run', dispatch);
+    // Another story merges into the feature branch before this one's publish job starts.
+    writeFileSync(path.join(seed, 'other.txt'), 'other\n');
+    git(seed, 'add', 'other.txt');
+    git(seed, 'commit', '-q', '-m', 'Merge another story');
+    git(seed, 'push', '-q', 'origin', FEATURE);
+    runner.runJob('publish', dispatch);
+    assert.equal(git(origin, 'log', '-1', '--format=%s', `${FEATURE}-US-001`), 'feat: US-001 - Sign in');
+    assert.ok(runner.calls().some((c) => c.args[1] === 'create'), 'the pull request is opened');
+  });
+
+  it('publish: the issue it closes and the title come from the feature branch, not from what the agent wrote; the run record brings no text of its own', () => {
+    const { dir, origin, cli } = scratch();
+    // The agent does the story, then names another issue and another title for it in its commit.
+    const sly = renderWorkflow({
+      preset: 'custom',
+      agentCommand: `node ${JSON.stringify(FAKE)} < \${promptFile} && sed -i -e 's/"issue": 12/"issue": 99/' -e 's/"Sign in"/"Closes #98"/' prd.json && git commit -qam more`,
+      prdPath: 'prd.json',
+    });
+    const runner = localRunner(sly, dir, origin, cli);
+    runner.runJob('run', dispatch);
+    assert.match(git(runner.workspace, 'show', 'HEAD:prd.json'), /"issue": 99/);
+    // And it appends a record of its own, whose text would land in the body.
+    const record = { start: '2026-11-26T10:00:00Z', storyId: 'US-001', outcome: 'passed\n\nCloses #97', agent: 'x\nCloses #96', durationMs: 1000, cost: 0.5 };
+    appendFileSync(path.join(dir, 'artifacts', 'ralph-story', 'runs.jsonl'), `${JSON.stringify(record)}\n`);
+    runner.runJob('publish', dispatch);
+    const create = runner.calls().find((c) => c.args[0] === 'pr' && c.args[1] === 'create');
+    assert.ok(create);
+    assert.equal(create.args[create.args.indexOf('--title') + 1], 'feat: US-001 - Sign in');
+    assert.match(create.body ?? '', /^Closes #12\n/);
+    assert.doesNotMatch(create.body ?? '', /#9[6-9]/);
+    assert.match(create.body ?? '', /\| Cost \| \$0\.50 \|/, 'numbers still reach the body');
   });
 
   it('advance: one commit touching prd.json only marks the merged story passing, then dispatches the newly ready stories up to max-parallel', () => {
@@ -133,11 +180,14 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
     const runner = localRunner(workflow, dir, origin, cli);
     // US-002 runs already; US-003 and US-004 became ready; max-parallel 2 leaves one slot.
     runner.answer('run-list.json', [
-      { displayTitle: 'ralph: US-002', status: 'in_progress' },
-      { displayTitle: 'ralph: US-001', status: 'completed' },
-      { displayTitle: 'ralph advance after #6', status: 'in_progress' },
+      { displayTitle: 'ralph: US-002', status: 'in_progress', event: 'workflow_dispatch' },
+      { displayTitle: 'ralph: US-001', status: 'completed', event: 'workflow_dispatch' },
+      { displayTitle: 'ralph advance after #6', status: 'in_progress', event: 'pull_request' },
+      // A fork's pull request ran its own copy of the workflow under a story's name.
+      { displayTitle: 'ralph: US-003', status: 'in_progress', event: 'pull_request' },
     ]);
-    runner.answer('pr-list.json', []);
+    // A fork's pull request from a branch named like US-003's.
+    runner.answer('pr-list.json', [{ headRefName: `${FEATURE}-US-003`, isCrossRepository: true }]);
     runner.runJob('advance', {
       'github.event.pull_request.base.ref': FEATURE,
       'github.event.pull_request.head.ref': `${FEATURE}-US-001`,
@@ -153,8 +203,13 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
     const dispatched = runner.calls().filter((c) => c.args[0] === 'workflow' && c.args[1] === 'run');
     assert.deepEqual(
       dispatched.map((c) => c.args),
-      [['workflow', 'run', 'ralph.yml', '-f', 'story=US-003', '-f', `branch=${FEATURE}`, '-f', 'max-parallel=2']],
+      [['workflow', 'run', 'ralph.yml', '--ref', FEATURE, '-f', 'story=US-003', '-f', `branch=${FEATURE}`, '-f', 'max-parallel=2']],
     );
+    const list = runner.calls().find((c) => c.args[0] === 'run' && c.args[1] === 'list');
+    assert.ok(list?.args.includes('--event') && list.args[list.args.indexOf('--event') + 1] === 'workflow_dispatch', 'only dispatched runs are listed');
+    // The pull request merged into the feature branch, where "Closes #12" closes nothing: the job closes the issue.
+    const close = runner.calls().find((c) => c.args[0] === 'issue' && c.args[1] === 'close');
+    assert.deepEqual(close?.args.slice(0, 5), ['issue', 'close', '12', '--reason', 'completed']);
   });
 
   it('advance: a merged branch that names no story (ralph/demo-fix-typo) marks nothing and does not fail the run', () => {
@@ -170,8 +225,9 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
       "vars.RALPH_MAX_PARALLEL || '3'": '3',
     });
     assert.equal(git(origin, 'rev-parse', FEATURE), before, 'no commit');
+    assert.deepEqual(runner.calls().filter((c) => c.args[0] === 'issue'), [], 'no issue closed');
     assert.deepEqual(
-      runner.calls().filter((c) => c.args[0] === 'workflow').map((c) => c.args[4]),
+      runner.calls().filter((c) => c.args[0] === 'workflow').map((c) => c.args[6]),
       ['story=US-001'],
       'the ready stories are still dispatched',
     );

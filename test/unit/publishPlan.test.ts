@@ -21,9 +21,12 @@ const story = (id: string, over: Partial<StoryToPublish> = {}): StoryToPublish =
 });
 
 /** The issue a publish would have written for the story, as GitHub would give it back. */
+/** Who published: the repository's owner. */
+const PUBLISHER = { login: 'ralph-bot', association: 'OWNER' };
+
 function issueOf(s: StoryToPublish, number: number, over: Partial<IssueSeen> = {}): IssueSeen {
   const c = storyIssueContent(s, s.status, 'ralph/feature');
-  return { number, id: 1000 + number, title: c.title, body: c.body, state: c.state, labels: ['ralph', c.stateLabel], ...over };
+  return { number, id: 1000 + number, title: c.title, body: c.body, state: c.state, labels: ['ralph', c.stateLabel], author: PUBLISHER, ...over };
 }
 
 describe('a story as a GitHub issue', () => {
@@ -112,11 +115,25 @@ describe('which story has which issue', () => {
     assert.match(plan.notes[0], /^#9 carries the marker of A too \(its issue is #3\)/);
   });
 
+  it('a marker counts only in an issue a trusted author opened: an unknown author, or one the trust setting leaves out, counts as hand-written', () => {
+    const a = story('A');
+    const outsider = issueOf(a, 2, { author: { login: 'someone', association: 'CONTRIBUTOR' } });
+    const unknown = issueOf(a, 3, { author: undefined });
+    const plan = planIssues([a], 'ralph/feature', [outsider, unknown], new Map());
+    assert.deepEqual(plan.matches.get('A'), { kind: 'create' });
+    assert.equal(plan.notes.length, 2);
+    assert.match(plan.notes[0], /^#2 carries the marker of A, but its author @someone \(CONTRIBUTOR\) is not OWNER, MEMBER or COLLABORATOR/);
+    assert.match(plan.notes[1], /^#3 carries the marker of A, but its author an unknown author \(NONE\)/);
+    // Named in the trust setting by login, the same author's marker counts.
+    const trusted = planIssues([a], 'ralph/feature', [outsider], new Map(), { trustedAuthors: ['OWNER', '@someone'], artifactFolders: [] });
+    assert.deepEqual(trusted.matches.get('A'), { kind: 'marker', issue: outsider });
+  });
+
   it('parents by feature marker and part; 100 stories per parent', () => {
     const stories = Array.from({ length: 201 }, (_, i) => story(`S${i}`));
     const p1 = featureIssueContent('f', 1, { stories: 201, parts: [] });
     const other = featureIssueContent('g', 1, { stories: 1, parts: [] });
-    const plan = planIssues(stories, 'f', [{ number: 2, id: 2, title: p1.title, body: p1.body, state: 'open', labels: ['ralph'] }, { number: 3, id: 3, title: other.title, body: other.body, state: 'open', labels: ['ralph'] }], new Map());
+    const plan = planIssues(stories, 'f', [{ number: 2, id: 2, title: p1.title, body: p1.body, state: 'open', labels: ['ralph'], author: PUBLISHER }, { number: 3, id: 3, title: other.title, body: other.body, state: 'open', labels: ['ralph'], author: PUBLISHER }], new Map());
     assert.deepEqual([...plan.parents.keys()], [1]);
     assert.equal(plan.parents.get(1)?.number, 2, 'the other feature’s parent is not ours');
     assert.equal(plan.partsNeeded, 3);

@@ -32,6 +32,18 @@ describe('the remote state of published stories', () => {
     assert.equal(states.get('D')?.url, 'https://github.com/acme/t/actions/runs/4', 'the failed run links to its logs');
   });
 
+  it('a run someone else started or a fork’s pull request named like a story branch says nothing about the story', () => {
+    const states = remoteStates({
+      feature: 'ralph/tasks',
+      issueOf,
+      issues,
+      runs: [{ ...run(1, 'A', 'in_progress'), event: 'pull_request' }, { ...run(2, 'B', 'completed', 'success'), event: 'workflow_dispatch' }],
+      pulls: [{ ...pull(10, 'A', 'open'), fromFork: true }, { ...pull(11, 'B', 'closed', true), fromFork: true }],
+    });
+    assert.equal(states.get('A')?.kind, 'issue-open');
+    assert.equal(states.get('B')?.kind, 'run-passed');
+  });
+
   it('an open pull request says its checks: any failure fails, any unfinished one runs', () => {
     assert.equal(checksState([]), 'none');
     assert.equal(checksState([{ status: 'completed', conclusion: 'success' }, { status: 'completed', conclusion: 'skipped' }]), 'passing');

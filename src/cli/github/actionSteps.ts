@@ -4,7 +4,8 @@
  * inline scripts: `check-story` (the story may run: it exists, is ready, names a branch git
  * accepts, and the feature branch is prd.json's), `pr-text` (the pull request's title and body:
  * `Closes #<issue>` from the story's `issue` field and the run's record), `mark-passing` (one
- * minimal edit of prd.json) and `next-dispatches` (the dispatch plan fed with `gh`'s answers).
+ * minimal edit of prd.json), `issue-of` (the issue the advance job closes) and `next-dispatches`
+ * (the dispatch plan fed with `gh`'s answers).
  * Every value arrives as an argument the workflow passes through `env:`, never as script text.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,7 +20,7 @@ import { setPassesByIdEdits } from '../../core/prd/graphEdits';
 import { applyEdits } from '../../core/prd/edits';
 import { analyzePrd, type PrdAnalysis } from '../../core/prd/index';
 import type { Story } from '../../core/prd/model';
-import { featCommitSubject, formatDuration, RUNS_FILE } from '../../core/runs/runs';
+import { featCommitSubject, formatDuration, RUN_OUTCOMES, RUNS_FILE } from '../../core/runs/runs';
 import { writeFileAtomicallySync } from '../../node/atomicWrite';
 import { readPredictionInputs } from '../../node/parallel/predictionInputs';
 import { readWorkspaceSettings } from '../../node/workspaceSettings';
@@ -101,11 +102,16 @@ function checkStory(argv: readonly string[], io: CliIo): number {
   return 0;
 }
 
-/** The run's record of a story (the last line of runs.jsonl that names it), read loosely: a missing field is left out. */
-function lastRecord(root: string, storyId: string): { outcome?: string; durationMs?: number; cost?: number; agent?: string } | undefined {
+/**
+ * The run's record of a story (the last line of runs.jsonl `file` that names it), read loosely: a
+ * missing field is left out. The file comes from the agent's runner, where the agent could write
+ * anything: only an outcome of our vocabulary, a preset-like agent name and numbers reach the pull
+ * request's body (never text such as "Closes #1").
+ */
+function lastRecord(file: string, storyId: string): { outcome?: string; durationMs?: number; cost?: number; agent?: string } | undefined {
   let text: string;
   try {
-    text = readFileSync(path.join(root, RUNS_FILE), 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
@@ -120,10 +126,10 @@ function lastRecord(root: string, storyId: string): { outcome?: string; duration
       const o = r as Record<string, unknown>;
       const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
       return {
-        outcome: typeof o.outcome === 'string' ? o.outcome : undefined,
+        outcome: RUN_OUTCOMES.find((k) => k === o.outcome),
         durationMs: num(o.durationMs),
         cost: num(o.costUsd) ?? num(o.cost),
-        agent: typeof o.agent === 'string' ? o.agent : undefined,
+        agent: typeof o.agent === 'string' && /^[A-Za-z][\w.-]{0,39}$/.test(o.agent) ? o.agent : undefined,
       };
     }
   }
@@ -155,20 +161,25 @@ export function pullRequestText(story: Story, record: ReturnType<typeof lastReco
 }
 
 /**
- * `pr-text --story ID --head BRANCH --out DIR [--prd FILE]`: writes DIR/title.txt and DIR/body.md;
- * refuses (exit 1) when the story does not pass at this commit: a pull request would mark it
- * passing once merged.
+ * `pr-text --story ID --head BRANCH --out DIR [--prd FILE] [--story-prd FILE] [--runs FILE]`:
+ * writes DIR/title.txt and DIR/body.md. The title and the issue to close come from --prd (the
+ * feature branch's prd.json); whether the story passes from --story-prd (prd.json in the story's
+ * commits, which the agent wrote: it could name another issue there; default: --prd). Refuses
+ * (exit 1) when the story does not pass after the run: a pull request would mark it passing once
+ * merged. --runs: the run's runs.jsonl (default .ralph/runs.jsonl here).
  */
 function prText(argv: readonly string[], io: CliIo): number {
   const prefix = 'ralph-workbench github pr-text';
-  const values = parse(argv, ['story', 'head', 'out', 'prd'], prefix);
+  const values = parse(argv, ['story', 'head', 'out', 'prd', 'story-prd', 'runs'], prefix);
   const id = required(values, 'story', prefix);
   const head = required(values, 'head', prefix);
   const out = required(values, 'out', prefix);
   const { file, analysis } = loadPrd(values, prefix);
   const story = storyOf(analysis, id, file, prefix);
-  const record = lastRecord(process.cwd(), id);
-  if (!story.passes) {
+  const after = typeof values['story-prd'] === 'string' && values['story-prd'] !== '' ? loadPrd({ prd: values['story-prd'] }, prefix) : { file, analysis };
+  const passes = storyOf(after.analysis, id, after.file, prefix).passes;
+  const record = lastRecord(typeof values.runs === 'string' && values.runs !== '' ? values.runs : path.join(process.cwd(), RUNS_FILE), id);
+  if (!passes) {
     throw new StepError(
       `${prefix}: ${oneLine(id)} does not pass after the agent's run: no pull request opened; its commits are on ${oneLine(head)}` +
         `${record?.outcome ? ` (the run's outcome: ${record.outcome})` : ''}`,
@@ -210,8 +221,8 @@ function markPassing(argv: readonly string[], io: CliIo): number {
   return 0;
 }
 
-const GhRuns = z.array(z.object({ displayTitle: z.string(), status: z.string(), url: z.string().optional() }));
-const GhPulls = z.array(z.object({ headRefName: z.string(), number: z.number().optional(), url: z.string().optional() }));
+const GhRuns = z.array(z.object({ displayTitle: z.string(), status: z.string(), url: z.string().optional(), event: z.string().optional() }));
+const GhPulls = z.array(z.object({ headRefName: z.string(), number: z.number().optional(), url: z.string().optional(), isCrossRepository: z.boolean().optional() }));
 
 function readJson<T>(file: string, schema: z.ZodType<T>, what: string, prefix: string): T {
   let value: unknown;
@@ -248,8 +259,8 @@ async function nextDispatches(argv: readonly string[], io: CliIo): Promise<numbe
   const plan = planDispatch({
     readiness: analysis.readiness,
     featureBranch: branch,
-    runs: runs.map((r) => ({ displayTitle: r.displayTitle, status: r.status, htmlUrl: r.url })),
-    openPulls: pulls.map((p) => ({ headRef: p.headRefName, number: p.number, htmlUrl: p.url })),
+    runs: runs.map((r) => ({ displayTitle: r.displayTitle, status: r.status, htmlUrl: r.url, event: r.event })),
+    openPulls: pulls.map((p) => ({ headRef: p.headRefName, number: p.number, htmlUrl: p.url, fromFork: p.isCrossRepository })),
     maxParallel,
     filesOf: (id) => predictions.get(id) ?? [],
     allowOverlap: settings.parallelAllowOverlap,
@@ -268,12 +279,33 @@ async function nextDispatches(argv: readonly string[], io: CliIo): Promise<numbe
   return 0;
 }
 
+/**
+ * `issue-of --story ID [--prd FILE] [--skip-unknown]`: the story's issue number (its `issue`
+ * field) on stdout, nothing when it has none; --skip-unknown: an id that names no story prints
+ * nothing, exit 0 (the advance job closes the issue of a merged story with it).
+ */
+function issueOf(argv: readonly string[], io: CliIo): number {
+  const prefix = 'ralph-workbench github issue-of';
+  const values = parse(argv, ['story', 'prd'], prefix, ['skip-unknown']);
+  const id = required(values, 'story', prefix);
+  const { file, analysis } = loadPrd(values, prefix);
+  if (values['skip-unknown'] === true && !analysis.doc.stories.some((s) => s.id === id)) {
+    return 0;
+  }
+  const issue = publishedIssue(storyOf(analysis, id, file, prefix));
+  if (issue !== undefined) {
+    io.stdout(`${issue}\n`);
+  }
+  return 0;
+}
+
 /** The workflow's helper subcommands by name. */
 export const ACTION_STEPS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => number | Promise<number>>> = {
   'check-story': checkStory,
   'pr-text': prText,
   'mark-passing': markPassing,
   'next-dispatches': nextDispatches,
+  'issue-of': issueOf,
 };
 
 /** Runs a step, saying a StepError's message on stderr (exit 1). */

@@ -4,6 +4,7 @@
  * token comes from GH_TOKEN or GITHUB_TOKEN, never from a file. prd.json's `issue` fields are
  * written with a minimal, atomic edit — also after Ctrl-C or a failure, for the issues made so far.
  */
+import { trustRulesFrom } from '../../core/artifacts/trust';
 import * as path from 'node:path';
 import { errorMessage } from '../../core/errorMessage';
 import { oneLine } from '../../core/output';
@@ -99,6 +100,7 @@ export async function runPublish(argv: readonly string[], io: PublishCliIo): Pro
     report = await publishStories(client, analysis, {
       dryRun: values['dry-run'],
       repository: `${access.repo.owner}/${access.repo.repo}`,
+      trust: trustRulesFrom(workspace.settings.githubTrustedAuthors, workspace.settings.githubArtifactFolders).rules,
       signal: controller.signal,
       onProgress: values.json ? undefined : (p) => io.stderr(`${p.done}/${p.total} ${oneLine(p.message)}\n`),
     });

@@ -62,15 +62,15 @@ export function trustRulesFrom(trustedAuthors: unknown, artifactFolders: unknown
   return { rules: { trustedAuthors: authors, artifactFolders: folders }, notes };
 }
 
-/** Why a comment's author may not link a document, or undefined when they may. */
-export function untrustedAuthor(c: { readonly author?: string; readonly authorAssociation?: string }, rules: TrustRules): string | undefined {
+/** Why a comment's author may not link a document (or do `action`), or undefined when they may. */
+export function untrustedAuthor(c: { readonly author?: string; readonly authorAssociation?: string }, rules: TrustRules, action = 'link documents'): string | undefined {
   const association = (c.authorAssociation ?? 'NONE').toUpperCase();
   const login = c.author ? `@${c.author.toLowerCase()}` : undefined;
   if (rules.trustedAuthors.includes(association) || (login !== undefined && rules.trustedAuthors.includes(login))) {
     return undefined;
   }
   const who = `${c.author ? `@${c.author}` : 'an unknown author'} (${association})`;
-  return `${who} is not ${listOf(rules.trustedAuthors)}, who may link documents (setting ralph.github.trustedAuthors)`;
+  return `${who} is not ${listOf(rules.trustedAuthors)}, who may ${action} (setting ralph.github.trustedAuthors)`;
 }
 
 /**

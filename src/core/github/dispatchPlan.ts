@@ -23,6 +23,8 @@ export interface RunLike {
   readonly displayTitle: string;
   readonly status: string;
   readonly htmlUrl?: string;
+  /** What started it (`event`): only a `workflow_dispatch` run is a story's run. Absent: not known (counted). */
+  readonly event?: string;
 }
 
 /** What the plan needs of an open pull request. */
@@ -30,6 +32,22 @@ export interface PullLike {
   readonly headRef: string;
   readonly number?: number;
   readonly htmlUrl?: string;
+  /** Its head is in another repository (a fork): never a story's pull request, whatever its branch is called. */
+  readonly fromFork?: boolean;
+}
+
+/**
+ * Whether a run counts as a story's run. The run's title is its run-name, which the workflow file
+ * of the run's commit chooses: a fork's pull request runs the fork's copy of ralph.yml and may call
+ * its run `ralph: US-001`. Only a dispatch (by someone with write access) runs a story.
+ */
+export function isStoryRun(run: { readonly event?: string }): boolean {
+  return run.event === undefined || run.event === 'workflow_dispatch';
+}
+
+/** Whether a pull request can be a story's: its head branch is in this repository (anyone can name a fork's branch `<feature>-US-001`). */
+export function isOwnPull(pull: { readonly fromFork?: boolean }): boolean {
+  return pull.fromFork !== true;
 }
 
 export type DispatchWait =
@@ -88,13 +106,13 @@ export function planDispatch(input: DispatchPlanInput): DispatchPlan {
   const active = new Map<string, RunLike>();
   let inFlight = 0;
   for (const run of input.runs) {
-    const id = storyOfRunTitle(run.displayTitle);
+    const id = isStoryRun(run) ? storyOfRunTitle(run.displayTitle) : undefined;
     if (id !== undefined && run.status !== 'completed') {
       inFlight++;
       active.set(id, run);
     }
   }
-  const pulls = new Map(input.openPulls.map((p) => [p.headRef, p]));
+  const pulls = new Map(input.openPulls.filter(isOwnPull).map((p) => [p.headRef, p]));
   const filesOf = input.filesOf ?? (() => []);
   const waits: { storyId: string; reason: DispatchWait }[] = [];
   const candidates: string[] = [];

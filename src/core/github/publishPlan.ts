@@ -11,6 +11,7 @@
  * A dependency on an issue that is not one of the feature's stories (another repository's, or one
  * a person added) is kept and reported; only dependencies between story issues are removed.
  */
+import { DEFAULT_TRUST, type TrustRules, untrustedAuthor } from '../artifacts/trust';
 import { labelsFor, sameLabels, storyIdOfBody, storyMarkerOfBody, storyIssueContent, SUB_ISSUES_PER_PARENT, featureOfBody, type StoryForIssue, type StoryIssueState } from './storyIssue';
 
 /** An issue as the publisher read it. */
@@ -22,6 +23,8 @@ export interface IssueSeen {
   readonly body: string;
   readonly state: 'open' | 'closed';
   readonly labels: readonly string[];
+  /** Who opened it (`user.login`, `author_association`): whose marker may count. Absent: not known, not trusted. */
+  readonly author?: { readonly login: string; readonly association: string };
 }
 
 export interface StoryToPublish extends StoryForIssue {
@@ -56,12 +59,28 @@ export interface IssuesPlan {
  * Which story has which issue. `labelled` is every issue labelled `ralph` (all states); `byField`
  * the issues the stories' `issue` fields name that were not among them (read one by one).
  */
-export function planIssues(stories: readonly StoryToPublish[], feature: string, labelled: readonly IssueSeen[], byField: ReadonlyMap<number, IssueSeen>): IssuesPlan {
+export function planIssues(stories: readonly StoryToPublish[], feature: string, labelled: readonly IssueSeen[], byField: ReadonlyMap<number, IssueSeen>, trust: TrustRules = DEFAULT_TRUST): IssuesPlan {
   const notes: string[] = [];
+  const ignored = new Set<number>();
+  /** The body's marker counts only when a trusted author opened the issue (only they, and people with write access, can edit its text). */
+  const trustedBody = (issue: IssueSeen): string => {
+    const marker = storyMarkerOfBody(issue.body) ?? featureOfBody(issue.body);
+    const refusal = marker && untrustedAuthor({ author: issue.author?.login, authorAssociation: issue.author?.association }, trust, "mark an issue as a story's");
+    if (!marker || refusal === undefined) {
+      return issue.body;
+    }
+    if (!ignored.has(issue.number)) {
+      ignored.add(issue.number);
+      const what = 'storyId' in marker ? `the marker of ${marker.storyId}` : `the marker of the feature ${marker.branch}`;
+      notes.push(`#${issue.number} carries ${what}, but its author ${refusal}: the marker is ignored (the issue counts as written by hand).`);
+    }
+    return '';
+  };
   const byMarker = new Map<string, IssueSeen>();
   const parents = new Map<number, IssueSeen>();
   for (const issue of [...labelled].sort((a, b) => a.number - b.number)) {
-    const marker = storyMarkerOfBody(issue.body);
+    const body = trustedBody(issue);
+    const marker = storyMarkerOfBody(body);
     if (marker !== undefined && marker.feature !== undefined && marker.feature !== feature) {
       continue; // another feature's story of the same id: never this one's issue
     }
@@ -75,7 +94,7 @@ export function planIssues(stories: readonly StoryToPublish[], feature: string, 
       }
       continue;
     }
-    const f = featureOfBody(issue.body);
+    const f = featureOfBody(body);
     if (f && f.branch === feature && !parents.has(f.part)) {
       parents.set(f.part, issue);
     }
@@ -93,7 +112,7 @@ export function planIssues(stories: readonly StoryToPublish[], feature: string, 
       continue;
     }
     const named = field !== undefined ? known.get(field) : undefined;
-    const owner = named ? storyIdOfBody(named.body) : undefined;
+    const owner = named ? storyIdOfBody(trustedBody(named)) : undefined;
     if (named && owner === s.id) {
       // Our issue of this story that lost its `ralph` label: prd.json names it, so it is still ours.
       matches.set(s.id, { kind: 'marker', issue: named });

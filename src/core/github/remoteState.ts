@@ -10,7 +10,7 @@
  * a command here — it is shown, not followed.
  */
 import { storyBranchName } from '../parallel/names';
-import { publishedIssue, storyOfRunTitle } from './dispatchPlan';
+import { isOwnPull, isStoryRun, publishedIssue, storyOfRunTitle } from './dispatchPlan';
 
 export interface RunSeen {
   readonly id: number;
@@ -19,6 +19,8 @@ export interface RunSeen {
   readonly conclusion: string | null;
   readonly htmlUrl: string;
   readonly createdAt: string;
+  /** What started it: only a dispatched run is a story's (isStoryRun). */
+  readonly event?: string;
 }
 
 export interface PullSeen {
@@ -29,6 +31,8 @@ export interface PullSeen {
   readonly htmlUrl: string;
   /** An open pull request's checks (its head commit's check runs), when read. */
   readonly checks?: ChecksState;
+  /** Its head is in a fork: never a story's pull request (isOwnPull). */
+  readonly fromFork?: boolean;
 }
 
 export type ChecksState = 'passing' | 'failing' | 'running' | 'none';
@@ -89,7 +93,7 @@ export function remoteStates(input: RemoteInput): Map<string, StoryRemote> {
   // The newest run of each story (runs come newest first from GitHub; sort to be sure).
   const latestRun = new Map<string, RunSeen>();
   for (const r of [...input.runs].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id)) {
-    const id = storyOfRunTitle(r.displayTitle);
+    const id = isStoryRun(r) ? storyOfRunTitle(r.displayTitle) : undefined;
     if (id !== undefined && !latestRun.has(id)) {
       latestRun.set(id, r);
     }
@@ -97,7 +101,7 @@ export function remoteStates(input: RemoteInput): Map<string, StoryRemote> {
   // A story's pull request: the open one, else the merged one with the highest number.
   const pullOf = new Map<string, PullSeen>();
   const byHead = new Map<string, PullSeen[]>();
-  for (const p of input.pulls) {
+  for (const p of input.pulls.filter(isOwnPull)) {
     byHead.set(p.headRef, [...(byHead.get(p.headRef) ?? []), p]);
   }
   const out = new Map<string, StoryRemote>();

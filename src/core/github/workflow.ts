@@ -3,14 +3,20 @@
  * Actions"): `.github/workflows/ralph.yml`, rendered for the user's agent preset. Pure: the file's
  * stamp (a hash of this text) and the kept-edits rule are src/node/github/workflowFile.ts.
  *
- * Two jobs:
+ * Three jobs:
  * - `run` (workflow_dispatch, inputs story / branch): checks the story out of the feature branch,
  *   validates it against prd.json at that commit, runs `ralph-workbench run --story` headless with
- *   the agent's secret in that step only, pushes `<branch>-<story>` and opens `feat: <id> - <title>`
- *   (`Closes #<issue>` and the run's record in its body, written by `github pr-text`).
+ *   the agent's secret in that step only, and keeps the commits it made as a git bundle (an
+ *   artifact). The agent runs with every right of the runner's user: so this job can write nothing
+ *   (`contents: read`, no credentials left in .git/config), and no later step of it holds a token.
+ * - `publish` (after `run`): on a fresh runner, fetches the bundle's commits (data: never checked
+ *   out, no code of theirs runs), pushes `<branch>-<story>` and opens `feat: <id> - <title>`
+ *   (`Closes #<issue>` and the run's record in its body, written by `github pr-text`: the title and
+ *   issue from the feature branch's prd.json, not from the agent's commits).
  * - `advance` (a merged pull request of a story branch of this repository): marks the story passing
- *   on the feature branch (one commit, prd.json only) and dispatches the stories that became ready,
- *   up to max-parallel in flight.
+ *   on the feature branch (one commit, prd.json only), closes the story's issue (a `Closes #n`
+ *   closes it only when merged into the default branch) and dispatches the stories that became
+ *   ready, up to max-parallel in flight.
  *
  * The security rules the tests check structurally (test/unit/githubWorkflow.test.ts): no `${{ }}`
  * inside a `run:` script (inputs and event text reach scripts through `env:`, quoted), permissions
@@ -130,14 +136,19 @@ const SETUP_NODE = `- uses: actions/setup-node@v4
   with:
     node-version: 22`;
 
+/** Where the `run` job leaves the story's commits (a git bundle) and its run record for `publish`: one artifact per workflow run. */
+const STORY_ARTIFACT = 'ralph-story';
+
 /** The `run` job: one story, dispatched. */
 function runJob(o: WorkflowOptions): string {
   const setup = agentSetup(o.preset);
   const steps = [
-    `- name: Check out the feature branch
+    `# The agent will run here with every right of the runner's user: no credentials stay in .git/config.
+- name: Check out the feature branch
   uses: actions/checkout@v4
   with:
-    ref: \${{ inputs.branch }}`,
+    ref: \${{ inputs.branch }}
+    persist-credentials: false`,
     SETUP_NODE,
     `- name: Check the story against prd.json at this commit
 ${DISPATCH_ENV}    GH_TOKEN: \${{ github.token }}
@@ -152,18 +163,24 @@ ${indent(PACKAGE_CHECK, 4)}
     GIT_IDENTITY,
     installStep(o, setup),
     agentStep(o, setup),
-    `- name: Push the story branch
+    `- name: Keep the story's commits for the job that publishes them
 ${DISPATCH_ENV}  run: |
     if [ "$(git rev-parse HEAD)" = "$(git rev-parse "refs/remotes/origin/$BRANCH")" ]; then
       echo "::error::The agent made no commit for $STORY: see the run's log above."
       exit 1
     fi
-    git push origin "HEAD:refs/heads/$BRANCH-$STORY"`,
-    `- name: Open the pull request
-${DISPATCH_ENV}    GH_TOKEN: \${{ github.token }}
-  run: |
-    ${CLI_INVOCATION} github pr-text --story "$STORY" --head "$BRANCH-$STORY" --prd "$RALPH_PRD" --out "$RUNNER_TEMP/ralph-pr"
-    gh pr create --base "$BRANCH" --head "$BRANCH-$STORY" --title "$(cat "$RUNNER_TEMP/ralph-pr/title.txt")" --body-file "$RUNNER_TEMP/ralph-pr/body.md"`,
+    mkdir -p "$RUNNER_TEMP/${STORY_ARTIFACT}"
+    git bundle create "$RUNNER_TEMP/${STORY_ARTIFACT}/story.bundle" HEAD "^refs/remotes/origin/$BRANCH"
+    if [ -f .ralph/runs.jsonl ]; then
+      cp .ralph/runs.jsonl "$RUNNER_TEMP/${STORY_ARTIFACT}/runs.jsonl"
+    fi`,
+    `- name: Upload the story's commits
+  uses: actions/upload-artifact@v4
+  with:
+    name: ${STORY_ARTIFACT}
+    path: \${{ runner.temp }}/${STORY_ARTIFACT}
+    retention-days: 1
+    if-no-files-found: error`,
   ];
   return `run:
   if: github.event_name == 'workflow_dispatch'
@@ -172,6 +189,49 @@ ${DISPATCH_ENV}    GH_TOKEN: \${{ github.token }}
   # A story never runs twice at once.
   concurrency:
     group: ralph-\${{ inputs.story }}
+    cancel-in-progress: false
+  # Read only: the agent's commits leave this job as an artifact, the publish job pushes them.
+  permissions:
+    contents: read
+    pull-requests: read
+  steps:
+${indent(steps.join('\n'), 4)}`;
+}
+
+/** The `publish` job: the story's commits, from the run job's artifact, pushed and proposed. */
+function publishJob(): string {
+  const steps = [
+    `- name: Check out the feature branch
+  uses: actions/checkout@v4
+  with:
+    ref: \${{ inputs.branch }}
+    fetch-depth: 0`,
+    SETUP_NODE,
+    `- name: Download the story's commits
+  uses: actions/download-artifact@v4
+  with:
+    name: ${STORY_ARTIFACT}
+    path: \${{ runner.temp }}/${STORY_ARTIFACT}`,
+    `# The commits are data here: fetched, never checked out; no code of theirs runs in this job.
+# A branch left by an earlier run of this story is replaced (the check refused a story with an open pull request).
+- name: Push the story branch
+${DISPATCH_ENV}  run: |
+    git fetch --quiet --no-tags "$RUNNER_TEMP/${STORY_ARTIFACT}/story.bundle" "HEAD:refs/ralph/story"
+    git push --force origin "refs/ralph/story:refs/heads/$BRANCH-$STORY"`,
+    `- name: Open the pull request
+${DISPATCH_ENV}    GH_TOKEN: \${{ github.token }}
+  run: |
+    git show "refs/ralph/story:$RALPH_PRD" > "$RUNNER_TEMP/${STORY_ARTIFACT}/prd.json"
+    ${CLI_INVOCATION} github pr-text --story "$STORY" --head "$BRANCH-$STORY" --prd "$RALPH_PRD" --story-prd "$RUNNER_TEMP/${STORY_ARTIFACT}/prd.json" --runs "$RUNNER_TEMP/${STORY_ARTIFACT}/runs.jsonl" --out "$RUNNER_TEMP/ralph-pr"
+    gh pr create --base "$BRANCH" --head "$BRANCH-$STORY" --title "$(cat "$RUNNER_TEMP/ralph-pr/title.txt")" --body-file "$RUNNER_TEMP/ralph-pr/body.md"`,
+  ];
+  return `publish:
+  needs: run
+  if: github.event_name == 'workflow_dispatch'
+  runs-on: ubuntu-latest
+  timeout-minutes: 15
+  concurrency:
+    group: ralph-publish-\${{ inputs.story }}
     cancel-in-progress: false
   permissions:
     contents: write
@@ -214,17 +274,30 @@ ${indent(PACKAGE_CHECK, 4)}
     done
     echo "::error::Could not push the commit that marks $story passing to $BASE."
     exit 1`,
+    `# A "Closes #n" in the pull request closes the issue only when it merges into the default branch.
+- name: Close the story's issue
+  env:
+    BASE: \${{ github.event.pull_request.base.ref }}
+    HEAD_REF: \${{ github.event.pull_request.head.ref }}
+    PR_NUMBER: \${{ github.event.pull_request.number }}
+    GH_TOKEN: \${{ github.token }}
+  run: |
+    story="\${HEAD_REF#"$BASE"-}"
+    issue="$(${CLI_INVOCATION} github issue-of --story "$story" --prd "$RALPH_PRD" --skip-unknown)"
+    if [ -n "$issue" ] && [ "$(gh issue view "$issue" --json state --jq .state)" = "OPEN" ]; then
+      gh issue close "$issue" --reason completed --comment "Done: pull request #$PR_NUMBER merged into $BASE."
+    fi`,
     `- name: Dispatch the stories that became ready
   env:
     BASE: \${{ github.event.pull_request.base.ref }}
     GH_TOKEN: \${{ github.token }}
     MAX_PARALLEL: \${{ vars.${MAX_PARALLEL_VARIABLE} || '${o.maxParallel ?? 3}' }}
   run: |
-    gh run list --workflow ${WORKFLOW_FILE} --limit 200 --json displayTitle,status > "$RUNNER_TEMP/ralph-runs.json"
-    gh pr list --state open --base "$BASE" --limit 200 --json headRefName > "$RUNNER_TEMP/ralph-pulls.json"
+    gh run list --workflow ${WORKFLOW_FILE} --event workflow_dispatch --limit 200 --json displayTitle,status,event > "$RUNNER_TEMP/ralph-runs.json"
+    gh pr list --state open --base "$BASE" --limit 200 --json headRefName,isCrossRepository > "$RUNNER_TEMP/ralph-pulls.json"
     ${CLI_INVOCATION} github next-dispatches --prd "$RALPH_PRD" --runs "$RUNNER_TEMP/ralph-runs.json" --pulls "$RUNNER_TEMP/ralph-pulls.json" --branch "$BASE" --max-parallel "$MAX_PARALLEL" > "$RUNNER_TEMP/ralph-next.txt"
     while IFS= read -r story; do
-      gh workflow run ${WORKFLOW_FILE} -f story="$story" -f branch="$BASE" -f max-parallel="$MAX_PARALLEL"
+      gh workflow run ${WORKFLOW_FILE} --ref "$BASE" -f story="$story" -f branch="$BASE" -f max-parallel="$MAX_PARALLEL"
     done < "$RUNNER_TEMP/ralph-next.txt"`,
   ];
   return `advance:
@@ -238,6 +311,7 @@ ${indent(PACKAGE_CHECK, 4)}
   permissions:
     contents: write
     pull-requests: read
+    issues: write
     actions: write
   steps:
 ${indent(steps.join('\n'), 4)}`;
@@ -289,6 +363,8 @@ env:
 
 jobs:
 ${indent(runJob(o), 2)}
+
+${indent(publishJob(), 2)}
 
 ${indent(advanceJob(o), 2)}
 `;

@@ -30,6 +30,8 @@ export interface PullRequest {
   readonly htmlUrl: string;
   /** head.sha: whose check runs `listCheckRuns` reads. */
   readonly headSha?: string;
+  /** Its head is not a branch of this repository (a fork, or a fork since deleted): never a story's pull request. */
+  readonly fromFork: boolean;
 }
 
 /** One check run of a commit (a pull request's checks). */
@@ -120,6 +122,7 @@ export async function listPulls(t: GitHubTransport, filter: { state?: 'open' | '
     baseRef: p.base.ref,
     htmlUrl: p.html_url,
     headSha: p.head.sha,
+    fromFork: p.head.repo?.full_name.toLowerCase() !== `${t.owner}/${t.repo}`.toLowerCase(),
   }));
 }
 

@@ -82,7 +82,8 @@ export const pullSchema = z.object({
   title: z.string(),
   state: z.enum(['open', 'closed']),
   merged_at: z.string().nullish(),
-  head: z.object({ ref: z.string(), sha: z.string().optional() }),
+  // head.repo is null when the fork it came from was deleted.
+  head: z.object({ ref: z.string(), sha: z.string().optional(), repo: z.object({ full_name: z.string() }).nullish() }),
   base: z.object({ ref: z.string() }),
   html_url: z.string(),
 });

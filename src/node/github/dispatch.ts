@@ -19,6 +19,8 @@ export interface DispatchRun {
   readonly displayTitle: string;
   readonly status: string;
   readonly htmlUrl: string;
+  /** What started the run: only a dispatched one is a story's (core isStoryRun). */
+  readonly event?: string;
 }
 
 /** The contract's PullRequest, as far as dispatching reads it. */
@@ -27,6 +29,8 @@ export interface DispatchPull {
   readonly state: 'open' | 'closed';
   readonly headRef: string;
   readonly htmlUrl: string;
+  /** A fork's pull request: never a story's (core isOwnPull). */
+  readonly fromFork?: boolean;
 }
 
 /** The GitHub client's methods dispatching uses (their signatures are the issue-20 contract's). */

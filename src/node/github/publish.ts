@@ -11,6 +11,7 @@
  * throttle (`writeIntervalMs` apart, limits waited out); reads are conditional (ETags).
  */
 import { issuesOfField } from '../../core/artifacts/storyIssues';
+import type { TrustRules } from '../../core/artifacts/trust';
 import type { PrdAnalysis } from '../../core/prd/index';
 import { describeOp, type DependencySeen, type IssueSeen, type LinkOp, planIssues, planLinks, type StoryToPublish } from '../../core/github/publishPlan';
 import { featureIssueContent, LABEL_SPECS, RALPH_LABEL, storyIssueContent } from '../../core/github/storyIssue';
@@ -18,7 +19,7 @@ import { errorMessage } from '../../core/errorMessage';
 import type { RemoteIssue } from './issuesApi';
 
 /** The issue fields the publisher reads. */
-export type PublishIssue = Pick<RemoteIssue, 'number' | 'id' | 'title' | 'body' | 'state' | 'labels' | 'isPullRequest' | 'repositoryUrl'>;
+export type PublishIssue = Pick<RemoteIssue, 'number' | 'id' | 'title' | 'body' | 'state' | 'labels' | 'isPullRequest' | 'repositoryUrl' | 'author'>;
 
 /** The GitHub client's methods a publish uses (src/node/github/client.ts). */
 export interface PublishPort {
@@ -50,6 +51,8 @@ export interface PublishOptions {
   readonly signal?: AbortSignal;
   /** "owner/repo": an issue whose `repository_url` ends in another `/repos/{owner}/{repo}` is another repository's. */
   readonly repository?: string;
+  /** Whose markers count (ralph.github.trustedAuthors): an issue opened by anyone else is never taken as a story's by its text. */
+  readonly trust?: TrustRules;
   onProgress?(p: PublishProgress): void;
 }
 
@@ -157,7 +160,7 @@ class PublishRun {
     await this.ensureLabels();
     const labelled = (await this.port.listIssuesWithLabel(RALPH_LABEL)).filter((i) => !i.isPullRequest).map(seen);
     const byField = await this.readFieldIssues(labelled);
-    const plan = planIssues(this.stories, this.feature, labelled, byField);
+    const plan = planIssues(this.stories, this.feature, labelled, byField, this.options.trust);
     this.notes.push(...plan.notes);
     for (const [part, issue] of plan.parents) {
       this.parents.push({ part, issue, fresh: false });
@@ -355,6 +358,6 @@ class PublishRun {
 }
 
 function seen(i: PublishIssue): IssueSeen {
-  return { number: i.number, id: i.id, title: i.title, body: i.body, state: i.state, labels: i.labels };
+  return { number: i.number, id: i.id, title: i.title, body: i.body, state: i.state, labels: i.labels, ...(i.author ? { author: i.author } : {}) };
 }
 

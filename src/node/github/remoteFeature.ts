@@ -24,6 +24,7 @@ export async function readRemoteStates(client: Pick<GitHubClient, 'listIssuesWit
       merged: p.merged,
       headRef: p.headRef,
       htmlUrl: p.htmlUrl,
+      fromFork: p.fromFork,
       checks: p.state === 'open' && p.headSha && storyBranches.has(p.headRef) ? checksState(await client.listCheckRuns(p.headSha)) : undefined,
     })),
   );
@@ -31,7 +32,7 @@ export async function readRemoteStates(client: Pick<GitHubClient, 'listIssuesWit
     feature,
     issueOf,
     issues: new Map(issues.map((i) => [i.number, { state: i.state, htmlUrl: i.htmlUrl }] as const)),
-    runs: runs.map((r) => ({ id: r.id, displayTitle: r.displayTitle, status: r.status, conclusion: r.conclusion, htmlUrl: r.htmlUrl, createdAt: r.createdAt })),
+    runs: runs.map((r) => ({ id: r.id, displayTitle: r.displayTitle, status: r.status, conclusion: r.conclusion, htmlUrl: r.htmlUrl, createdAt: r.createdAt, event: r.event })),
     pulls: seen,
   });
 }

@@ -36,7 +36,7 @@ export function pullJson(gh: GitHubEmulator, i: EmulatedIssue): Record<string, u
     state: i.state,
     merged_at: p.mergedAt,
     draft: false,
-    head: { ref: p.head, label: `${gh.owner}:${p.head}`, sha: p.sha },
+    head: { ref: p.head, label: `${(p.headRepo ?? `${gh.owner}/${gh.repo}`).split('/')[0]}:${p.head}`, sha: p.sha, repo: { full_name: p.headRepo ?? `${gh.owner}/${gh.repo}` } },
     base: { ref: p.base, label: `${gh.owner}:${p.base}` },
     html_url: `https://github.com/${gh.owner}/${gh.repo}/pull/${i.number}`,
     user: { login: i.author.login },

@@ -25,6 +25,8 @@ export interface EmulatedComment {
 
 export interface EmulatedPull {
   head: string;
+  /** The head's repository (`head.repo.full_name`) when it is a fork; absent: this repository. */
+  headRepo?: string;
   base: string;
   mergedAt: string | null;
   /** The head commit (`head.sha`); its check runs are `checks`. */
