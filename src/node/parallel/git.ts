@@ -87,6 +87,45 @@ export async function showFile(cwd: string, rev: string, path: string): Promise<
   return r.code === 0 ? r.stdout : undefined;
 }
 
+/**
+ * The contents of several `rev:path` at once (one `git cat-file --batch`), each undefined when it
+ * has none there; a path git's line-based input cannot carry is read on its own.
+ */
+export async function showFiles(cwd: string, specs: readonly { readonly rev: string; readonly path: string }[]): Promise<(string | undefined)[]> {
+  if (specs.some((s) => /[\n\r]/.test(s.rev + s.path))) {
+    return Promise.all(specs.map((s) => showFile(cwd, s.rev, s.path)));
+  }
+  const out = await new Promise<Buffer | undefined>((resolve) => {
+    const child = execFile('git', ['cat-file', '--batch'], { cwd, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' } }, (error, stdout) =>
+      resolve(error ? undefined : stdout),
+    );
+    child.stdin?.end(specs.map((s) => `${s.rev}:${s.path}\n`).join(''));
+  });
+  if (out === undefined) {
+    return Promise.all(specs.map((s) => showFile(cwd, s.rev, s.path)));
+  }
+  // Each answer: `<oid> <type> <size>\n<contents>\n`, or `<name> missing\n` (or `ambiguous`).
+  const texts: (string | undefined)[] = [];
+  let at = 0;
+  for (let k = 0; k < specs.length; k++) {
+    const eol = out.indexOf(0x0a, at);
+    if (eol < 0) {
+      return Promise.all(specs.map((s) => showFile(cwd, s.rev, s.path)));
+    }
+    const header = out.toString('utf8', at, eol);
+    const m = /^[0-9a-f]{40,64} (\w+) (\d+)$/.exec(header);
+    if (!m) {
+      texts.push(undefined);
+      at = eol + 1;
+      continue;
+    }
+    const size = Number(m[2]);
+    texts.push(m[1] === 'blob' ? out.toString('utf8', eol + 1, eol + 1 + size) : undefined);
+    at = eol + 1 + size + 1;
+  }
+  return texts;
+}
+
 /** Commits on `branch` not reachable from `onto`, newest first, as `<sha> <subject>`. */
 export async function commitsNotOn(cwd: string, branch: string, onto: string): Promise<{ sha: string; subject: string }[]> {
   const out = await gitOk(cwd, ['log', '--format=%H %s', `${onto}..${branch}`, '--'], 'Listing the commits of a worktree');

@@ -16,7 +16,7 @@ import { unionProgress } from '../../core/parallel/progressUnion';
 import type { MergeMode } from '../../core/parallel/state';
 import { detectFeatCommit } from '../../core/runs/runs';
 import { applyEdits } from '../../core/textEdit';
-import { atLeast, commitsNotOn, firstLine, git, gitOk, ParallelError, showFile } from './git';
+import { atLeast, commitsNotOn, firstLine, git, gitOk, ParallelError, showFile, showFiles } from './git';
 import { commitTreeMerge, hasMergeHooks, mergeTree } from './treeMerge';
 import { type RepoInfo, type StoryWorktree, uncommitted } from './worktrees';
 
@@ -50,11 +50,6 @@ export type MergeOutcome =
 
 const posix = (p: string): string => p.split(path.sep).join('/');
 
-/** The feature branch's text of a file, or undefined when it has none. */
-async function readMain(root: string, rel: string): Promise<string | undefined> {
-  return showFile(root, 'HEAD', rel);
-}
-
 /** The worktree's file as on disk; its branch's when the folder is gone (after a crash, say). */
 async function readWorktree(root: string, wt: StoryWorktree, rel: string): Promise<string | undefined> {
   try {
@@ -76,12 +71,18 @@ interface Memory {
  * Whether the story is done (its `feat: <id> - …` commit is on its branch and it passes in the
  * worktree's prd.json), and if so the main prd.json and progress.txt as they must be after the merge.
  */
-async function planMemory(repo: RepoInfo, wt: StoryWorktree, prdRel: string, progressRel: string): Promise<Memory | string> {
-  const [commits, mainPrd, basePrd, wtPrd] = await Promise.all([
-    commitsNotOn(repo.root, `refs/heads/${wt.branch}`, 'HEAD'),
-    readMain(repo.root, prdRel),
-    showFile(repo.root, wt.base, prdRel),
+async function planMemory(repo: RepoInfo, wt: StoryWorktree, head: string, prdRel: string, progressRel: string): Promise<Memory | string> {
+  // The feature branch's and the worktree's start's prd.json and progress.txt in one git process.
+  const [commits, [mainPrd, basePrd, mainProgress, baseProgress], wtPrd, wtProgress] = await Promise.all([
+    commitsNotOn(repo.root, `refs/heads/${wt.branch}`, head),
+    showFiles(repo.root, [
+      { rev: head, path: prdRel },
+      { rev: wt.base, path: prdRel },
+      { rev: head, path: progressRel },
+      { rev: wt.base, path: progressRel },
+    ]),
     readWorktree(repo.root, wt, prdRel),
+    readWorktree(repo.root, wt, progressRel),
   ]);
   if (!detectFeatCommit(commits, wt.storyId)) {
     return `its branch ${wt.branch} has no "feat: ${wt.storyId} - …" commit that is not on ${repo.featureBranch} yet`;
@@ -93,7 +94,6 @@ async function planMemory(repo: RepoInfo, wt: StoryWorktree, prdRel: string, pro
   if (!plan.ok) {
     return plan.message;
   }
-  const [mainProgress, baseProgress, wtProgress] = await Promise.all([readMain(repo.root, progressRel), showFile(repo.root, wt.base, progressRel), readWorktree(repo.root, wt, progressRel)]);
   // A progress.txt the feature branch does not have yet is taken whole (its header too).
   const union = wtProgress === undefined || mainProgress === undefined ? undefined : unionProgress(mainProgress, baseProgress, wtProgress);
   return {
@@ -151,12 +151,20 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
   const progressRel = posix(options.progressPath ?? 'progress.txt');
   const memoryFiles = new Set([prdRel, progressRel]);
   const storyId = wt.storyId;
-  // Independent looks at once (the next story may wait on this merge): the branch, the files, the heads.
-  const [on, dirty, heads] = await Promise.all([
-    git(repo.root, ['symbolic-ref', '--quiet', '--short', 'HEAD']),
-    uncommitted(repo.root),
-    git(repo.root, ['rev-parse', 'HEAD', `refs/heads/${wt.branch}^{commit}`]),
-  ]);
+  const heads = await git(repo.root, ['rev-parse', 'HEAD', `refs/heads/${wt.branch}^{commit}`]);
+  const [before, theirs] = heads.stdout.trim().split('\n');
+  // Independent looks at once (the next story may wait on this merge): the branch and the files of
+  // the main tree, and, reading only (a merged tree is objects, no ref or file), what the merge
+  // needs: prd.json and progress.txt as they must become, the merged tree, the hooks.
+  const ready = heads.code === 0 && theirs !== undefined && theirs !== '';
+  const planned = ready ? planMemory(repo, wt, before, prdRel, progressRel) : undefined;
+  const merged = ready && atLeast(repo.gitVersion, 2, 38) ? mergeTree(repo.root, before, theirs) : undefined;
+  const hooks = hasMergeHooks(repo.root);
+  // Settled here too, so that a refusal below leaves no rejection unhandled.
+  for (const p of [planned, merged, hooks]) {
+    p?.catch(() => undefined);
+  }
+  const [on, dirty] = await Promise.all([git(repo.root, ['symbolic-ref', '--quiet', '--short', 'HEAD']), uncommitted(repo.root)]);
   const current = on.stdout.trim();
   if (current !== repo.featureBranch) {
     throw new ParallelError('detached-head', `The main worktree is on ${current || 'a detached HEAD'}, not on ${repo.featureBranch}: ${storyId} was not merged.`);
@@ -164,23 +172,22 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
   if (dirty.length > 0) {
     throw new ParallelError('dirty', `The main worktree has uncommitted changes (${dirty.slice(0, 5).join(', ')}): ${storyId} was not merged; commit or stash them and merge again.`);
   }
-  const memory = await planMemory(repo, wt, prdRel, progressRel);
+  if (!planned) {
+    throw new ParallelError('git', `Reading the branch ${wt.branch} of ${storyId}: git rev-parse failed: ${firstLine(heads.stderr)}`);
+  }
+  const memory = await planned;
   if (typeof memory === 'string') {
     return { kind: 'not-done', storyId, reason: memory };
   }
-  const [before, theirs] = heads.stdout.trim().split('\n');
-  if (heads.code !== 0 || !theirs) {
-    throw new ParallelError('git', `Reading the branch ${wt.branch} of ${storyId}: git rev-parse failed: ${firstLine(heads.stderr)}`);
-  }
   // Off the main tree: a conflict is found (and a merge made, below) without touching its files when git can.
-  const treeMerge = atLeast(repo.gitVersion, 2, 38) ? await mergeTree(repo.root, before, theirs) : undefined;
+  const treeMerge = await merged;
   const others = treeMerge?.conflicted.filter((f) => !memoryFiles.has(f));
   if (others && others.length > 0) {
     return { kind: 'conflict', storyId, files: others };
   }
   const mode = options.mode ?? 'merge';
   let commit: string;
-  if (mode === 'merge' && treeMerge?.contentsOnly && memory.progress !== undefined && !(await hasMergeHooks(repo.root))) {
+  if (mode === 'merge' && treeMerge?.contentsOnly && memory.progress !== undefined && !(await hooks)) {
     const made = await commitTreeMerge(repo.root, {
       head: before,
       theirs,

@@ -11,7 +11,7 @@
  * the files not (git finishes without it), and it refuses, changing nothing, when a file it would
  * write has changes of the user's or is untracked in the way.
  */
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -118,10 +118,18 @@ export async function commitTreeMerge(root: string, m: TreeMergeCommit): Promise
   return { commit };
 }
 
-/** `tree` with each of `files` set to its text (the feature branch's file mode kept), through a private index. */
+/**
+ * `tree` with each of `files` set to its text. Files at the top of the repository (prd.json and
+ * progress.txt, mostly) take three git processes: their blobs stored at once, the tree's entries
+ * listed, a tree made with them replaced (`mktree`), each keeping the merged tree's mode (what a
+ * `git add` after `git merge` records); deeper ones go through a private index.
+ */
 async function replaceFiles(root: string, head: string, tree: string, files: readonly ReplacedFile[]): Promise<string> {
   if (files.length === 0) {
     return tree;
+  }
+  if (files.every((f) => !f.path.includes('/') && !/[\0\n\t]/.test(f.path))) {
+    return replaceTopFiles(root, tree, files);
   }
   const blobs = await Promise.all(files.map((f) => git(root, ['hash-object', '-w', '--stdin'], f.text)));
   const bad = blobs.find((b) => b.code !== 0);
@@ -141,4 +149,31 @@ async function replaceFiles(root: string, head: string, tree: string, files: rea
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+async function replaceTopFiles(root: string, tree: string, files: readonly ReplacedFile[]): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'ralph-merge-'));
+  let oids: string[];
+  try {
+    const paths = await Promise.all(
+      files.map(async (f, k) => {
+        const file = path.join(dir, String(k));
+        await writeFile(file, f.text);
+        return file;
+      }),
+    );
+    // --no-filters: the text as given, as `hash-object --stdin` stores it (no end-of-line or clean filter).
+    const out = await gitOk(root, ['hash-object', '-w', '--no-filters', '--stdin-paths'], `Storing ${files.map((f) => f.path).join(', ')} for the merge`, undefined, `${paths.join('\n')}\n`);
+    oids = out.split('\n');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  // `<mode> <type> <oid>\t<name>` NUL each: what mktree -z reads back.
+  const entries = (await gitOk(root, ['ls-tree', '-z', tree], 'Listing the merged tree')).split('\0').filter((e) => e !== '');
+  const byName = new Map(entries.map((e) => [e.slice(e.indexOf('\t') + 1), e] as const));
+  files.forEach((f, k) => {
+    const mode = /^(100644|100755) blob /.exec(byName.get(f.path) ?? '')?.[1] ?? '100644';
+    byName.set(f.path, `${mode} blob ${oids[k]}\t${f.path}`);
+  });
+  return gitOk(root, ['mktree', '-z'], 'Writing the merged tree', undefined, `${[...byName.values()].join('\0')}\0`);
 }

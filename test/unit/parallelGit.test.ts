@@ -1,0 +1,51 @@
+/**
+ * The parallel engine's git helpers that read several things in one process (issue 19: fewer git
+ * processes on a merge's critical path): `showFiles` answers as `showFile` does, one by one.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { showFile, showFiles } from '../../src/node/parallel/git';
+import { git } from './parallelRepo';
+
+describe('parallel: git reads', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'ralph-git-'));
+    git(dir, 'init', '-q', '-b', 'main');
+    git(dir, 'config', 'user.name', 'T');
+    git(dir, 'config', 'user.email', 't@example.invalid');
+    writeFileSync(path.join(dir, 'prd.json'), '{"userStories": ["é", "日本"]}\n');
+    writeFileSync(path.join(dir, 'empty.txt'), '');
+    writeFileSync(path.join(dir, 'crlf.txt'), 'a\r\nb\r\n');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'one');
+    writeFileSync(path.join(dir, 'prd.json'), '{"userStories": []}\n');
+    git(dir, 'commit', '-q', '-am', 'two');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('showFiles reads many rev:path at once, exactly as showFile reads each (missing ones, multibyte text, empty files, a tree, a bad revision)', async () => {
+    const specs = [
+      { rev: 'HEAD', path: 'prd.json' },
+      { rev: 'HEAD~1', path: 'prd.json' },
+      { rev: 'HEAD', path: 'missing.txt' },
+      { rev: 'HEAD', path: 'empty.txt' },
+      { rev: 'HEAD', path: 'crlf.txt' },
+      { rev: 'no-such-branch', path: 'prd.json' },
+      { rev: 'HEAD', path: '' },
+      { rev: 'HEAD~1', path: 'prd.json' },
+    ];
+    const many = await showFiles(dir, specs);
+    assert.deepEqual(many.slice(0, 6), await Promise.all(specs.slice(0, 6).map((s) => showFile(dir, s.rev, s.path))));
+    assert.equal(many[1], '{"userStories": ["é", "日本"]}\n');
+    assert.equal(many[2], undefined);
+    assert.equal(many[6], undefined, 'a tree is not a file');
+    assert.equal(many[7], many[1], 'the answers after a tree and a missing one stay in step');
+  });
+
+  it('a path git’s line-based input cannot carry is read on its own', async () => {
+    assert.deepEqual(await showFiles(dir, [{ rev: 'HEAD', path: 'a\nb' }, { rev: 'HEAD', path: 'prd.json' }]), [undefined, '{"userStories": []}\n']);
+  });
+});
