@@ -248,24 +248,25 @@ type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPa
 async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentExit, timedOut: boolean, outputTail: string): Promise<Observed> {
   const { worktree: wt, storyId } = req;
   const none = { commit: null, storyPasses: false, filesChanged: [], uncommitted: [] };
-  // Where the worktree's HEAD is now: an agent that checked out another branch took its work with it.
-  const head = await git(wt.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  // Every look at once (they only read; the next story waits on this one's merge): where HEAD is,
+  // whether the start is below it, the commits, prd.json, the files changed, what is uncommitted.
+  const [head, ancestor, commits, prd, diff, dirty] = await Promise.all([
+    git(wt.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']),
+    git(wt.folder, ['merge-base', '--is-ancestor', wt.base, 'HEAD']),
+    commitsNotOn(wt.folder, 'HEAD', wt.base).catch(() => [] as { sha: string; subject: string }[]),
+    readFile(path.join(wt.folder, ctx.files.prd), 'utf8').catch(() => undefined),
+    git(wt.folder, ['diff', '--name-only', '-z', wt.base, 'HEAD']),
+    uncommitted(wt.folder).catch(() => [] as string[]),
+  ]);
+  // An agent that checked out another branch took its work with it.
   const onBranch = head.code === 0 ? head.stdout.trim() : undefined;
   if (onBranch !== wt.branch) {
     const where = onBranch ? `the branch ${onBranch}` : 'a detached HEAD';
     return { ...none, outcome: 'error', message: `its agent left the worktree on ${where} instead of ${wt.branch}; nothing was merged. Its commits are kept there: check out ${wt.branch} in ${wt.folder} (or move the commits onto it), then Retry.` };
   }
-  const ancestor = await git(wt.folder, ['merge-base', '--is-ancestor', wt.base, 'HEAD']);
   if (ancestor.code !== 0) {
     return { ...none, outcome: 'error', message: `its agent rewrote history below its own work (${wt.branch} no longer contains ${wt.base.slice(0, 8)}, where it started); nothing was merged. The branch is kept as it is, for you to look at (git reflog in ${wt.folder} shows what it was).` };
   }
-  // Four looks that do not depend on each other, at once: the next story waits on this one's merge.
-  const [commits, prd, diff, dirty] = await Promise.all([
-    commitsNotOn(wt.folder, 'HEAD', wt.base),
-    readFile(path.join(wt.folder, ctx.files.prd), 'utf8').catch(() => undefined),
-    git(wt.folder, ['diff', '--name-only', '-z', wt.base, 'HEAD']),
-    uncommitted(wt.folder).catch(() => [] as string[]),
-  ]);
   const commit = detectFeatCommit(commits, storyId);
   const passes = prd !== undefined && storyPasses(prd, storyId);
   const filesChanged = diff.code === 0 ? diff.stdout.split('\0').filter((p) => p !== '') : [];
