@@ -103,8 +103,9 @@ export class ParallelRunner {
   private removals: Promise<void> = Promise.resolve();
   /** Worktrees of merged stories, for the next stories to reuse (a slot's worth at most). */
   private readonly spares = new SpareWorktrees(() => this.loop?.config.maxAgents ?? 1);
-  /** Changes to the main repository (worktree add, merge, worktree removal) happen one at a time. */
-  private repoChain: Promise<unknown> = Promise.resolve();
+  /** Changes to the worktree list (add, reuse, remove, prune) happen one at a time; so do merges into the main tree. */
+  private worktreeChain: Promise<unknown> = Promise.resolve();
+  private mergeChain: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly root: string,
@@ -346,7 +347,7 @@ export class ParallelRunner {
     let fresh = false;
     try {
       if (!wt) {
-        wt = await this.exclusive(async () => {
+        wt = await this.onWorktrees(async () => {
           const found = await this.existingWorktree(id);
           fresh = !found;
           return found ?? (await this.reuseSpare(id)) ?? (await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot }));
@@ -437,7 +438,7 @@ export class ParallelRunner {
       event = { kind: 'merged', storyId, outcome: 'error', message: 'its worktree is not known to this run' };
     } else {
       try {
-        const o = await this.exclusive(() => queue.merge(wt));
+        const o = await this.onMainTree(() => queue.merge(wt));
         switch (o.kind) {
           case 'merged':
             result = 'merged';
@@ -483,12 +484,22 @@ export class ParallelRunner {
   }
 
   /**
-   * Runs a change to the main repository after every change begun before it: git takes locks of its
-   * own (refs, the worktree list), and two at once can fail on each other's ("could not lock").
+   * Runs a change to the worktree list after every one begun before it: git takes locks of its own
+   * (the worktree list, a branch made or deleted), and two at once can fail on each other's ("could
+   * not lock"), and a prune meanwhile could drop a worktree being moved. A merge is another kind of
+   * change (the main tree's index, HEAD and feature branch; objects): it does not wait on these, so
+   * a story whose blockers merged gets its worktree while the next story merges.
    */
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.repoChain.then(work);
-    this.repoChain = next.catch(() => undefined);
+  private onWorktrees<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.worktreeChain.then(work);
+    this.worktreeChain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Runs a merge into the main tree after every merge begun before it. */
+  private onMainTree<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.mergeChain.then(work);
+    this.mergeChain = next.catch(() => undefined);
     return next;
   }
 
@@ -508,7 +519,7 @@ export class ParallelRunner {
     }
     const next = this.removals.then(async () => {
       try {
-        await this.exclusive(() => removeWorktree(this.repo as RepoInfo, wt));
+        await this.onWorktrees(() => removeWorktree(this.repo as RepoInfo, wt));
       } catch (e) {
         // Kept (it holds something the feature branch lacks, or git refused): the next run's resume lists it.
         this.emit({ kind: 'note', storyId: wt.storyId, message: errorMessage(e) });
