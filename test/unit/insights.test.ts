@@ -200,6 +200,19 @@ describe('run insights: the streaming reader', () => {
     assert.equal(read.runs, 3);
   });
 
+  it('reads lines and multi-byte characters that span the 1 MiB chunks whole', async () => {
+    // Titles of 1 to 700 characters with é and an emoji, so that chunk edges fall everywhere in lines and characters.
+    const records = Array.from({ length: 4000 }, (_, i) => runRecord({ iteration: i + 1, storyTitle: `é🚀${'x'.repeat((i * 37) % 700)}é` }));
+    const text = records.map(serializeRun).join('').replace(/\n$/, '');
+    assert.ok(Buffer.byteLength(text) > 2.5 * 1024 * 1024);
+    const file = path.join(dir, 'runs.jsonl');
+    writeFileSync(file, text);
+    const seen: string[] = [];
+    const read = await streamRuns(file, (r) => seen.push(r.storyTitle));
+    assert.deepEqual(read.errors, []);
+    assert.deepEqual(seen, records.map((r) => r.storyTitle));
+  });
+
   it('says the file is missing by rejecting with ENOENT', async () => {
     await assert.rejects(
       streamRuns(path.join(dir, 'none.jsonl'), () => undefined),

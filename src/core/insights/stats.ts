@@ -223,6 +223,7 @@ export class StatsAccumulator {
     }
     const duration = Math.max(0, r.durationMs);
     this.durationMs += duration;
+    const endTime = timeOf(r.end) ?? start + duration;
 
     const story = this.storyOf(r);
     story.title = r.storyTitle || story.title;
@@ -244,7 +245,7 @@ export class StatsAccumulator {
     if (r.outcome === 'rate-limited') {
       this.rateLimited++;
       story.rateLimited++;
-      story.pending = { end: timeOf(r.end) ?? start + duration, resetAt: timeOf(r.resetAt) };
+      story.pending = { end: endTime, resetAt: timeOf(r.resetAt) };
     }
 
     const loop = this.loops.get(r.loopId) ?? { loopId: r.loopId, start: r.start, runs: 0, passed: 0, cost: 0, unknownCost: 0 };
@@ -254,8 +255,8 @@ export class StatsAccumulator {
     loop.unknownCost += known ? 0 : 1;
     this.loops.set(r.loopId, loop);
 
-    const endTime = timeOf(r.end) ?? start;
-    const day = new Date(endTime).toISOString().slice(0, 10);
+    // The recorder writes UTC times (toISOString): their day is their first ten characters.
+    const day = r.end.length === 24 && r.end.endsWith('Z') ? r.end.slice(0, 10) : new Date(endTime).toISOString().slice(0, 10);
     const d = this.days.get(day) ?? { runs: 0, cost: 0 };
     d.runs++;
     d.cost += cost;

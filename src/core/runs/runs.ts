@@ -205,17 +205,33 @@ export function toRecord(v: unknown): RunRecord | string {
   };
 }
 
+const NO_RECEIPT: Pick<RunRecord, 'cost' | 'tokens' | 'resetAt'> = Object.freeze({});
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0;
+}
+
 /** cost, tokens and resetAt when present and well-formed; a malformed one is left out, never guessed. */
 function receiptOf(o: Record<string, unknown>): Pick<RunRecord, 'cost' | 'tokens' | 'resetAt'> {
-  const count = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  // Most lines of an older runs.jsonl have none of them: no allocation (the stats read 100,000 lines).
+  if (o.cost === undefined && o.tokens === undefined && o.resetAt === undefined) {
+    return NO_RECEIPT;
+  }
+  const out: { cost?: number; tokens?: RunTokens; resetAt?: string } = {};
+  if (isCount(o.cost)) {
+    out.cost = o.cost;
+  }
   const t = o.tokens;
-  const tok = typeof t === 'object' && t !== null && !Array.isArray(t) ? (t as Record<string, unknown>) : undefined;
-  const tokens = tok && count(tok.input) && count(tok.output) ? { input: tok.input, output: tok.output, cacheRead: count(tok.cacheRead) ? tok.cacheRead : 0, cacheWrite: count(tok.cacheWrite) ? tok.cacheWrite : 0 } : undefined;
-  return {
-    ...(count(o.cost) ? { cost: o.cost } : {}),
-    ...(tokens ? { tokens } : {}),
-    ...(typeof o.resetAt === 'string' && !Number.isNaN(Date.parse(o.resetAt)) ? { resetAt: o.resetAt } : {}),
-  };
+  if (typeof t === 'object' && t !== null && !Array.isArray(t)) {
+    const tok = t as Record<string, unknown>;
+    if (isCount(tok.input) && isCount(tok.output)) {
+      out.tokens = { input: tok.input, output: tok.output, cacheRead: isCount(tok.cacheRead) ? tok.cacheRead : 0, cacheWrite: isCount(tok.cacheWrite) ? tok.cacheWrite : 0 };
+    }
+  }
+  if (typeof o.resetAt === 'string' && !Number.isNaN(Date.parse(o.resetAt))) {
+    out.resetAt = o.resetAt;
+  }
+  return out;
 }
 
 /** The parallel fields in their order, unknown keys dropped. */
