@@ -19,14 +19,20 @@ async function featureOfFile(file: string, archivedOn?: string): Promise<Feature
   return doc.branchName ? { branchName: doc.branchName, storyIds: doc.stories.map((s) => s.id), ...(archivedOn ? { archivedOn } : {}) } : undefined;
 }
 
-/** `prdFile` absolute; archives are looked for in `<root>/archive/`. */
-export async function readFeatures(root: string, prdFile: string): Promise<FeatureStories[]> {
+/** The archived features of the workspace folder `root` (`<root>/archive/<YYYY-MM-DD>-<feature>/prd.json`). */
+export async function readArchivedFeatures(root: string): Promise<FeatureStories[]> {
   let folders: string[] = [];
   try {
     folders = (await readdir(path.join(root, 'archive'), { withFileTypes: true })).filter((d) => d.isDirectory() && archiveDay(d.name)).map((d) => d.name);
   } catch {
     // No archive yet.
   }
-  const found = await Promise.all([featureOfFile(prdFile), ...folders.map((f) => featureOfFile(path.join(root, 'archive', f, 'prd.json'), archiveDay(f)))]);
+  const found = await Promise.all(folders.map((f) => featureOfFile(path.join(root, 'archive', f, 'prd.json'), archiveDay(f))));
   return found.filter((f): f is FeatureStories => f !== undefined);
+}
+
+/** The current feature (`prdFile`, absolute) and the archived ones (the CLI; the extension has prd.json's snapshot). */
+export async function readFeatures(root: string, prdFile: string): Promise<FeatureStories[]> {
+  const [current, archived] = await Promise.all([featureOfFile(prdFile), readArchivedFeatures(root)]);
+  return current ? [current, ...archived] : archived;
 }
