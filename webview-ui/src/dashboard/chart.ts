@@ -68,9 +68,12 @@ export function drawChart(c: ChartData, summaryId: string): SVGSVGElement {
   if (c.kind === 'bar') {
     const step = plotW / n;
     const gap = step > 4 ? step * 0.2 : 0;
+    // A tooltip per bar while bars are wide enough to point at; thinner ones are read in the table view.
+    const tips = n <= 200;
     c.points.forEach((p, i) => {
       const top = y(p.value);
-      root.appendChild(withTitle(svg('rect', { x: PAD.left + i * step + gap / 2, y: top, width: Math.max(0.5, step - gap), height: PAD.top + plotH - top, class: 'bar' }), `${p.label}: ${formatValue(c.unit, p.value)}`));
+      const bar = svg('rect', { x: PAD.left + i * step + gap / 2, y: top, width: Math.max(0.5, step - gap), height: PAD.top + plotH - top, class: 'bar' });
+      root.appendChild(tips ? withTitle(bar, `${p.label}: ${formatValue(c.unit, p.value)}`) : bar);
     });
   } else {
     const x = (i: number): number => PAD.left + (n === 1 ? plotW / 2 : (i / (n - 1)) * plotW);
