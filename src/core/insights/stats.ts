@@ -20,11 +20,9 @@ export interface StatsFilter {
   readonly until?: number;
 }
 
-export interface StoryStats {
-  readonly storyId: string;
-  /** The title of its latest run. */
-  readonly title: string;
-  readonly attempts: number;
+/** The figures of a set of runs (all of them, or one story's). */
+export interface RunFigures {
+  /** Runs whose outcome is "passed". */
   readonly passed: number;
   /** Sum of the known costs (US dollars). */
   readonly cost: number;
@@ -34,6 +32,13 @@ export interface StoryStats {
   readonly durationMs: number;
   readonly rateLimited: number;
   readonly limitWaitMs: number;
+}
+
+export interface StoryStats extends RunFigures {
+  readonly storyId: string;
+  /** The title of its latest run. */
+  readonly title: string;
+  readonly attempts: number;
 }
 
 export interface LoopStats {
@@ -75,16 +80,9 @@ export interface DurationPoint {
   readonly of: number;
 }
 
-export interface RunStats {
+export interface RunStats extends RunFigures {
   readonly runs: number;
-  readonly passed: number;
   readonly successRate: number;
-  readonly cost: number;
-  readonly unknownCost: number;
-  readonly tokens: RunTokens;
-  readonly durationMs: number;
-  readonly rateLimited: number;
-  readonly limitWaitMs: number;
   /** Rate-limited runs whose wait cannot be told (no reset time, no later run of the story). */
   readonly limitWaitsUnknown: number;
   /** Start of the first and the last run counted. */

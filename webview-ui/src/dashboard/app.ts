@@ -5,6 +5,7 @@
  * anything is drawn; every text goes in as text.
  */
 import { type ChartData, type DashboardFilter, type DashboardHostMessage, parseDashboardHostMessage } from '../../../src/core/webview/dashboardProtocol';
+import { el } from '../graph/model';
 import { drawChart } from './chart';
 
 interface VsCodeApi {
@@ -14,17 +15,6 @@ interface VsCodeApi {
 }
 
 declare function acquireVsCodeApi(): VsCodeApi;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    e.setAttribute(k, v);
-  }
-  if (text !== undefined) {
-    e.textContent = text;
-  }
-  return e;
-}
 
 /** What the page keeps across hiding: which charts show their table. */
 function tablesShown(state: unknown): Set<string> {

@@ -5,19 +5,11 @@
  * (its label and value) for the mouse; the SVG as a whole is role="img", named by the chart's summary.
  */
 import type { ChartData } from '../../../src/core/webview/dashboardProtocol';
+import { svg } from '../graph/model';
 
-const SVG = 'http://www.w3.org/2000/svg';
 const W = 600;
 const H = 180;
 const PAD = { left: 56, right: 8, top: 8, bottom: 20 };
-
-function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>): SVGElementTagNameMap[K] {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    e.setAttribute(k, String(v));
-  }
-  return e;
-}
 
 /** A value in the chart's unit, short: "$1.25", "12.3k", "4m 05s", "67%". */
 export function formatValue(unit: ChartData['unit'], v: number): string {
@@ -38,9 +30,7 @@ export function formatValue(unit: ChartData['unit'], v: number): string {
 }
 
 function withTitle<T extends SVGElement>(e: T, text: string): T {
-  const t = document.createElementNS(SVG, 'title');
-  t.textContent = text;
-  e.appendChild(t);
+  e.appendChild(svg('title', {}, text));
   return e;
 }
 
