@@ -79,7 +79,13 @@ async function freshPage() {
   await page.setContent(`<!DOCTYPE html><html><head><style>${css}</style></head><body data-mode="dashboard"><div id="app"></div></body></html>`);
   await page.evaluate(() => {
     window.posted = [];
-    window.acquireVsCodeApi = () => ({ postMessage: (m) => window.posted.push(m), getState: () => undefined, setState: () => undefined });
+    let acquired = false;
+    // As in VS Code, the API can be acquired once per page.
+    window.acquireVsCodeApi = () => {
+      if (acquired) throw new Error('An instance of the VS Code API has already been acquired');
+      acquired = true;
+      return { postMessage: (m) => window.posted.push(m), getState: () => undefined, setState: () => undefined };
+    };
   });
   await page.addScriptTag({ content: script, type: 'module' });
   await page.waitForFunction(() => window.posted.some((m) => m.type === 'ready'));

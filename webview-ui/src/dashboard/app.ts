@@ -6,15 +6,8 @@
  */
 import { type ChartData, type DashboardFilter, type DashboardHostMessage, parseDashboardHostMessage } from '../../../src/core/webview/dashboardProtocol';
 import { el } from '../graph/model';
+import { api } from '../graph/vscode';
 import { drawChart } from './chart';
-
-interface VsCodeApi {
-  postMessage(message: unknown): void;
-  getState(): unknown;
-  setState(state: unknown): void;
-}
-
-declare function acquireVsCodeApi(): VsCodeApi;
 
 /** What the page keeps across hiding: which charts show their table. */
 function tablesShown(state: unknown): Set<string> {
@@ -23,8 +16,7 @@ function tablesShown(state: unknown): Set<string> {
 }
 
 export class DashboardApp {
-  private readonly api = acquireVsCodeApi();
-  private readonly tables = tablesShown(this.api.getState());
+  private readonly tables = tablesShown(api.getState());
   private readonly feature = el('select', { id: 'feature', 'aria-label': 'Feature' });
   private readonly since = el('input', { id: 'since', type: 'date', 'aria-label': 'From' });
   private readonly until = el('input', { id: 'until', type: 'date', 'aria-label': 'To' });
@@ -44,7 +36,7 @@ export class DashboardApp {
     bar.append(label('Feature ', this.feature), label('From ', this.since), label('To ', this.until));
     root.append(el('h1', {}, 'Run Dashboard'), bar, this.headline, this.charts);
     for (const control of [this.feature, this.since, this.until]) {
-      control.addEventListener('change', () => this.api.postMessage({ type: 'filter', filter: this.filter() }));
+      control.addEventListener('change', () => api.postMessage({ type: 'filter', filter: this.filter() }));
     }
     window.addEventListener('message', (e: MessageEvent) => {
       const parsed = parseDashboardHostMessage(e.data);
@@ -54,7 +46,7 @@ export class DashboardApp {
         this.headline.textContent = `The dashboard could not show an update (${parsed.error}).`;
       }
     });
-    this.api.postMessage({ type: 'ready' });
+    api.postMessage({ type: 'ready' });
   }
 
   private filter(): DashboardFilter {
@@ -116,7 +108,7 @@ export class DashboardApp {
       } else {
         this.tables.delete(c.id);
       }
-      this.api.setState({ tables: [...this.tables] });
+      api.setState({ tables: [...this.tables] });
       apply(shown);
     });
     s.append(head, summary, drawing, table);
