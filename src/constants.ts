@@ -38,6 +38,7 @@ export const Commands = {
   generatePin: "ralph.pin.generate",
   searchPin: "ralph.pin.search",
   openTaskGraph: "ralph.openTaskGraph",
+  openRunDashboard: "ralph.openRunDashboard",
   githubRefresh: "ralph.github.refresh",
   githubShowIssue: "ralph.github.showIssue",
   githubSignIn: "ralph.github.signIn",

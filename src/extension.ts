@@ -27,6 +27,7 @@ import { ParallelService } from './services/parallel/parallelService';
 import { PrdWorkspace } from './services/prdWorkspace';
 import { Runner } from './services/run/runner';
 import { RunsWorkspace } from './services/runsWorkspace';
+import { RunInsights } from './services/runInsights';
 import { AgentsMdSuggest } from './views/agentsMdSuggest';
 import { PrdCodeActions, PrdDiagnostics } from './views/diagnostics';
 import { MemoryTreeProvider } from './views/memoryTree';
@@ -40,6 +41,7 @@ import { bindStoriesViewDescription, StoriesTreeProvider } from './views/stories
 import { StoryNode } from './views/storyNodes';
 import { TaskGraphController } from './views/taskGraph/taskGraphController';
 import { registerTaskGraph } from './views/taskGraph/taskGraphViews';
+import { RunDashboardController, registerRunDashboard } from './views/dashboard/runDashboard';
 import { createTestApi } from './testApi';
 
 export function activate(context: vscode.ExtensionContext): RalphApi | undefined {
@@ -129,6 +131,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
     }),
   );
   commandRegistrar(context, log)(Commands.openTaskGraph, registerTaskGraph(context, graph));
+  commandRegistrar(context, log)(Commands.openRunDashboard, registerRunDashboard(context, new RunDashboardController(new RunInsights(prds, runsWorkspace), log)));
 
   const issuesTree = new IssuesTreeProvider(github, { stateOf: (folder, id) => follow.stateOf(folder, id), onDidChange: follow.onDidChange });
   const issuesView = vscode.window.createTreeView(Views.issues, { treeDataProvider: issuesTree, showCollapseAll: true });

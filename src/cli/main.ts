@@ -22,6 +22,7 @@ import type * as NextModule from './commands/next';
 import type * as PinModule from './commands/pin';
 import type * as RunModule from './commands/run';
 import type * as ReadyModule from './commands/ready';
+import type * as StatsModule from './commands/stats';
 import type * as ValidateModule from './commands/validate';
 import type { CliCommand, CliIo, StdoutKind } from './io';
 import { parsePrdArgs, prdOptionsUsage } from './prdOptions';
@@ -48,6 +49,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { name: 'artifacts', load: () => (require('./commands/artifacts') as typeof ArtifactsModule).artifactsCommand },
   { name: 'run', load: () => (require('./commands/run') as typeof RunModule).runCommand },
   { name: 'github', load: () => (require('./commands/github') as typeof GithubModule).githubCommand },
+  { name: 'stats', load: () => (require('./commands/stats') as typeof StatsModule).statsCommand },
 ];
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -67,7 +69,7 @@ ${prdOptionsUsage}`;
 }
 
 /** Options any command takes a value for: their values are never the command word. */
-const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url', 'loop', 'parallel', 'agent', 'agent-command', 'check', 'merge', 'failure-limit', 'no-progress-limit', 'timeout-minutes', 'worktree-root', 'branch', 'runs', 'pulls', 'max-parallel', 'out', 'assignee', 'ref', 'write-interval'] as const;
+const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url', 'loop', 'parallel', 'agent', 'agent-command', 'check', 'merge', 'failure-limit', 'no-progress-limit', 'timeout-minutes', 'worktree-root', 'branch', 'runs', 'pulls', 'max-parallel', 'out', 'assignee', 'ref', 'write-interval', 'feature', 'since', 'until'] as const;
 
 /** The command word: the first positional argument, wherever it is among the options. */
 export function commandWord(argv: readonly string[]): string | undefined {

@@ -62,6 +62,7 @@ export const COMMAND_NEEDS: { readonly [id in CommandId]: CommandNeeds } = {
   [Commands.generatePin]: run('Generating the Pin'),
   [Commands.searchPin]: none,
   [Commands.openTaskGraph]: none,
+  [Commands.openRunDashboard]: none,
   [Commands.githubRefresh]: none,
   [Commands.githubShowIssue]: none,
   [Commands.githubSignIn]: none,

@@ -153,7 +153,7 @@ describe('runs.jsonl', () => {
     assert.deepEqual(s, { iterations: 6, storiesCompleted: 2, successRate: 0.5, averageDurationMs: 100500 });
     assert.equal(summaryLine(s), '6 iterations · 2 stories completed · 50% success · avg 1m 41s');
     assert.equal(summaryLine(summarizeRuns([record()])), '1 iteration · 1 story completed · 100% success · avg 4m 05s');
-    assert.deepEqual(RUN_OUTCOMES, ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error']);
+    assert.deepEqual(RUN_OUTCOMES, ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error', 'rate-limited']);
   });
 
   it('formats durations', () => {

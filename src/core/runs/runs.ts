@@ -4,9 +4,9 @@
  * with its line number, the rest still loads).
  */
 
-export type RunOutcome = 'passed' | 'failed' | 'no-progress' | 'stopped' | 'false-complete' | 'error';
+export type RunOutcome = 'passed' | 'failed' | 'no-progress' | 'stopped' | 'false-complete' | 'error' | 'rate-limited';
 
-export const RUN_OUTCOMES: readonly RunOutcome[] = ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error'];
+export const RUN_OUTCOMES: readonly RunOutcome[] = ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error', 'rate-limited'];
 
 export interface FeatCommit {
   readonly sha: string;
@@ -38,12 +38,25 @@ export interface RunRecord {
   readonly iteration: number;
   /** Identifies the loop (or single run) the iteration belonged to. */
   readonly loopId: string;
+  /** US dollars the agent reported spending (absent when unknown: never a guess). */
+  readonly cost?: number;
+  /** Tokens the agent reported (absent when unknown). */
+  readonly tokens?: RunTokens;
+  /** ISO 8601: when a rate-limited agent said its limit resets. */
+  readonly resetAt?: string;
   /** Paths the agent changed but left uncommitted (at most MAX_UNCOMMITTED; absent when none or not checked). */
   readonly uncommitted?: readonly string[];
   /** How many more uncommitted paths there were than listed. */
   readonly uncommittedMore?: number;
   /** Set for an iteration of a parallel loop: where it ran and what became of its work. */
   readonly parallel?: ParallelRunFields;
+}
+
+export interface RunTokens {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
 }
 
 /** What merging a story's worktree did (absent while not tried: the agent did not finish the story). */
@@ -86,6 +99,9 @@ export function serializeRun(r: RunRecord): string {
     promptFile: r.promptFile,
     iteration: r.iteration,
     loopId: r.loopId,
+    ...(r.cost !== undefined ? { cost: r.cost } : {}),
+    ...(r.tokens ? { tokens: { input: r.tokens.input, output: r.tokens.output, cacheRead: r.tokens.cacheRead, cacheWrite: r.tokens.cacheWrite } } : {}),
+    ...(r.resetAt !== undefined ? { resetAt: r.resetAt } : {}),
     ...(r.uncommitted && r.uncommitted.length > 0 ? { uncommitted: r.uncommitted.slice(0, MAX_UNCOMMITTED) } : {}),
     ...(r.uncommittedMore ? { uncommittedMore: r.uncommittedMore } : {}),
     ...(r.parallel ? { parallel: parallelFields(r.parallel) } : {}),
@@ -111,29 +127,36 @@ export function parseRuns(text: string): ParsedRuns {
   const errors: RunsParseError[] = [];
   const lines = text.split(/\r?\n/);
   lines.forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '') {
-      return;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      errors.push({ line: i + 1, message: `not valid JSON (${(e as Error).message})` });
-      return;
-    }
-    const r = toRecord(value);
+    const r = parseRunLine(raw);
     if (typeof r === 'string') {
       errors.push({ line: i + 1, message: r });
-    } else {
+    } else if (r) {
       runs.push(r);
     }
   });
   return { runs, errors };
 }
 
+/**
+ * One line of runs.jsonl: the record, a message saying why it is not one, or undefined for a blank
+ * line. The one per-line rule of parseRuns and of the streaming reader (src/node/insights/runsReader.ts).
+ */
+export function parseRunLine(raw: string): RunRecord | string | undefined {
+  const line = raw.trim();
+  if (line === '') {
+    return undefined;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (e) {
+    return `not valid JSON (${(e as Error).message})`;
+  }
+  return toRecord(value);
+}
+
 /** A record from parsed JSON, with defaults for fields older writers left out; a message when it is not a run. */
-function toRecord(v: unknown): RunRecord | string {
+export function toRecord(v: unknown): RunRecord | string {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
     return 'not a JSON object';
   }
@@ -176,9 +199,39 @@ function toRecord(v: unknown): RunRecord | string {
     promptFile: str('promptFile'),
     iteration: num('iteration', 1),
     loopId: str('loopId'),
+    ...receiptOf(o),
     ...uncommittedOf(o),
     ...parallelOf(o.parallel),
   };
+}
+
+const NO_RECEIPT: Pick<RunRecord, 'cost' | 'tokens' | 'resetAt'> = Object.freeze({});
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0;
+}
+
+/** cost, tokens and resetAt when present and well-formed; a malformed one is left out, never guessed. */
+function receiptOf(o: Record<string, unknown>): Pick<RunRecord, 'cost' | 'tokens' | 'resetAt'> {
+  // Most lines of an older runs.jsonl have none of them: no allocation (the stats read 100,000 lines).
+  if (o.cost === undefined && o.tokens === undefined && o.resetAt === undefined) {
+    return NO_RECEIPT;
+  }
+  const out: { cost?: number; tokens?: RunTokens; resetAt?: string } = {};
+  if (isCount(o.cost)) {
+    out.cost = o.cost;
+  }
+  const t = o.tokens;
+  if (typeof t === 'object' && t !== null && !Array.isArray(t)) {
+    const tok = t as Record<string, unknown>;
+    if (isCount(tok.input) && isCount(tok.output)) {
+      out.tokens = { input: tok.input, output: tok.output, cacheRead: isCount(tok.cacheRead) ? tok.cacheRead : 0, cacheWrite: isCount(tok.cacheWrite) ? tok.cacheWrite : 0 };
+    }
+  }
+  if (typeof o.resetAt === 'string' && !Number.isNaN(Date.parse(o.resetAt))) {
+    out.resetAt = o.resetAt;
+  }
+  return out;
 }
 
 /** The parallel fields in their order, unknown keys dropped. */

@@ -284,7 +284,8 @@ export class RequestIds {
 
 export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };
 
-function parseWith<T>(schema: z.ZodType<T>, data: unknown): Parsed<T> {
+/** A message validated by `schema`, or what is wrong with it (the first issue, with its path). */
+export function parseWith<T>(schema: z.ZodType<T>, data: unknown): Parsed<T> {
   const r = schema.safeParse(data);
   if (r.success) {
     return { ok: true, message: r.data };

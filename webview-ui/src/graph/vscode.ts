@@ -6,7 +6,7 @@
 import type { PageRequest, ViewState } from '../../../src/core/webview/graphProtocol';
 import { RequestIds, viewStateSchema } from '../../../src/core/webview/graphProtocol';
 
-interface VsCodeApi {
+export interface VsCodeApi {
   postMessage(message: unknown): void;
   getState(): unknown;
   setState(state: unknown): void;
@@ -14,7 +14,8 @@ interface VsCodeApi {
 
 declare function acquireVsCodeApi(): VsCodeApi;
 
-const api: VsCodeApi = acquireVsCodeApi();
+/** The page's one handle on VS Code (a second acquireVsCodeApi() throws): the dashboard page uses it too. */
+export const api: VsCodeApi = acquireVsCodeApi();
 
 const requests = new RequestIds();
 
