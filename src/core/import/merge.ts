@@ -7,7 +7,7 @@
  */
 import { parse, type ParseError } from 'jsonc-parser';
 import { applyEdits, type TextEdit } from '../textEdit';
-import { appendElementsEdits, jsonStyleOf, jsonTree, setValueEdits } from '../prd/jsonEdits';
+import { appendElementsEdits, jsonStyleOf, jsonTree, type ParsedJson, setValueEdits } from '../prd/jsonEdits';
 import { shapeOf, valueAt } from '../prd/shape';
 import type { JsonPath } from '../prd/model';
 import { ImportError, type ImportedStory, type ImportResult, type ImportWarning } from './types';
@@ -38,6 +38,20 @@ function slug(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'imported';
 }
 
+/** The existing prd.json's value: JSON.parse, and jsonc-parser for a file with comments or trailing commas. */
+function readExisting(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    const errors: ParseError[] = [];
+    const data = parse(text, errors, { allowTrailingComma: true, disallowComments: false }) as unknown;
+    if (errors.length > 0) {
+      throw new ImportError('the existing prd.json is not valid JSON: fix it first (Ralph: Validate shows where), then import again. Nothing was written.');
+    }
+    return data;
+  }
+}
+
 /** A new prd.json for the stories. */
 function newPrd(result: ImportResult, projectName: string, sourceLabel: string): string {
   const doc = { projectName, branchName: `ralph/${slug(projectName)}`, description: `Imported from ${sourceLabel} (${result.format}).`, userStories: result.stories };
@@ -48,19 +62,17 @@ export function mergeIntoPrd(existing: string | undefined, result: ImportResult,
   if (existing === undefined || existing.trim() === '') {
     return { text: newPrd(result, meta.projectName, meta.sourceLabel), summary: { added: result.stories.length, updated: 0, unchanged: 0, kept: 0, gone: [], warnings: [] } };
   }
-  const errors: ParseError[] = [];
-  const data = parse(existing, errors, { allowTrailingComma: true, disallowComments: false }) as unknown;
-  if (errors.length > 0) {
-    throw new ImportError('the existing prd.json is not valid JSON: fix it first (Ralph: Validate shows where), then import again. Nothing was written.');
-  }
+  const data = readExisting(existing);
   const shape = shapeOf(data);
-  const parsed = { root: jsonTree(existing), style: jsonStyleOf(existing) };
+  // The located tree only when something is written: a re-import that changes nothing parses once.
+  let tree: ParsedJson | undefined;
+  const parsedOnce = (): ParsedJson => (tree ??= { root: jsonTree(existing), style: jsonStyleOf(existing) });
   const list: JsonPath | undefined = shape.lists[0];
   if (!list) {
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
       throw new ImportError('the existing prd.json is not an object with a story list: nothing was written.');
     }
-    const edits = setValueEdits(existing, ['userStories'], result.stories, parsed);
+    const edits = setValueEdits(existing, ['userStories'], result.stories, parsedOnce());
     return { text: applyEdits(existing, edits), summary: { added: result.stories.length, updated: 0, unchanged: 0, kept: 0, gone: [], warnings: [] } };
   }
   const current = (valueAt(data, list) as unknown[]) ?? [];
@@ -97,7 +109,7 @@ export function mergeIntoPrd(existing: string | undefined, result: ImportResult,
       // A dependency list the source no longer has is emptied; a missing one is not added.
       const value = field === 'blockedBy' && story.blockedBy === undefined ? (old.blockedBy !== undefined ? [] : undefined) : story[field];
       if (value !== undefined && JSON.stringify(old[field]) !== JSON.stringify(value)) {
-        edits.push(...setValueEdits(existing, [...list, k, field], value, parsed));
+        edits.push(...setValueEdits(existing, [...list, k, field], value, parsedOnce()));
       }
     }
     if (edits.length > before) {
@@ -106,7 +118,9 @@ export function mergeIntoPrd(existing: string | undefined, result: ImportResult,
       unchanged++;
     }
   }
-  edits.push(...appendElementsEdits(existing, list, added, parsed));
+  if (added.length > 0) {
+    edits.push(...appendElementsEdits(existing, list, added, parsedOnce()));
+  }
   const gone = [...mine.entries()].filter(([, k]) => !seen.has(k)).map(([, k]) => String((current[k] as Record<string, unknown>).id));
-  return { text: applyEdits(existing, edits), summary: { added: added.length, updated, unchanged, kept: current.length - mine.size, gone, warnings } };
+  return { text: edits.length > 0 ? applyEdits(existing, edits) : existing, summary: { added: added.length, updated, unchanged, kept: current.length - mine.size, gone, warnings } };
 }
