@@ -8,7 +8,7 @@ import { importTaskmaster } from './taskmaster';
 import { ImportError, type ImportFormat, type ImportResult } from './types';
 
 export { detectFormat, KNOWN_FORMATS_TEXT } from './detect';
-export { mergeIntoPrd, type MergeSummary } from './merge';
+export { mergeEditsIntoPrd, mergeIntoPrd, type MergeSummary } from './merge';
 export { importGitHubIssues, type GitHubIssueInput } from './github';
 export type { SourceFile } from './backlogMd';
 export * from './types';

@@ -62,6 +62,12 @@ export function mergeIntoPrd(existing: string | undefined, result: ImportResult,
   if (existing === undefined || existing.trim() === '') {
     return { text: newPrd(result, meta.projectName, meta.sourceLabel), summary: { added: result.stories.length, updated: 0, unchanged: 0, kept: 0, gone: [], warnings: [] } };
   }
+  const { edits, summary } = mergeEditsIntoPrd(existing, result);
+  return { text: edits.length > 0 ? applyEdits(existing, edits) : existing, summary };
+}
+
+/** The edits that merge the stories into an existing prd.json text (the editor applies them as one undoable WorkspaceEdit). */
+export function mergeEditsIntoPrd(existing: string, result: ImportResult): { edits: TextEdit[]; summary: MergeSummary } {
   const data = readExisting(existing);
   const shape = shapeOf(data);
   // The located tree only when something is written: a re-import that changes nothing parses once.
@@ -73,7 +79,7 @@ export function mergeIntoPrd(existing: string | undefined, result: ImportResult,
       throw new ImportError('the existing prd.json is not an object with a story list: nothing was written.');
     }
     const edits = setValueEdits(existing, ['userStories'], result.stories, parsedOnce());
-    return { text: applyEdits(existing, edits), summary: { added: result.stories.length, updated: 0, unchanged: 0, kept: 0, gone: [], warnings: [] } };
+    return { edits, summary: { added: result.stories.length, updated: 0, unchanged: 0, kept: 0, gone: [], warnings: [] } };
   }
   const current = (valueAt(data, list) as unknown[]) ?? [];
   const mine = new Map<string, number>();
@@ -122,5 +128,5 @@ export function mergeIntoPrd(existing: string | undefined, result: ImportResult,
     edits.push(...appendElementsEdits(existing, list, added, parsedOnce()));
   }
   const gone = [...mine.entries()].filter(([, k]) => !seen.has(k)).map(([, k]) => String((current[k] as Record<string, unknown>).id));
-  return { text: edits.length > 0 ? applyEdits(existing, edits) : existing, summary: { added: added.length, updated, unchanged, kept: current.length - mine.size, gone, warnings } };
+  return { edits, summary: { added: added.length, updated, unchanged, kept: current.length - mine.size, gone, warnings } };
 }
