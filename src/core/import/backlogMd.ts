@@ -9,7 +9,7 @@
  * A sub-task (parent_task_id) is a task file of its own, so a story of its own; its parent waits on it.
  */
 import { parse as parseYaml } from 'yaml';
-import { checklistItem, DEFAULT_PRIORITY, linesOf, priorityOfWord, storyId } from './text';
+import { checklistItem, DEFAULT_PRIORITY, type Json, linesOf, parentsWaitOnChildren, priorityOfWord, storyId, str } from './text';
 import type { ImportedStory, ImportResult, ImportWarning } from './types';
 
 export interface SourceFile {
@@ -18,11 +18,7 @@ export interface SourceFile {
   readonly text: string;
 }
 
-type Json = Record<string, unknown>;
 
-function str(v: unknown): string {
-  return typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '';
-}
 
 /** The front matter's text and the body after it, or undefined when the file has none. */
 export function splitFrontMatter(text: string): { yaml: string; body: string; bodyLine: number } | undefined {
@@ -125,13 +121,6 @@ export function importBacklogMd(files: readonly SourceFile[]): ImportResult {
     }
     stories.push(story);
   }
-  for (const { parent, child, file } of parents) {
-    const p = byId.get(parent);
-    if (p) {
-      (p.blockedBy ??= []).push(child);
-    } else {
-      warnings.push({ file, line: 1, message: `${child}: its parent ${parent} is not among the imported tasks: the parent link is not imported` });
-    }
-  }
+  parentsWaitOnChildren(byId, parents, ({ parent, child, file }) => warnings.push({ file, line: 1, message: `${child}: its parent ${parent} is not among the imported tasks: the parent link is not imported` }));
   return { format: 'backlog', stories, warnings };
 }

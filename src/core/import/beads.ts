@@ -11,18 +11,11 @@
  * A line that is not a JSON object with an id and a title is reported with its line and skipped;
  * a deleted issue (status tombstone) too.
  */
-import { checklistItems, DEFAULT_PRIORITY, linesOf, storyId } from './text';
+import { checklistItems, DEFAULT_PRIORITY, isRecord, type Json, linesOf, parentsWaitOnChildren, storyId, str } from './text';
 import type { ImportedStory, ImportResult, ImportWarning } from './types';
 
-type Json = Record<string, unknown>;
 
-function isRecord(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
-function str(v: unknown): string {
-  return typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '';
-}
 
 function criteriaOf(issue: Json): string[] {
   const ac = str(issue.acceptance_criteria);
@@ -103,13 +96,6 @@ export function importBeads(text: string, file: string): ImportResult {
     }
     stories.push(story);
   }
-  for (const { parent, child, line } of children) {
-    const p = byId.get(parent);
-    if (p) {
-      (p.blockedBy ??= []).push(child);
-    } else {
-      warnings.push({ line, message: `${child}: its parent ${parent} is not in the file: the parent-child link is not imported` });
-    }
-  }
+  parentsWaitOnChildren(byId, children, ({ parent, child, line }) => warnings.push({ line, message: `${child}: its parent ${parent} is not in the file: the parent-child link is not imported` }));
   return { format: 'beads', stories, warnings };
 }

@@ -5,7 +5,7 @@
  * - blockedBy: the native "blocked by" dependencies (an issue of another repository is written
  *   OWNER/REPO#N, reported by the validator as unknown); sub-issues: the parent waits on them.
  */
-import { checklistItems, DEFAULT_PRIORITY, priorityOfWord, storyId } from './text';
+import { checklistItems, DEFAULT_PRIORITY, parentsWaitOnChildren, priorityOfWord, storyId } from './text';
 import type { ImportedStory, ImportResult, ImportWarning } from './types';
 
 export interface GitHubIssueInput {
@@ -54,14 +54,12 @@ export function importGitHubIssues(issues: readonly GitHubIssueInput[], repo: st
     byId.set(story.id, story);
     return story;
   });
-  for (const i of issues) {
-    const parent = byId.get(storyId('github', i.number));
-    for (const child of i.subIssues) {
-      if (typeof child === 'string') {
-        warnings.push({ message: `#${i.number}: sub-issue ${child} is in another repository: the parent waits on it as an unknown id` });
-      }
-      (parent!.blockedBy ??= []).push(ref(child));
+  const links = issues.flatMap((i) => i.subIssues.map((child) => ({ parent: storyId('github', i.number), child: ref(child) })));
+  for (const l of links) {
+    if (l.child.includes('/')) {
+      warnings.push({ message: `${l.parent}: sub-issue ${l.child} is in another repository: the parent waits on it as an unknown id` });
     }
   }
+  parentsWaitOnChildren(byId, links, () => undefined);
   return { format: 'github', stories, warnings };
 }

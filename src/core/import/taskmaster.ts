@@ -10,18 +10,11 @@
  * - blockedBy: dependencies (TM-<id>); a status other than pending/done/in-progress goes to notes.
  */
 import { parse, type ParseError, parseTree, printParseErrorCode, type Node } from 'jsonc-parser';
-import { DEFAULT_PRIORITY, lineFinder, priorityOfWord, storyId } from './text';
+import { DEFAULT_PRIORITY, isRecord, type Json, lineFinder, priorityOfWord, storyId, str } from './text';
 import { ImportError, type ImportedStory, type ImportResult, type ImportWarning } from './types';
 
-type Json = Record<string, unknown>;
 
-function isRecord(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
-function str(v: unknown): string {
-  return typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '';
-}
 
 /** JSON.parse, and on failure the first syntax error with its line and column. */
 export function parseJsonOrExplain(text: string, file: string): unknown {

@@ -1,5 +1,32 @@
 /** Small text helpers the importers share: lines, ids, priorities, checklist items. */
-import type { ImportFormat } from './types';
+import type { ImportedStory, ImportFormat } from './types';
+
+export type Json = Record<string, unknown>;
+
+export function isRecord(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A field as text: a string trimmed, a number written out, anything else empty. */
+export function str(v: unknown): string {
+  return typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '';
+}
+
+/**
+ * The rule for sub-items that are items of their own (beads' parent-child, Backlog.md's
+ * parent_task_id, GitHub's sub-issues): the parent waits on its children, so each child joins the
+ * parent's blockedBy. A link whose parent was not imported is handed to `missing` (reported).
+ */
+export function parentsWaitOnChildren<L extends { readonly parent: string; readonly child: string }>(byId: ReadonlyMap<string, ImportedStory>, links: readonly L[], missing: (link: L) => void): void {
+  for (const link of links) {
+    const p = byId.get(link.parent);
+    if (p) {
+      (p.blockedBy ??= []).push(link.child);
+    } else {
+      missing(link);
+    }
+  }
+}
 
 /** Line number (1-based) of an offset, after one linear pass over the text; each look-up is a binary search. */
 export function lineFinder(text: string): (offset: number) => number {
