@@ -111,3 +111,10 @@ describe('import: bad input', () => {
     assert.equal(merged.summary.unchanged, n);
   });
 });
+
+describe('prd.json priority words (the reader the importers share)', () => {
+  it('a priority that names an Object property ("constructor") is an error, not a function for a priority', () => {
+    const a = analyzePrd(JSON.stringify({ userStories: [{ id: 'A', title: 'a', priority: 'constructor', passes: false, description: '', acceptanceCriteria: [] }] }));
+    assert.ok(a.problems.some((p) => p.code === 'schema' && /priority: expected a number/.test(p.message)), JSON.stringify(a.problems.map((p) => p.message)));
+  });
+});

@@ -19,14 +19,10 @@ export interface GitHubIssueInput {
   readonly subIssues: readonly (number | string)[];
 }
 
+/** The first label that is a priority: P0–P4, or "priority: high|medium|low". */
 function priorityOfLabels(labels: readonly string[]): number | undefined {
   for (const l of labels) {
-    const p = /^p([0-4])$/i.exec(l.trim());
-    if (p) {
-      return Number(p[1]);
-    }
-    const word = /^priority\s*[:/-]\s*(\S+)$/i.exec(l.trim());
-    const n = word ? priorityOfWord(word[1]) : undefined;
+    const n = /^p[0-4]$/i.test(l.trim()) ? priorityOfWord(l) : priorityOfWord(/^priority\s*[:/-]\s*(\S+)$/i.exec(l.trim())?.[1]);
     if (n !== undefined) {
       return n;
     }

@@ -70,13 +70,10 @@ export function storyId(format: ImportFormat, original: string | number): string
   return prefix && /^\d+(?:\.\d+)*$/.test(clean) ? `${prefix}${clean}` : clean;
 }
 
-/** A priority word (Taskmaster, Backlog.md) as a prd.json priority: lower runs first. */
-const PRIORITY_WORDS: Readonly<Record<string, number>> = { critical: 0, urgent: 0, highest: 0, high: 1, medium: 2, normal: 2, low: 3, lowest: 4 };
+/** A priority word (Taskmaster, Backlog.md, a GitHub label P1) as prd.json reads one: critical 0, high 1, medium 2, low 3. */
+export { priorityOfWord } from '../prd/story';
+/** When the source gives none: medium. */
 export const DEFAULT_PRIORITY = 2;
-
-export function priorityOfWord(word: unknown): number | undefined {
-  return typeof word === 'string' ? PRIORITY_WORDS[word.trim().toLowerCase()] : undefined;
-}
 
 /** A checklist item of Markdown (`- [ ] text`, `* [x] text`): its state and text, or undefined. */
 export function checklistItem(line: string): { done: boolean; text: string } | undefined {
