@@ -122,7 +122,18 @@ describe('import: Taskmaster tasks.json (real file, tagged)', () => {
     assert.match(t2.description, /^Develop the `\/api\/enhance` endpoint.*\n\nCreate a tRPC router/s);
   });
 
-  it('reads the legacy format ({"tasks": [...]}) and Taskmaster statuses such as completed', () => {
+  it('reads the legacy format (real file: {"tasks": [...]}, status completed)', () => {
+    const r = importFiles([fixture('taskmaster/legacy/tasks/tasks.json')]);
+    assert.equal(r.format, 'taskmaster');
+    assert.equal(r.stories.length, 20);
+    assert.deepEqual(r.stories.filter((s) => s.passes).map((s) => s.id), ['TM-1', 'TM-2', 'TM-3', 'TM-4', 'TM-5', 'TM-7']);
+    assert.deepEqual(byId(r.stories, 'TM-20').blockedBy, Array.from({ length: 19 }, (_, i) => `TM-${i + 1}`));
+    assert.deepEqual([byId(r.stories, 'TM-20').priority, byId(r.stories, 'TM-9').priority], [3, 1]);
+    assert.deepEqual(byId(r.stories, 'TM-11').acceptanceCriteria, ['Test with screen readers on multiple browsers. Verify keyboard navigation works for all interactive elements. Conduct an accessibility audit using automated tools and manual testing.']);
+    assert.deepEqual(r.warnings, []);
+  });
+
+  it('legacy tasks with Taskmaster statuses such as deferred keep the status in notes', () => {
     const legacy = JSON.stringify({ tasks: [{ id: 1, title: 'A', status: 'completed', priority: 'low' }, { id: 2, title: 'B', status: 'deferred', dependencies: [1] }] });
     const r = importFiles([{ file: 'tasks/tasks.json', text: legacy }]);
     assert.deepEqual(r.stories.map((s) => [s.id, s.passes, s.priority, s.blockedBy, s.notes]), [['TM-1', true, 3, undefined, undefined], ['TM-2', false, 2, ['TM-1'], 'Taskmaster status: deferred']]);
