@@ -100,6 +100,15 @@ describe('import: Kiro tasks.md (real file)', () => {
   });
 });
 
+describe('import: Kiro tasks.md (written forms)', () => {
+  it('a _Depends:_ line names what a task waits on instead of the task before it; a sub-task\'s stays in its criterion', () => {
+    const text = '# Implementation Plan\n\n- [ ] 1. A\n- [ ] 2. B\n- [ ] 3. C\n  - _Depends: 1_\n  - [ ] 3.1 Part\n    - _Depends: 2.1_\n';
+    const r = importFiles([{ file: 'tasks.md', text }], { format: 'kiro' });
+    assert.deepEqual(r.stories.map((s) => [s.id, s.blockedBy]), [['KIRO-1', undefined], ['KIRO-2', ['KIRO-1']], ['KIRO-3', ['KIRO-1']]]);
+    assert.deepEqual(r.stories[2].acceptanceCriteria, ['3.1 Part (Depends: 2.1)']);
+  });
+});
+
 describe('import: Taskmaster tasks.json (real file, tagged)', () => {
   const result = importFiles([fixture(TASKMASTER)]);
 

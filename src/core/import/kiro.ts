@@ -94,16 +94,18 @@ export function importKiro(text: string, file: string): ImportResult {
       warnings.push({ line: t.line, message: `task without a number: imported as ${storyId('kiro', original)}` });
     }
     const previous = tasks[index - 1];
-    const blockedBy = t.depends.length > 0 ? t.depends.map((d) => storyId('kiro', d.split('.')[0])) : previous ? [storyId('kiro', previous.number !== '' ? previous.number : `L${previous.line}`)] : [];
+    const id = storyId('kiro', original);
+    const named = t.depends.length > 0 ? t.depends.map((d) => storyId('kiro', d.split('.')[0])) : previous ? [storyId('kiro', previous.number !== '' ? previous.number : `L${previous.line}`)] : [];
+    const blockedBy = [...new Set(named)].filter((b) => b !== id);
     const criteria = [...(t.requirements !== '' ? [`Requirements: ${t.requirements}`] : []), ...t.subs.map(criterionOf)];
     stories.push({
-      id: storyId('kiro', original),
+      id,
       title: titleOf(t.title),
       description: [t.title.length > 100 ? t.title : '', ...t.bullets, t.optional ? '(optional)' : ''].filter((s) => s !== '').join('\n'),
       acceptanceCriteria: criteria,
       priority: index + 1,
       passes: t.done,
-      ...(blockedBy.length > 0 ? { blockedBy: [...new Set(blockedBy)].filter((b) => b !== storyId('kiro', original)) } : {}),
+      ...(blockedBy.length > 0 ? { blockedBy } : {}),
       source: { format: 'kiro', file, id: original },
     });
   });
