@@ -8,6 +8,7 @@
  */
 import * as vscode from 'vscode';
 import { Commands } from '../constants';
+import { errorMessage } from '../core/errorMessage';
 import { mergeEditsIntoPrd, type MergeSummary } from '../core/import/index';
 import { writeFileAtomically } from '../node/atomicWrite';
 import { readIssuesForImport } from '../node/github/importIssues';
@@ -80,9 +81,16 @@ async function gitHubPlan(deps: ImportCommandDeps, folder: vscode.WorkspaceFolde
     }
     [label, milestone] = filter.label.includes('label') ? [value, undefined] : [undefined, value];
   }
-  // The folder's client: asks to sign in when there is no session (it reads the folder's own repository).
-  const { client, repo } = await deps.github.writerFor(folder);
-  const slug = `${repo.owner}/${repo.repo}`;
+  // The folder's client (its own repository); without one, the sign-in is offered.
+  let client = deps.github.readerFor(folder);
+  if (!client) {
+    try {
+      client = (await deps.github.writerFor(folder)).client;
+    } catch (e) {
+      throw new Error(`Importing GitHub issues needs a GitHub session and a folder whose origin remote is on GitHub (${errorMessage(e)})`);
+    }
+  }
+  const slug = `${client.owner}/${client.repo}`;
   const { issues, warnings } = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Reading the issues of ${slug}…` }, () => readIssuesForImport(client, slug, { label, milestone }));
   return planGitHubImport(issues, slug, prdFile, warnings);
 }
