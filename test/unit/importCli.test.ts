@@ -1,5 +1,6 @@
 /** Issue 22: `ralph-workbench import`, in process: files and folders, re-import, --dry-run, --json, bad input, and `import github` against the GitHub test server. */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -83,6 +84,34 @@ describe('ralph-workbench import (in process)', () => {
       assert.doesNotMatch(r.err, /Cannot read properties|TypeError/);
     }
     assert.equal(readFileSync(path.join(root, 'prd.json'), 'utf8'), '{"userStories": []}\n');
+  });
+
+  it('a folder stands for its backlog: .taskmaster (the current tag of its state.json), .beads, a spec folder; an empty folder is said', async () => {
+    const root = workspace();
+    const tm = path.join(root, '.taskmaster');
+    fs.mkdirSync(path.join(tm, 'tasks'), { recursive: true });
+    fs.writeFileSync(path.join(tm, 'tasks', 'tasks.json'), JSON.stringify({ master: { tasks: [{ id: 1, title: 'M' }] }, 'feature-x': { tasks: [{ id: 1, title: 'X' }, { id: 2, title: 'Y' }] } }));
+    fs.writeFileSync(path.join(tm, 'state.json'), JSON.stringify({ currentTag: 'feature-x' }));
+    cpSync(path.join(FIXTURES, 'beads', '.beads'), path.join(root, '.beads'), { recursive: true });
+    cpSync(path.join(FIXTURES, 'kiro', '.kiro'), path.join(root, '.kiro'), { recursive: true });
+    fs.mkdirSync(path.join(root, 'empty'));
+    const cases: [string, string, number][] = [
+      ['.taskmaster', 'taskmaster', 2],
+      ['.', 'taskmaster', 2],
+      ['.beads', 'beads', 10],
+      ['.kiro/specs/user-authentication', 'kiro', 15],
+    ];
+    for (const [source, format, stories] of cases) {
+      const r = await run(['import', source, '--root', root, '--dry-run', '--json'], { cwd: root });
+      assert.equal(r.code, 0, r.err);
+      const answer = JSON.parse(r.out) as { format: string; stories: number };
+      assert.deepEqual([answer.format, answer.stories], [format, stories], source);
+    }
+    const tagged = await run(['import', '.taskmaster', '--tag', 'master', '--root', root, '--dry-run', '--json'], { cwd: root });
+    assert.equal((JSON.parse(tagged.out) as { stories: number }).stories, 1);
+    const empty = await run(['import', 'empty', '--root', root], { cwd: root });
+    assert.equal(empty.code, 1);
+    assert.match(empty.err, /empty is a folder with no backlog this import reads: looked for backlog\/tasks\/\*\.md, \.taskmaster\/tasks\/tasks\.json, \.beads\/issues\.jsonl and tasks\.md\./);
   });
 
   it('--help prints the usage with the formats', async () => {
