@@ -248,7 +248,7 @@ describe('import: detection', () => {
       ['empty.md', '  \n', /the file is empty/],
       ['todo.md', '- [ ] buy milk\n', /checklist items but no task ids/],
       ['x.jsonl', 'not json\n', /first line is not a JSON object/],
-      ['broken.json', '{"tasks": [', /does not parse as JSON/],
+      ['broken.json', '{"name": ', /does not parse as JSON/],
     ];
     for (const [name, text, why] of cases) {
       const d = detectFormat(name, text);
@@ -256,5 +256,10 @@ describe('import: detection', () => {
       assert.match(d.error, why);
       assert.match(d.error, /Known formats:\n {2}spec-kit .*\n {2}kiro .*\n {2}taskmaster .*\n {2}beads .*\n {2}backlog .*\n {2}github/);
     }
+  });
+
+  it('a broken file with a "tasks" list is Taskmaster\'s, and the import says where it breaks', () => {
+    assert.deepEqual(detectFormat('tasks.json', '{"tasks": [\n  {"id": 1,,}\n'), { format: 'taskmaster' });
+    assert.throws(() => importFiles([{ file: 'tasks.json', text: '{"tasks": [\n  {"id": 1,,}\n' }]), /tasks\.json is not valid JSON \(\w+ at line 2\)/);
   });
 });

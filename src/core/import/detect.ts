@@ -29,6 +29,11 @@ function unknown(name: string, why: string): Detection {
 }
 
 function detectJson(name: string, text: string): Detection {
+  // A tasks list is found by a scan, not a second parse of a large file: the importer parses it
+  // once (and says where a broken one breaks). The parse below only explains a file that is not one.
+  if (/"tasks"\s*:\s*\[/.test(text) && !/"userStories"\s*:/.test(text)) {
+    return { format: 'taskmaster' };
+  }
   let data: unknown;
   try {
     data = JSON.parse(text);
