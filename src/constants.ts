@@ -9,6 +9,7 @@ export const EXTENSION_ID = 'ralph-workbench.ralph-workbench';
 export const Commands = {
   refresh: "ralph.refresh",
   createPrd: "ralph.createPrd",
+  importStories: "ralph.importStories",
   openPrd: "ralph.openPrd",
   showNextStory: "ralph.showNextStory",
   storyOpen: "ralph.story.open",

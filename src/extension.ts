@@ -10,6 +10,7 @@ import { commandRegistrar } from './commands/registrar';
 import { registerGitHubCommands } from './commands/githubCommands';
 import { registerMemoryCommands } from './commands/memoryCommands';
 import { registerParallelCommands } from './commands/parallelCommands';
+import { registerImportCommands } from './commands/importCommands';
 import { registerPublishCommands } from './commands/publishCommands';
 import { registerRunCommands } from './commands/runCommands';
 import { registerStoryCommands } from './commands/storyCommands';
@@ -139,6 +140,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   context.subscriptions.push(githubAuth, github, issuesTree, issuesView);
   registerGitHubCommands(context, { github, auth: githubAuth, tree: issuesTree, log });
   registerWorkflowCommands(context, { log, proposed });
+  registerImportCommands(context, { prds, github, proposed, log });
   context.subscriptions.push(follow);
   registerPublishCommands(context, { publisher: new GitHubPublisher(github, prds, log), dispatcher: new GitHubDispatcher(github, prds), follow, prds, log });
   void prds.whenIdle().then(() => github.refresh());

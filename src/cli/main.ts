@@ -18,6 +18,7 @@ import type * as CompactModule from './commands/compact';
 import type * as ContextModule from './commands/context';
 import type * as GithubModule from './commands/github';
 import type * as GraphModule from './commands/graph';
+import type * as ImportModule from './commands/import';
 import type * as NextModule from './commands/next';
 import type * as PinModule from './commands/pin';
 import type * as RunModule from './commands/run';
@@ -50,6 +51,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { name: 'run', load: () => (require('./commands/run') as typeof RunModule).runCommand },
   { name: 'github', load: () => (require('./commands/github') as typeof GithubModule).githubCommand },
   { name: 'stats', load: () => (require('./commands/stats') as typeof StatsModule).statsCommand },
+  { name: 'import', load: () => (require('./commands/import') as typeof ImportModule).importCommand },
 ];
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -69,7 +71,7 @@ ${prdOptionsUsage}`;
 }
 
 /** Options any command takes a value for: their values are never the command word. */
-const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url', 'loop', 'parallel', 'agent', 'agent-command', 'check', 'merge', 'failure-limit', 'no-progress-limit', 'timeout-minutes', 'worktree-root', 'branch', 'runs', 'pulls', 'max-parallel', 'out', 'assignee', 'ref', 'write-interval', 'feature', 'since', 'until'] as const;
+const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url', 'loop', 'parallel', 'agent', 'agent-command', 'check', 'merge', 'failure-limit', 'no-progress-limit', 'timeout-minutes', 'worktree-root', 'branch', 'runs', 'pulls', 'max-parallel', 'out', 'assignee', 'ref', 'write-interval', 'feature', 'since', 'until', 'format', 'tag', 'label', 'milestone'] as const;
 
 /** The command word: the first positional argument, wherever it is among the options. */
 export function commandWord(argv: readonly string[]): string | undefined {

@@ -30,6 +30,8 @@ const none: CommandNeeds = {};
 export const COMMAND_NEEDS: { readonly [id in CommandId]: CommandNeeds } = {
   [Commands.refresh]: none,
   [Commands.createPrd]: write('Creating prd.json'),
+  // Writes prd.json; its GitHub source also reads the repository's issues with the folder's session.
+  [Commands.importStories]: write('Importing stories'),
   [Commands.openPrd]: none,
   [Commands.showNextStory]: none,
   [Commands.storyOpen]: none,

@@ -19,6 +19,7 @@ const contributed = (JSON.parse(readFileSync(path.join(__dirname, '../../package
 /** Commands that write workspace files (prd.json, progress.txt, AGENTS.md, the Pin, .ralph/). */
 const WRITES = [
   'ralph.createPrd',
+  'ralph.importStories',
   'ralph.story.markPassing',
   'ralph.story.markNotPassing',
   'ralph.removeBlockedBy',

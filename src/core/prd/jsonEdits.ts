@@ -20,6 +20,12 @@ export function jsonTree(text: string): Node | undefined {
   return parseTree(text, [], { disallowComments: false, allowTrailingComma: true });
 }
 
+/** A text's tree and style, computed once for many edits of the same text. */
+export interface ParsedJson {
+  readonly root: Node | undefined;
+  readonly style: JsonStyle;
+}
+
 /** How the file writes JSON: its line ending, its indentation unit, its spacing on one line. */
 export interface JsonStyle {
   readonly eol: string;
@@ -105,9 +111,9 @@ function valueText(value: unknown, indent: string | undefined, style: JsonStyle)
  * Sets the value at `path` (the last copy of a repeated key): replaced in place when it exists,
  * else added as the last property of its object. No edit when the parent object is not there.
  */
-export function setValueEdits(text: string, path: JsonPath, value: unknown): TextEdit[] {
-  const root = jsonTree(text);
-  const style = jsonStyleOf(text);
+export function setValueEdits(text: string, path: JsonPath, value: unknown, parsed?: ParsedJson): TextEdit[] {
+  const root = parsed ? parsed.root : jsonTree(text);
+  const style = parsed?.style ?? jsonStyleOf(text);
   const current = nodeAt(root, path);
   if (current) {
     const content = isOneLine(text, current) ? inline(value, style) : block(value, lineIndent(text, current.offset), style);
@@ -123,11 +129,20 @@ export function setValueEdits(text: string, path: JsonPath, value: unknown): Tex
 
 /** Appends `value` to the array at `path` (the last copy of a repeated key). */
 export function appendElementEdits(text: string, path: JsonPath, value: unknown): TextEdit[] {
-  const root = jsonTree(text);
+  return appendElementsEdits(text, path, [value]);
+}
+
+/**
+ * Appends `values` to the array at `path` in one edit (each laid out as appendElementEdits lays one
+ * out): 10,000 new stories are one insertion, not 10,000 re-parses of a growing text.
+ */
+export function appendElementsEdits(text: string, path: JsonPath, values: readonly unknown[], parsed?: ParsedJson): TextEdit[] {
+  const root = parsed ? parsed.root : jsonTree(text);
   const array = nodeAt(root, path);
-  if (array?.type !== 'array') {
+  if (array?.type !== 'array' || values.length === 0) {
     return [];
   }
-  const style = jsonStyleOf(text);
-  return [appendTo(text, array, (indent) => valueText(value, indent, style), isSimple(value), style)];
+  const style = parsed?.style ?? jsonStyleOf(text);
+  const write = (indent: string | undefined) => values.map((v) => valueText(v, indent, style)).join(indent === undefined ? style.comma : `,${style.eol}${indent}`);
+  return [appendTo(text, array, write, values.every(isSimple), style)];
 }

@@ -31,6 +31,12 @@ export const ELEMENT_KEYS: ReadonlySet<string> = new Set([...DEPENDENCY_KEYS, 'a
 
 const PASSING_STATUS = new Set(['done', 'complete', 'completed', 'passed', 'pass', 'closed', 'resolved']);
 const PRIORITY_WORDS: Readonly<Record<string, number>> = { critical: 0, high: 1, medium: 2, low: 3 };
+
+/** A priority written as a word (critical 0, high 1, medium 2, low 3; P0–P999; a number in a string) as a number, else undefined. The importers map their priorities with it too. */
+export function priorityOfWord(raw: unknown): number | undefined {
+  const word = typeof raw === 'string' ? raw.trim().toLowerCase() : undefined;
+  return word === undefined ? undefined : Object.hasOwn(PRIORITY_WORDS, word) ? PRIORITY_WORDS[word] : /^p\d{1,3}$/.test(word) ? Number(word.slice(1)) : /^-?\d+(\.\d+)?$/.test(word) ? Number(word) : undefined;
+}
 // C0 and C1 control characters, DEL included: a terminal acts on them (TAB completes, ESC starts a sequence).
 export const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
@@ -197,8 +203,7 @@ export function buildStory(raw: Record<string, unknown>, index: number, path: Js
   } else if (rawPriority === undefined || rawPriority === null) {
     out.tally('missing-priority', 'priority', brace, self(), (n, first) => `${n === 1 ? `Story ${first} has` : `${plural(n, 'story', 'stories')} have`} no "priority" (${first} first): they run after the stories that have one, in file order.`);
   } else {
-    const word = typeof rawPriority === 'string' ? rawPriority.trim().toLowerCase() : undefined;
-    const mapped = word === undefined ? undefined : word in PRIORITY_WORDS ? PRIORITY_WORDS[word] : /^p\d{1,3}$/.test(word) ? Number(word.slice(1)) : /^-?\d+(\.\d+)?$/.test(word) ? Number(word) : undefined;
+    const mapped = priorityOfWord(rawPriority);
     if (mapped === undefined) {
       out.error('schema', `${describePath(path)}.priority: expected a number (or critical, high, medium, low, P0–P3), got ${describeValue(rawPriority)}: the story cannot be ordered.`, where('priority'), self());
     } else {

@@ -53,6 +53,9 @@ export const remoteIssueSchema = z.object({
 });
 export const remoteIssueListSchema = z.array(remoteIssueSchema);
 
+/** A milestone as `GET /milestones` lists it (import github --milestone names one by title or number). */
+export const milestoneListSchema = z.array(z.object({ number: z.number(), title: z.string() }));
+
 export const labelSchema = z.object({ name: z.string(), color: z.string(), description: z.string().nullish() });
 export const labelListSchema = z.array(labelSchema);
 

@@ -37,6 +37,7 @@ export function issueJson(gh: GitHubEmulator, i: EmulatedIssue): Record<string, 
     url: `${apiBase}/issues/${i.number}`,
     repository_url: apiBase,
     html_url: `https://github.com/${full}/${i.pull ? 'pull' : 'issues'}/${i.number}`,
+    milestone: i.milestone ? { number: i.milestone.number, title: i.milestone.title, state: 'open' } : null,
     ...(i.pull ? { pull_request: { url: `${apiBase}/pulls/${i.number}`, merged_at: i.pull.mergedAt } } : {}),
   };
 }
@@ -57,9 +58,12 @@ function listIssues(gh: GitHubEmulator, x: Exchange): void {
   const q = x.url.searchParams;
   const labels = q.get('labels')?.split(',').map((l) => l.trim().toLowerCase()).filter(Boolean) ?? [];
   const state = q.get('state') ?? 'open';
+  // milestone: a number, "*" (any) or "none"
+  const milestone = q.get('milestone');
   const list = [...gh.issues.values()]
     .filter((i) => !i.deleted && !i.transferredTo)
     .filter((i) => state === 'all' || i.state === state)
+    .filter((i) => milestone === null || (milestone === '*' ? i.milestone !== undefined : milestone === 'none' ? i.milestone === undefined : String(i.milestone?.number) === milestone))
     .filter((i) => labels.every((l) => i.labels.some((has) => has.toLowerCase() === l)))
     .map((i) => issueJson(gh, i));
   x.paged(list);
@@ -260,6 +264,11 @@ export function issueRoutes(gh: GitHubEmulator, x: Exchange, rest: string): bool
   }
   if (rest === '/labels' && (x.method === 'GET' || x.method === 'POST')) {
     labelRoutes(gh, x);
+    return true;
+  }
+  if (rest === '/milestones' && x.method === 'GET') {
+    const seen = new Map([...gh.issues.values()].flatMap((i) => (i.milestone ? [[i.milestone.number, i.milestone] as const] : [])));
+    x.paged([...seen.values()].map((m) => ({ number: m.number, title: m.title, state: 'open' })));
     return true;
   }
   const m = /^\/issues\/(\d+)(\/.*)?$/.exec(rest);

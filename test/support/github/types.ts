@@ -53,6 +53,8 @@ export interface EmulatedIssue {
   subIssues: number[];
   /** Database ids of the issues that block it ("blocked by"). */
   blockedBy: number[];
+  /** The milestone it is in (`GET /milestones` lists the ones issues are in). */
+  milestone?: { number: number; title: string };
   /** Switch: the issue was deleted (every route of it answers 410 Gone). */
   deleted?: boolean;
   /** Switch: the issue was transferred (every route of it answers 301 with a Location to this one). */
