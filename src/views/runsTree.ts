@@ -30,6 +30,7 @@ const outcomeIcons: Record<RunOutcome, [string, string | undefined, string]> = {
   stopped: ['debug-stop', 'list.warningForeground', 'stopped'],
   'false-complete': ['warning', 'list.warningForeground', 'false COMPLETE'],
   error: ['error', 'list.errorForeground', 'error'],
+  'rate-limited': ['watch', 'list.warningForeground', 'rate-limited'],
 };
 
 /** A parallel run whose story passed in its worktree, but whose merge conflicted, failed its check or failed. */

@@ -4,9 +4,10 @@
  * with its line number, the rest still loads).
  */
 
-export type RunOutcome = 'passed' | 'failed' | 'no-progress' | 'stopped' | 'false-complete' | 'error';
+/** `rate-limited`: the agent stopped at its provider's usage or rate limit (or an overload); the loop waits and runs the story again. */
+export type RunOutcome = 'passed' | 'failed' | 'no-progress' | 'stopped' | 'false-complete' | 'error' | 'rate-limited';
 
-export const RUN_OUTCOMES: readonly RunOutcome[] = ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error'];
+export const RUN_OUTCOMES: readonly RunOutcome[] = ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error', 'rate-limited'];
 
 export interface FeatCommit {
   readonly sha: string;
@@ -38,6 +39,10 @@ export interface RunRecord {
   readonly iteration: number;
   /** Identifies the loop (or single run) the iteration belonged to. */
   readonly loopId: string;
+  /** A rate-limited run: when the agent said its limit resets (ISO 8601); absent when it did not say. */
+  readonly resetAt?: string;
+  /** A failed run: its normalised failure signature (src/core/insights/signature.ts). */
+  readonly signature?: string;
   /** Paths the agent changed but left uncommitted (at most MAX_UNCOMMITTED; absent when none or not checked). */
   readonly uncommitted?: readonly string[];
   /** How many more uncommitted paths there were than listed. */
@@ -60,6 +65,9 @@ export interface ParallelRunFields {
   /** The feature branch's commit that merged the story. */
   readonly mergeCommit?: string;
 }
+
+/** A signature read back is cut to this length (a hand-edited line cannot make a row unbounded). */
+export const MAX_SIGNATURE = 500;
 
 /** At most this many uncommitted paths are recorded per iteration. */
 export const MAX_UNCOMMITTED = 50;
@@ -86,6 +94,8 @@ export function serializeRun(r: RunRecord): string {
     promptFile: r.promptFile,
     iteration: r.iteration,
     loopId: r.loopId,
+    ...(r.resetAt ? { resetAt: r.resetAt } : {}),
+    ...(r.signature ? { signature: r.signature } : {}),
     ...(r.uncommitted && r.uncommitted.length > 0 ? { uncommitted: r.uncommitted.slice(0, MAX_UNCOMMITTED) } : {}),
     ...(r.uncommittedMore ? { uncommittedMore: r.uncommittedMore } : {}),
     ...(r.parallel ? { parallel: parallelFields(r.parallel) } : {}),
@@ -176,6 +186,8 @@ function toRecord(v: unknown): RunRecord | string {
     promptFile: str('promptFile'),
     iteration: num('iteration', 1),
     loopId: str('loopId'),
+    ...(typeof o.resetAt === 'string' && !Number.isNaN(Date.parse(o.resetAt)) ? { resetAt: o.resetAt } : {}),
+    ...(typeof o.signature === 'string' && o.signature.trim() !== '' ? { signature: o.signature.slice(0, MAX_SIGNATURE) } : {}),
     ...uncommittedOf(o),
     ...parallelOf(o.parallel),
   };
