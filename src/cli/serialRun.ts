@@ -28,6 +28,8 @@ export type SerialEvent =
   | { readonly kind: 'started'; readonly storyId: string; readonly storyTitle: string; readonly iteration: number; readonly maxIterations: number; readonly folder: string; readonly logFile: string }
   | { readonly kind: 'agentEnded'; readonly storyId: string; readonly outcome: RunRecord['outcome']; readonly exitCode: number | null; readonly durationMs: number }
   | { readonly kind: 'note'; readonly storyId?: string; readonly message: string }
+  /** The agent hit its limit: the loop sleeps until `until` (ms since the epoch), then runs the story again. */
+  | { readonly kind: 'waiting'; readonly storyId: string; readonly agent: string; readonly until: number; readonly source: 'reset' | 'backoff' }
   | { readonly kind: 'stopped'; readonly stop: StopStep };
 
 export interface SerialRunOptions {
@@ -52,6 +54,7 @@ export class SerialRun {
   private lock: RunLock | undefined;
   private log: { stream: WriteStream; rel: string } | undefined;
   private announced = 0;
+  private announcedWait: number | undefined;
 
   constructor(private readonly o: SerialRunOptions) {
     const ctx: FolderPrepContext = { root: o.root, settings: o.settings, log: { info: () => undefined, warn: (line) => o.warn(line.replace(/^\[runner\] /, '')) }, planAgent: (id, prompt) => o.planAgent(id, prompt) };
@@ -106,6 +109,10 @@ export class SerialRun {
       },
       log: { info: () => undefined, warn: (line) => o.warn(line.replace(/^\[runner\] /, '')) },
       changed: (run) => {
+        if (run.limit && run.limit.until !== this.announcedWait && run.storyId !== undefined) {
+          this.announcedWait = run.limit.until;
+          o.onEvent({ kind: 'waiting', storyId: run.storyId, agent: run.limit.agent, until: run.limit.until, source: run.limit.source });
+        }
         if (run.phase === 'running' && run.storyId !== undefined && run.iteration !== undefined && run.iteration > this.announced) {
           this.announced = run.iteration;
           o.onEvent({ kind: 'started', storyId: run.storyId, storyTitle: run.storyTitle ?? '', iteration: run.iteration, maxIterations: run.maxIterations, folder: o.root, logFile: this.log?.rel ?? '' });
@@ -137,6 +144,7 @@ export class SerialRun {
     }
   }
 
+  /** Ends the running agent, or the wait for its limit. */
   stop(): Promise<boolean> {
     return this.engine.stopNow();
   }

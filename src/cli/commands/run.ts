@@ -24,6 +24,7 @@ import { terminalLookup } from '../../node/programLookup';
 import { RunError } from '../../node/preparer';
 import { readWorkspaceSettings } from '../../node/workspaceSettings';
 import type { SettingValues } from '../../core/settingKeys';
+import { waitSentence } from '../../core/insights/waitText';
 import { type SerialEvent, SerialRun } from '../serialRun';
 import type { CliCommand, CliIo } from '../io';
 
@@ -374,7 +375,7 @@ async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: 
   const off = interrupts.on((signal) => {
     interrupted++;
     if (interrupted === 1) {
-      io.stderr(`ralph-workbench run: ${signal}: stopping — ending the running agent (${signal} again to end at once)\n`);
+      io.stderr(`ralph-workbench run: ${signal}: stopping — ending the running agent or its wait (${signal} again to end at once)\n`);
       void run.stop();
     } else {
       interrupts.exit(130);
@@ -400,6 +401,8 @@ function serialLine(e: SerialEvent): string {
       return `■ ${e.storyId}: agent ended — ${e.outcome}${e.exitCode !== null ? ` (exit ${e.exitCode})` : ''} after ${seconds(e.durationMs)}`;
     case 'note':
       return `· ${e.message}`;
+    case 'waiting':
+      return `⏸ ${e.storyId}: ${waitSentence(e.agent, e.until, Date.now(), new Date(e.until).toLocaleTimeString('en-GB', { hour12: false }), e.source)}; Ctrl-C stops`;
     case 'stopped':
       return [e.stop.message, ...e.stop.details.map((d) => `  ${d}`)].join('\n');
   }
