@@ -162,6 +162,20 @@ describe('CLI run in-process: --parallel 1 is the serial loop', function () {
     assert.deepEqual(passing(root), ['US-001']);
   });
 
+  it('in parallel worktrees too: the run waits for the printed reset, starts nothing meanwhile, runs the story again and merges it', async () => {
+    const root = makeRepo();
+    const { io, out, interrupts } = capture();
+    const code = await runRun(['--parallel', '2', '--story', 'US-001', '--failure-limit', '1', '--agent-command', limitThenPass(2)], io, interrupts, root);
+    assert.equal(code, 0, `${out.stdout}\n${out.stderr}`);
+    assert.match(out.stdout, /■ US-001: agent ended — rate-limited \(exit 1\)/);
+    assert.match(out.stdout, /⏸ US-001: rate-limited by node: waiting until \d\d:\d\d:\d\d \(in \d s\); Ctrl-C stops\n/);
+    assert.match(out.stdout, /✓ US-001: merged/);
+    const runs = runsOf(root);
+    assert.deepEqual(runs.map((r) => [r.storyId, r.outcome]), [['US-001', 'rate-limited'], ['US-001', 'passed']]);
+    assert.ok(runs[0].resetAt && Date.parse(runs[1].start) >= Date.parse(runs[0].resetAt), `${runs[0].resetAt} → ${runs[1].start}`);
+    assert.deepEqual(passing(root), ['US-001']);
+  });
+
   it('SIGINT during the wait stops cleanly: no further agent runs, exit 0', async () => {
     const root = makeRepo();
     const { io, out, interrupts } = capture();

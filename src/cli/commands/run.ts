@@ -236,9 +236,16 @@ export function statusLine(e: RunnerEvent): string | undefined {
       return `! ${e.item.message}`;
     case 'note':
       return `· ${e.message}`;
+    case 'waiting':
+      return waitLine(e);
     case 'stopped':
       return [e.stop.message, ...e.stop.details.map((d) => `  ${d}`)].join('\n');
   }
+}
+
+/** "⏸ US-001: rate-limited by claude: waiting until 15:00:30 (in 12 min); Ctrl-C stops" (the clock in this machine's time). */
+function waitLine(e: { readonly storyId: string; readonly agent: string; readonly until: number; readonly source: 'reset' | 'backoff' }): string {
+  return `⏸ ${e.storyId}: ${waitSentence(e.agent, e.until, Date.now(), new Date(e.until).toLocaleTimeString('en-GB', { hour12: false }), e.source)}; Ctrl-C stops`;
 }
 
 function jsonLine(e: RunnerEvent): string {
@@ -402,7 +409,7 @@ function serialLine(e: SerialEvent): string {
     case 'note':
       return `· ${e.message}`;
     case 'waiting':
-      return `⏸ ${e.storyId}: ${waitSentence(e.agent, e.until, Date.now(), new Date(e.until).toLocaleTimeString('en-GB', { hour12: false }), e.source)}; Ctrl-C stops`;
+      return waitLine(e);
     case 'stopped':
       return [e.stop.message, ...e.stop.details.map((d) => `  ${d}`)].join('\n');
   }

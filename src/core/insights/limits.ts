@@ -197,6 +197,11 @@ export function limitWait(verdict: Pick<LimitVerdict, 'resetAt'>, end: number, i
   return { until: end + Math.min(MAX_BACKOFF_MS, 60_000 * 2 ** step), source: 'backoff' };
 }
 
+/** This machine's IANA time zone: where the agent ran, so the zone a bare "resets 3pm" means. */
+export function localTimeZone(): string | undefined {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
+}
+
 /** Keeps the last LIMIT_TAIL_CHARS of an agent's output as it arrives in chunks. */
 export class OutputTail {
   private text = '';

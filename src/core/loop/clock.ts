@@ -28,3 +28,28 @@ export const realClock: Clock = {
       signal?.addEventListener('abort', done, { once: true });
     }),
 };
+
+/** Waits that can all be ended at once (Resume Now, Stop): a loop's waits for agents' limits. */
+export class WaitSet {
+  private readonly waits = new Set<AbortController>();
+
+  constructor(private readonly clock: Clock = realClock) {}
+
+  /** Sleeps until `until` (ms since the epoch) or until endAll(). */
+  async sleepUntil(until: number): Promise<void> {
+    const control = new AbortController();
+    this.waits.add(control);
+    try {
+      await this.clock.sleep(Math.max(0, until - this.clock.now()), control.signal);
+    } finally {
+      this.waits.delete(control);
+    }
+  }
+
+  /** Ends every wait now; false when none was waiting. */
+  endAll(): boolean {
+    const any = this.waits.size > 0;
+    this.waits.forEach((w) => w.abort());
+    return any;
+  }
+}

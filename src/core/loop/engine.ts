@@ -13,7 +13,7 @@ import { completeIteration } from './iteration';
 import { type IterationRecord, LoopController, type RunStep, type StopMode, type StopStep } from './loop';
 import { type Run, RunSet } from './runSet';
 import { type LoopOutcome, runLoop } from './scheduler';
-import { type LimitVerdict, limitWait, OutputTail } from '../insights/limits';
+import { type LimitVerdict, limitWait, localTimeZone, OutputTail } from '../insights/limits';
 import { CompleteSignalDetector } from '../output';
 import type { PrdAnalysis } from '../prd/index';
 import { type FeatCommit, fewPaths, type RunRecord } from '../runs/runs';
@@ -226,7 +226,7 @@ export class RunEngine<F, H extends AgentHandle> {
       iteration: step.iteration,
       loopId: runId,
       output: tail.value,
-      timeZone: this.ports.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+      timeZone: this.ports.timeZone ?? localTimeZone(),
     });
     await this.ports.record(folder, line, after);
     if (line.uncommitted) {
