@@ -109,6 +109,8 @@ describe('CLI run in-process: --parallel 1 is the serial loop', function () {
     assert.equal(failed, 1, `${failing.out.stdout}\n${failing.out.stderr}`);
     assert.match(failing.out.stdout, /Stopped: the agent exited with an error in 2 consecutive iterations/);
     assert.deepEqual(runsOf(root).map((r) => r.outcome), ['passed', 'failed', 'failed']);
+    // each failure recorded with its signature: the same failure twice reads the same
+    assert.deepEqual(runsOf(root).map((r) => r.signature), [undefined, 'fake-agent: typecheck failed (<n> errors); US-<n> is not done', 'fake-agent: typecheck failed (<n> errors); US-<n> is not done']);
     assert.deepEqual(passing(root), ['US-001']);
   });
 

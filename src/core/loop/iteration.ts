@@ -7,6 +7,7 @@
 import { missingExecutableMessage, type PathLookup, PRESET_SETTING, resolveAgentCommand, resolveExecutable } from '../agents/presets';
 import { agentEnvironment, COMMAND_SETTING, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
 import { detectLimit, type LimitVerdict } from '../insights/limits';
+import { failureSignature } from '../insights/signature';
 import type { PrdAnalysis } from '../prd/index';
 import { detectFeatCommit, type FeatCommit, MAX_UNCOMMITTED, type RunRecord } from '../runs/runs';
 import type { IterationRecord, LoopController } from './loop';
@@ -136,6 +137,7 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     limit,
   });
   const limited = record.outcome === 'rate-limited' ? limit : undefined;
+  const signature = record.outcome === 'failed' && o.output !== undefined ? failureSignature(o.output) : undefined;
   const uncommitted = o.uncommitted ?? [];
   const line: RunRecord = {
     start: new Date(o.started).toISOString(),
@@ -155,6 +157,7 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     iteration: o.iteration,
     loopId: o.loopId,
     ...(limited?.resetAt ? { resetAt: limited.resetAt.toISOString() } : {}),
+    ...(signature ? { signature } : {}),
     ...(uncommitted.length > 0
       ? { uncommitted: uncommitted.slice(0, MAX_UNCOMMITTED), ...(uncommitted.length > MAX_UNCOMMITTED ? { uncommittedMore: uncommitted.length - MAX_UNCOMMITTED } : {}) }
       : {}),

@@ -17,6 +17,7 @@ import type { AgentExecutor, AgentExit, AgentHandle } from '../../core/loop/exec
 import type { AgentCommandPlan } from '../../core/loop/iteration';
 import type { AgentOutcome } from '../../core/loop/parallelLoop';
 import { detectLimit, type LimitVerdict, localTimeZone } from '../../core/insights/limits';
+import { failureSignature } from '../../core/insights/signature';
 import { planPrdMerge, storyPasses } from '../../core/parallel/prdMerge';
 import { unionProgress } from '../../core/parallel/progressUnion';
 import { analyzePrd } from '../../core/prd/index';
@@ -85,6 +86,8 @@ export interface StoryRunResult {
   readonly uncommitted: readonly string[];
   /** A rate-limited run: what the agent printed of its limit (the runner waits it out). */
   readonly limit?: LimitVerdict;
+  /** A failed run: its failure signature (core/insights/signature.ts). */
+  readonly signature?: string;
 }
 
 const COMPLETE = '<promise>COMPLETE</promise>';
@@ -242,12 +245,13 @@ export function runLine(r: StoryRunResult, at: RunLinePlace, wt: StoryWorktree):
     iteration: at.iteration,
     loopId: at.loopId,
     ...(r.limit?.resetAt ? { resetAt: r.limit.resetAt.toISOString() } : {}),
+    ...(r.signature ? { signature: r.signature } : {}),
     ...(r.uncommitted.length > 0 ? { uncommitted: r.uncommitted } : {}),
     parallel: { wave: at.wave, worktree: wt.folder, branch: wt.branch },
   };
 }
 
-type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPasses' | 'filesChanged' | 'uncommitted' | 'limit'>;
+type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPasses' | 'filesChanged' | 'uncommitted' | 'limit' | 'signature'>;
 
 /** What the agent left in its worktree, as the loop's outcome. */
 async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentExit, timedOut: boolean, outputTail: string, ended: Date): Promise<Observed> {
@@ -289,7 +293,8 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
     return { ...seen, outcome: 'rate-limited', message: limit.message, limit };
   }
   if (exit.exitCode !== undefined && exit.exitCode !== 0) {
-    return { ...seen, outcome: 'failed', message: `its agent exited with code ${exit.exitCode}` };
+    const signature = failureSignature(outputTail);
+    return { ...seen, outcome: 'failed', message: `its agent exited with code ${exit.exitCode}`, ...(signature ? { signature } : {}) };
   }
   // Nothing done and the agent's last words ask the user: an answer, not another attempt, moves it on.
   const question = !passes && !commit ? agentQuestion(outputTail) : undefined;
