@@ -12,6 +12,7 @@ import { registerMemoryCommands } from './commands/memoryCommands';
 import { registerParallelCommands } from './commands/parallelCommands';
 import { registerPublishCommands } from './commands/publishCommands';
 import { registerRunCommands } from './commands/runCommands';
+import { registerSignatureOffer } from './commands/signatureOffer';
 import { registerStoryCommands } from './commands/storyCommands';
 import { registerWorkflowCommands } from './commands/workflowCommands';
 import { Commands, Views } from './constants';
@@ -97,6 +98,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   context.subscriptions.push(interrupted);
   registerParallelCommands(context, { prds, parallel, interrupted, log });
   registerMemoryCommands(context, { prds, memory, runs: runsWorkspace, storiesView: treeView, log });
+  registerSignatureOffer(context, runsWorkspace);
   registerCompactionCommands(context, {
     memory,
     proposed,
