@@ -3,7 +3,7 @@
  * its terminal); otherwise the next ready story (click runs it), or why nothing can run.
  */
 import * as vscode from 'vscode';
-import { countdown } from '../core/insights/waitText';
+import { countdown } from '../core/webview/graphProtocol';
 import { formatDuration } from '../core/runs/runs';
 import { STORY_STATES, type StoryStateKey } from '../core/vocabulary';
 import { Commands } from '../constants';

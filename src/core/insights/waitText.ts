@@ -1,16 +1,7 @@
 /**
- * How a wait for an agent's limit reads (issue 21): the CLI's line, the status bar's countdown and
- * the Task Graph mark's. Pure: the caller gives the clock time as its locale shows it.
+ * How a wait for an agent's limit reads (issue 21) in the CLI's line. (The countdown of the status bar and
+ * the Task Graph mark is `countdown` in core/webview/graphProtocol.ts, which the page may import.)
  */
-
-/** A countdown as a clock shows it: "12:34", "1:02:03" (0 once passed). */
-export function countdown(ms: number): string {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  const two = (n: number): string => String(n).padStart(2, '0');
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  return h > 0 ? `${h}:${two(m)}:${two(s % 60)}` : `${m}:${two(s % 60)}`;
-}
 
 /** A wait in words: "in 5 s", "in 12 min", "in 2 h 05 min". */
 export function inWords(ms: number): string {
