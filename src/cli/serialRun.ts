@@ -42,7 +42,10 @@ export interface SerialRunOptions {
   readonly noProgressLimit: number;
   /** End an agent that runs longer (0: no limit); the iteration counts as a failure (exit 124, as timeout(1)). */
   readonly timeoutMs?: number;
-  planAgent(storyId: string, promptPath: string): AgentCommandPlan;
+  /** `presetId`: the fallback preset to run instead of the configured agent while it is limited. */
+  planAgent(storyId: string, promptPath: string, presetId?: string): AgentCommandPlan;
+  /** ralph.agent.fallback (none with a command line of the user's own). */
+  readonly fallback?: readonly string[];
   onEvent(event: SerialEvent): void;
   /** A warning for the person at the terminal (stderr). */
   warn(line: string): void;
@@ -57,7 +60,7 @@ export class SerialRun {
   private announcedWait: number | undefined;
 
   constructor(private readonly o: SerialRunOptions) {
-    const ctx: FolderPrepContext = { root: o.root, settings: o.settings, log: { info: () => undefined, warn: (line) => o.warn(line.replace(/^\[runner\] /, '')) }, planAgent: (id, prompt) => o.planAgent(id, prompt) };
+    const ctx: FolderPrepContext = { root: o.root, settings: o.settings, log: { info: () => undefined, warn: (line) => o.warn(line.replace(/^\[runner\] /, '')) }, planAgent: (id, prompt, presetId) => o.planAgent(id, prompt, presetId) };
     this.engine = new RunEngine<string, AgentHandle>({
       keyOf: (root) => root,
       read: () => this.read(),
@@ -77,8 +80,8 @@ export class SerialRun {
         });
         return { runAnyway: false };
       },
-      prepare: async (_root, step, before, allowDirty) => {
-        const prepared = await prepareIteration(ctx, step, before, allowDirty);
+      prepare: async (_root, step, before, allowDirty, presetId) => {
+        const prepared = await prepareIteration(ctx, step, before, allowDirty, presetId);
         const rel = `.ralph/logs/${path.basename(prepared.promptFile, '.md')}.log`;
         this.log = { stream: await openAgentLog(o.root, rel), rel };
         this.log.stream.write(`# ${step.storyId} — ${step.storyTitle}\n# folder ${o.root}\n# started ${new Date().toISOString()}\n`);
@@ -135,6 +138,7 @@ export class SerialRun {
         failureLimit: this.o.failureLimit,
         noProgressLimit: this.o.noProgressLimit,
         prdLabel: this.o.settings.prdPath,
+        fallback: this.o.fallback,
       });
       this.o.onEvent({ kind: 'stopped', stop: outcome.stop });
       return outcome.stop;

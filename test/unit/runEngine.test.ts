@@ -206,6 +206,32 @@ describe('run engine: runs are objects, several at once', () => {
       ]);
     });
 
+    it('with ralph.agent.fallback, the next iteration runs the first preset that is not limited, without waiting; runs.jsonl names the agent that ran', async () => {
+      const f = folder('fallback');
+      const prds = new Map([[f.root, analyzePrd(makePrd([{ id: 'US-1' }]))]]);
+      const { clock, sleeps } = fakeClock();
+      const asked: (string | undefined)[] = [];
+      const { engine: e, agents } = engine(prds, {
+        clock,
+        prepare: async (g, step, _before, _dirty, presetId) => {
+          asked.push(presetId);
+          return { promptFile: `.ralph/prompts/${step.storyId}-${asked.length}.md`, agent: presetId ?? 'claude', launch: { name: step.storyId, cwd: g.root, commandLine: 'agent', env: {} }, observe: async () => ({}) };
+        },
+      });
+      const done = e.run(f, { maxIterations: 1, fallback: ['claude', 'codex'] });
+      await until('the first agent', () => agents.length === 1);
+      agents[0].print(limitLine(NOW + 3_600_000));
+      agents[0].end(1);
+      await until('the second agent', () => agents.length === 2);
+      prds.set(f.root, analyzePrd(makePrd([{ id: 'US-1', passes: true }])));
+      agents[1].end(0);
+      assert.equal((await done).stop.reason, 'all-pass');
+      assert.deepEqual(asked, [undefined, 'codex'], 'the configured agent first, then the first fallback that is not limited (claude itself is skipped)');
+      assert.deepEqual(sleeps, [], 'no wait while another agent may run');
+      const lines = parseRuns(readFileSync(path.join(f.root, '.ralph', 'runs.jsonl'), 'utf8')).runs;
+      assert.deepEqual(lines.map((l) => [l.agent, l.outcome]), [['claude', 'rate-limited'], ['codex', 'passed']]);
+    });
+
     it('with no reset time printed, backs off 1 then 2 minutes; Stop during the wait ends the loop without running the agent again', async () => {
       const f = folder('backoff');
       const prds = new Map([[f.root, analyzePrd(makePrd([{ id: 'US-1' }]))]]);

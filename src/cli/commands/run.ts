@@ -290,11 +290,11 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
     }
   };
   const maxAgents = a.next ? 1 : (a.parallel ?? s.parallelMaxAgents);
-  const planAgent = (storyId: string, promptPath: string, cwd: string) => {
+  const planAgent = (storyId: string, promptPath: string, cwd: string, fallbackPreset?: string) => {
     const scripts = ralphScripts(cwd);
     return planAgentCommand({
-      presetId: a.agent ?? s.agentPreset,
-      command: a.agent !== undefined && a.agentCommand === undefined ? '' : agentCommand,
+      presetId: fallbackPreset ?? a.agent ?? s.agentPreset,
+      command: fallbackPreset !== undefined || (a.agent !== undefined && a.agentCommand === undefined) ? '' : agentCommand,
       shell,
       exists: (rel) => scripts.has(rel),
       vars: { promptFile: promptPath, storyId, workspaceFolder: cwd },
@@ -361,7 +361,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
  * needed). `--story` runs that story once; the exit status follows the parallel runner's: 1 when a
  * breaker left a story needing the user or the run could not start.
  */
-async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: string, promptPath: string, cwd: string) => AgentCommandPlan, io: CliIo, interrupts: Interrupts): Promise<number> {
+async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: string, promptPath: string, cwd: string, fallbackPreset?: string) => AgentCommandPlan, io: CliIo, interrupts: Interrupts): Promise<number> {
   const ignored = [a.check !== undefined && '--check', a.merge !== undefined && '--merge', a.allowOverlap && '--allow-overlap', a.worktreeRoot !== undefined && '--worktree-root'].filter((f): f is string => typeof f === 'string');
   if (ignored.length > 0) {
     io.stderr(`ralph-workbench run: one at a time, stories run in the folder itself and are not merged: ${ignored.join(', ')} ${ignored.length === 1 ? 'does' : 'do'} not apply\n`);
@@ -374,7 +374,9 @@ async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: 
     failureLimit: a.failureLimit ?? s.failureLimit,
     noProgressLimit: a.noProgressLimit ?? s.noProgressLimit,
     timeoutMs: (a.timeoutMinutes ?? s.parallelRunTimeoutMinutes) * 60_000,
-    planAgent: (storyId, promptPath) => planAgent(storyId, promptPath, a.root),
+    planAgent: (storyId, promptPath, presetId) => planAgent(storyId, promptPath, a.root, presetId),
+    // a command line of the user's own has no presets to fall back on
+    fallback: (a.agentCommand ?? s.agentCommand).trim() === '' ? s.agentFallback : [],
     onEvent: (e) => io.stdout(a.json ? `${JSON.stringify({ ...e, time: new Date().toISOString() })}\n` : `${serialLine(e)}\n`),
     warn: (line) => io.stderr(`ralph-workbench run: ${line}\n`),
   });

@@ -40,7 +40,8 @@ export interface RunPorts<F, H extends AgentHandle> {
    * user cancelled a question); runAnyway allows a dirty checkout.
    */
   preflight(folder: F, step: RunStep, before: PrdAnalysis, requestedStory: string | undefined): Promise<{ readonly stop?: StopStep; readonly runAnyway: boolean }>;
-  prepare(folder: F, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean): Promise<PreparedIteration>;
+  /** `presetId`: run this preset instead of the configured agent (the fallback while that one is limited). */
+  prepare(folder: F, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean, presetId?: string): Promise<PreparedIteration>;
   readonly executor: AgentExecutor<H>;
   /** The one writer of runs.jsonl (and of the prd.json snapshot archiving reads later). */
   record(folder: F, line: RunRecord, after: PrdAnalysis | undefined): Promise<void>;
@@ -65,6 +66,8 @@ export interface RunRequest {
   readonly noProgressLimit?: number;
   readonly failureLimit?: number;
   readonly prdLabel?: string;
+  /** ralph.agent.fallback: presets to run, in this order, while the configured agent is limited (not waiting while one is not). */
+  readonly fallback?: readonly string[];
 }
 
 export class RunEngine<F, H extends AgentHandle> {
@@ -104,6 +107,7 @@ export class RunEngine<F, H extends AgentHandle> {
       firstStory: request.storyId,
     });
     const run = this.runs.start(folder, loop.config.maxIterations, new Date());
+    const agents: AgentChoice = { fallback: request.fallback ?? [], limitedUntil: new Map() };
     this.loops.set(run.id, loop);
     let allowDirtyCheckout = false;
     try {
@@ -114,7 +118,7 @@ export class RunEngine<F, H extends AgentHandle> {
           allowDirtyCheckout = answer.runAnyway;
           return answer.stop;
         },
-        iterate: (step, before) => this.iteration(run.id, folder, loop, step, before, allowDirtyCheckout),
+        iterate: (step, before) => this.iteration(run.id, folder, loop, step, before, allowDirtyCheckout, agents),
         log: (line) => this.ports.log.info(line),
       });
     } finally {
@@ -156,11 +160,17 @@ export class RunEngine<F, H extends AgentHandle> {
   }
 
   /** Waits until the agent's limit resets (or backs off), unless a stop came first; Resume Now and Stop end it early. */
-  private async waitOutLimit(runId: string, loop: LoopController, storyId: string, agent: string, limit: LimitVerdict, ended: number): Promise<void> {
+  private async waitOutLimit(runId: string, loop: LoopController, storyId: string, agent: string, limit: LimitVerdict, ended: number, agents: AgentChoice): Promise<void> {
+    const wait = limitWait(limit, ended, loop.status.limitedInARow);
+    agents.limitedUntil.set(agent, wait.until);
+    const other = availableFallback(agents, this.clock.now());
+    if (other !== undefined && other !== agent) {
+      this.ports.log.info(`[runner] ${storyId}: ${agent} is limited until ${new Date(wait.until).toISOString()}; the next iteration runs ${other} (ralph.agent.fallback)`);
+      return;
+    }
     if (loop.status.stopRequested) {
       return;
     }
-    const wait = limitWait(limit, ended, loop.status.limitedInARow);
     const control = new AbortController();
     this.waits.set(runId, control);
     this.runs.update(runId, { limit: { until: wait.until, agent, kind: limit.kind, source: wait.source } });
@@ -176,9 +186,13 @@ export class RunEngine<F, H extends AgentHandle> {
     }
   }
 
-  private async iteration(runId: string, folder: F, loop: LoopController, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean): Promise<IterationRecord> {
+  private async iteration(runId: string, folder: F, loop: LoopController, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean, agents: AgentChoice): Promise<IterationRecord> {
     const { log } = this.ports;
-    const prepared = await this.ports.prepare(folder, step, before, allowDirtyCheckout);
+    const presetId = availableFallback(agents, this.clock.now());
+    const prepared = await this.ports.prepare(folder, step, before, allowDirtyCheckout, presetId);
+    if (presetId === undefined) {
+      agents.configured = prepared.agent;
+    }
     const detector = new CompleteSignalDetector();
     const tail = new OutputTail();
     const started = this.clock.now();
@@ -238,8 +252,27 @@ export class RunEngine<F, H extends AgentHandle> {
     }
     this.ports.recorded?.(folder, record);
     if (limit) {
-      await this.waitOutLimit(runId, loop, step.storyId, prepared.agent, limit, ended);
+      await this.waitOutLimit(runId, loop, step.storyId, prepared.agent, limit, ended, agents);
     }
     return record;
   }
+}
+
+/** The agents a run may use: the configured one (known after its first iteration), the fallback presets, and until when each is limited. */
+interface AgentChoice {
+  configured?: string;
+  readonly fallback: readonly string[];
+  readonly limitedUntil: Map<string, number>;
+}
+
+/**
+ * The preset to run instead of the configured agent: the first of the fallback list that is not
+ * limited, while the configured one is; undefined when the configured agent may run (or none may).
+ */
+function availableFallback(a: AgentChoice, now: number): string | undefined {
+  const free = (agent: string): boolean => (a.limitedUntil.get(agent) ?? 0) <= now;
+  if (a.configured === undefined || free(a.configured)) {
+    return undefined;
+  }
+  return a.fallback.find((p) => p !== a.configured && free(p));
 }

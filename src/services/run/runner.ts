@@ -98,7 +98,7 @@ export class Runner extends Disposable {
         }
         return outcome;
       },
-      prepare: (folder, step, before, allowDirty) => prepareIteration(this.contextOf(folder), step, before, allowDirty),
+      prepare: (folder, step, before, allowDirty, presetId) => prepareIteration(this.contextOf(folder), step, before, allowDirty, presetId),
       executor: terminalExecutor,
       record: async (folder, line, after) => {
         await recordIteration(folder.uri.fsPath, line, after);
@@ -171,6 +171,8 @@ export class Runner extends Disposable {
         noProgressLimit: settings.noProgressLimit,
         failureLimit: settings.failureLimit,
         prdLabel: settings.prdPath,
+        // a command line of the user's own has no presets to fall back on
+        fallback: settings.agentCommand.trim() === '' ? settings.agentFallback : [],
       });
     } catch (e) {
       throw e instanceof RunFileError ? new RunError(e.message) : e;
