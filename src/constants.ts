@@ -24,6 +24,7 @@ export const Commands = {
   startLoop: "ralph.startLoop",
   stopAfterIteration: "ralph.stopAfterIteration",
   stopNow: "ralph.stopNow",
+  resumeNow: "ralph.resumeNow",
   previewPrompt: "ralph.previewPrompt",
   showRunTerminal: "ralph.showRunTerminal",
   openRunPrompt: "ralph.openRunPrompt",

@@ -13,6 +13,7 @@ import { registerParallelCommands } from './commands/parallelCommands';
 import { registerImportCommands } from './commands/importCommands';
 import { registerPublishCommands } from './commands/publishCommands';
 import { registerRunCommands } from './commands/runCommands';
+import { registerSignatureOffer } from './commands/signatureOffer';
 import { registerStoryCommands } from './commands/storyCommands';
 import { registerWorkflowCommands } from './commands/workflowCommands';
 import { Commands, Views } from './constants';
@@ -100,6 +101,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   context.subscriptions.push(interrupted);
   registerParallelCommands(context, { prds, parallel, interrupted, log });
   registerMemoryCommands(context, { prds, memory, runs: runsWorkspace, storiesView: treeView, log });
+  registerSignatureOffer(context, runsWorkspace);
   registerCompactionCommands(context, {
     memory,
     proposed,

@@ -28,6 +28,8 @@ export type SerialEvent =
   | { readonly kind: 'started'; readonly storyId: string; readonly storyTitle: string; readonly iteration: number; readonly maxIterations: number; readonly folder: string; readonly logFile: string }
   | { readonly kind: 'agentEnded'; readonly storyId: string; readonly outcome: RunRecord['outcome']; readonly exitCode: number | null; readonly durationMs: number }
   | { readonly kind: 'note'; readonly storyId?: string; readonly message: string }
+  /** The agent hit its limit: the loop sleeps until `until` (ms since the epoch), then runs the story again. */
+  | { readonly kind: 'waiting'; readonly storyId: string; readonly agent: string; readonly until: number; readonly source: 'reset' | 'backoff' }
   | { readonly kind: 'stopped'; readonly stop: StopStep };
 
 export interface SerialRunOptions {
@@ -40,7 +42,10 @@ export interface SerialRunOptions {
   readonly noProgressLimit: number;
   /** End an agent that runs longer (0: no limit); the iteration counts as a failure (exit 124, as timeout(1)). */
   readonly timeoutMs?: number;
-  planAgent(storyId: string, promptPath: string): AgentCommandPlan;
+  /** `presetId`: the fallback preset to run instead of the configured agent while it is limited. */
+  planAgent(storyId: string, promptPath: string, presetId?: string): AgentCommandPlan;
+  /** ralph.agent.fallback (none with a command line of the user's own). */
+  readonly fallback?: readonly string[];
   onEvent(event: SerialEvent): void;
   /** A warning for the person at the terminal (stderr). */
   warn(line: string): void;
@@ -52,9 +57,10 @@ export class SerialRun {
   private lock: RunLock | undefined;
   private log: { stream: WriteStream; rel: string } | undefined;
   private announced = 0;
+  private announcedWait: number | undefined;
 
   constructor(private readonly o: SerialRunOptions) {
-    const ctx: FolderPrepContext = { root: o.root, settings: o.settings, log: { info: () => undefined, warn: (line) => o.warn(line.replace(/^\[runner\] /, '')) }, planAgent: (id, prompt) => o.planAgent(id, prompt) };
+    const ctx: FolderPrepContext = { root: o.root, settings: o.settings, log: { info: () => undefined, warn: (line) => o.warn(line.replace(/^\[runner\] /, '')) }, planAgent: (id, prompt, presetId) => o.planAgent(id, prompt, presetId) };
     this.engine = new RunEngine<string, AgentHandle>({
       keyOf: (root) => root,
       read: () => this.read(),
@@ -74,8 +80,8 @@ export class SerialRun {
         });
         return { runAnyway: false };
       },
-      prepare: async (_root, step, before, allowDirty) => {
-        const prepared = await prepareIteration(ctx, step, before, allowDirty);
+      prepare: async (_root, step, before, allowDirty, presetId) => {
+        const prepared = await prepareIteration(ctx, step, before, allowDirty, presetId);
         const rel = `.ralph/logs/${path.basename(prepared.promptFile, '.md')}.log`;
         this.log = { stream: await openAgentLog(o.root, rel), rel };
         this.log.stream.write(`# ${step.storyId} — ${step.storyTitle}\n# folder ${o.root}\n# started ${new Date().toISOString()}\n`);
@@ -106,6 +112,10 @@ export class SerialRun {
       },
       log: { info: () => undefined, warn: (line) => o.warn(line.replace(/^\[runner\] /, '')) },
       changed: (run) => {
+        if (run.limit && run.limit.until !== this.announcedWait && run.storyId !== undefined) {
+          this.announcedWait = run.limit.until;
+          o.onEvent({ kind: 'waiting', storyId: run.storyId, agent: run.limit.agent, until: run.limit.until, source: run.limit.source });
+        }
         if (run.phase === 'running' && run.storyId !== undefined && run.iteration !== undefined && run.iteration > this.announced) {
           this.announced = run.iteration;
           o.onEvent({ kind: 'started', storyId: run.storyId, storyTitle: run.storyTitle ?? '', iteration: run.iteration, maxIterations: run.maxIterations, folder: o.root, logFile: this.log?.rel ?? '' });
@@ -128,6 +138,7 @@ export class SerialRun {
         failureLimit: this.o.failureLimit,
         noProgressLimit: this.o.noProgressLimit,
         prdLabel: this.o.settings.prdPath,
+        fallback: this.o.fallback,
       });
       this.o.onEvent({ kind: 'stopped', stop: outcome.stop });
       return outcome.stop;
@@ -137,6 +148,7 @@ export class SerialRun {
     }
   }
 
+  /** Ends the running agent, or the wait for its limit. */
   stop(): Promise<boolean> {
     return this.engine.stopNow();
   }

@@ -48,6 +48,8 @@ export const COMMAND_NEEDS: { readonly [id in CommandId]: CommandNeeds } = {
   // Stopping only ends what a trusted workspace started.
   [Commands.stopAfterIteration]: none,
   [Commands.stopNow]: none,
+  // Ending the wait for an agent's limit starts the agent again at once.
+  [Commands.resumeNow]: run('Resuming the agent loop'),
   [Commands.previewPrompt]: none,
   [Commands.showRunTerminal]: none,
   [Commands.openRunPrompt]: none,

@@ -127,6 +127,34 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
     return true;
   });
 
+  reg(Commands.resumeNow, () => {
+    const serial = runner.resumeNow();
+    if (!parallel.resumeNow() && !serial) {
+      void vscode.window.showInformationMessage('No Ralph loop is waiting for an agent\'s limit.');
+      return false;
+    }
+    return true;
+  });
+
+  // A loop that waits out its agent's limit says so once per wait, with the way out of it.
+  const told = new Set<number>();
+  context.subscriptions.push(
+    runner.onDidChange((s) => {
+      if (!s.limit || told.has(s.limit.until)) {
+        return;
+      }
+      told.add(s.limit.until);
+      const at = new Date(s.limit.until).toLocaleTimeString();
+      const what = s.limit.kind === 'overloaded' ? 'found its provider overloaded' : `hit its ${s.limit.kind === 'usage-limit' ? 'usage' : 'rate'} limit`;
+      const when = s.limit.source === 'reset' ? `at ${at}, after its reset time` : `at ${at} (no reset time was printed, so backing off)`;
+      void vscode.window.showWarningMessage(`Ralph: ${s.limit.agent} ${what}; ${s.storyId ?? 'the story'} runs again ${when}.`, 'Resume Now', 'Stop').then((pick) => {
+        if (pick) {
+          void vscode.commands.executeCommand(pick === 'Stop' ? Commands.stopNow : Commands.resumeNow);
+        }
+      });
+    }),
+  );
+
   reg(Commands.previewPrompt, async (arg?: unknown) => {
     const node = arg instanceof StoryNode ? arg : typeof arg === 'string' ? tree.findStory(arg) : undefined;
     const folder = node?.entry.folder ?? (await prdFolder(arg));

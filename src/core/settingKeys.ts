@@ -27,6 +27,8 @@ export const SETTING_KEYS = {
   pinPath: { key: 'pinPath', default: 'specs/INDEX.md' },
   agentPreset: { key: 'agent.preset', default: 'claude' },
   agentCommand: { key: 'agent.command', default: '' },
+  // Issue 21: while the agent is rate-limited, the next run uses the first of these presets that is not.
+  agentFallback: { key: 'agent.fallback', default: [] as readonly string[] },
   promptTemplateFile: { key: 'prompt.templateFile', default: '' },
   // The floors are what the code has always accepted (package.json's minimum may be higher: the
   // Settings UI warns, the run still uses the value).

@@ -52,7 +52,8 @@ export interface FolderPrepContext {
   readonly settings: PrepareSettings;
   readonly log: { info(line: string): void; warn(line: string): void };
   /** The agent command for a story and its prompt file (absolute). */
-  planAgent(storyId: string, promptPath: string): AgentCommandPlan | Promise<AgentCommandPlan>;
+  /** `presetId`: run this preset instead of the configured agent (ralph.agent.fallback while it is limited). */
+  planAgent(storyId: string, promptPath: string, presetId?: string): AgentCommandPlan | Promise<AgentCommandPlan>;
   /** The story's GitHub issue plan for the prompt, if any. */
   issuePlanFor?(storyId: string): Promise<IssuePlanInput | undefined>;
   /** Whether an editor holds unsaved text of this workspace-relative file (headless: never). */
@@ -64,13 +65,13 @@ export interface FolderPrepContext {
 }
 
 /** Makes the folder ready for the step's story and plans the agent command. */
-export async function prepareIteration(ctx: FolderPrepContext, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean): Promise<PreparedIteration> {
+export async function prepareIteration(ctx: FolderPrepContext, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean, presetId?: string): Promise<PreparedIteration> {
   const { root, settings, log } = ctx;
   const branch = before.doc.branchName;
   // The agent command first: a command that cannot run must fail before the folder is changed.
   const taken = new Set(await readdir(path.join(root, '.ralph', 'prompts')).catch(() => [] as string[]));
   const promptFile = `.ralph/prompts/${promptFileName(new Date(), step.storyId, (n) => taken.has(n))}`;
-  const plan = await ctx.planAgent(step.storyId, path.join(root, promptFile));
+  const plan = await ctx.planAgent(step.storyId, path.join(root, promptFile), presetId);
   if (!plan.ok) {
     throw new RunError(plan.message, { setting: plan.setting });
   }

@@ -18,6 +18,8 @@ export interface RalphSettings {
   readonly pinPath: string;
   readonly agentPreset: AgentPresetId;
   readonly agentCommand: string;
+  /** ralph.agent.fallback: presets to switch to while the agent is limited (issue 21). */
+  readonly agentFallback: readonly string[];
   readonly promptTemplateFile: string;
   readonly maxIterations: number;
   readonly noProgressLimit: number;
@@ -69,6 +71,7 @@ export function readSettings(folder?: vscode.Uri): RalphSettings {
     pinPath: v.pinPath,
     agentPreset: v.agentPreset as AgentPresetId,
     agentCommand: v.agentCommand,
+    agentFallback: v.agentFallback,
     promptTemplateFile: v.promptTemplateFile,
     maxIterations: v.maxIterations,
     noProgressLimit: v.noProgressLimit,

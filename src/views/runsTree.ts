@@ -1,9 +1,11 @@
 /**
  * The Runs view: a summary line, the iterations newest first (outcome icon, story, duration), a
- * parallel loop's runs grouped under it by wave (src/core/runs/runGroups.ts), and the archived
+ * parallel loop's runs grouped under it by wave (src/core/runs/runGroups.ts), the failed runs by
+ * failure signature ("3 iterations failed with: …", src/core/insights/signature.ts), and the archived
  * runs of previous features, whose files open read-only. Drawn from RunsWorkspace.
  */
 import * as vscode from 'vscode';
+import { groupBySignature, type SignatureGroup } from '../core/insights/signature';
 import { groupRuns, mergeText, type RunGroup, type WaveGroup } from '../core/runs/runGroups';
 import { formatDuration, RUNS_FILE, type RunOutcome, type RunRecord, summarizeRuns, summaryLine } from '../core/runs/runs';
 import { Commands } from '../constants';
@@ -16,9 +18,12 @@ export const ARCHIVE_SCHEME = 'ralph-archive';
 
 type RunsNode =
   | { kind: 'summary'; folder: vscode.WorkspaceFolder; text: string; bad: number }
-  | { kind: 'run'; folder: vscode.WorkspaceFolder; run: RunRecord; index: number }
+  /** `under`: the failure signature group that shows the run a second time (tree ids must stay unique). */
+  | { kind: 'run'; folder: vscode.WorkspaceFolder; run: RunRecord; index: number; under?: string }
   | { kind: 'loop'; folder: vscode.WorkspaceFolder; runs: readonly RunRecord[]; group: Extract<RunGroup, { kind: 'loop' }>; newest: boolean }
   | { kind: 'wave'; folder: vscode.WorkspaceFolder; runs: readonly RunRecord[]; loopId: string; wave: WaveGroup }
+  | { kind: 'failures'; folder: vscode.WorkspaceFolder; runs: readonly RunRecord[]; groups: readonly SignatureGroup[] }
+  | { kind: 'signature'; folder: vscode.WorkspaceFolder; runs: readonly RunRecord[]; group: SignatureGroup }
   | { kind: 'archives'; folder: vscode.WorkspaceFolder; names: string[] }
   | { kind: 'archive'; folder: vscode.WorkspaceFolder; name: string }
   | { kind: 'archiveFile'; folder: vscode.WorkspaceFolder; archive: string; file: string };
@@ -70,7 +75,7 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         const unmerged = r.parallel?.merge !== undefined && r.parallel.merge !== 'merged';
         const [codicon, color, words] = unmerged && r.outcome === 'passed' ? UNMERGED : (outcomeIcons[r.outcome] ?? outcomeIcons.error);
         const item = new vscode.TreeItem(`${r.storyId}${r.storyTitle ? `: ${r.storyTitle}` : ''}`, vscode.TreeItemCollapsibleState.None);
-        item.id = `run:${node.folder.uri.toString()}:${r.start}:${node.index}`;
+        item.id = `${node.under !== undefined ? `signature:${node.under}/` : ''}run:${node.folder.uri.toString()}:${r.start}:${node.index}`;
         item.iconPath = new vscode.ThemeIcon(codicon, color ? new vscode.ThemeColor(color) : undefined);
         const left = r.uncommitted?.length ? (r.uncommitted.length + (r.uncommittedMore ?? 0)) : 0;
         const merge = mergeText(r.parallel);
@@ -87,6 +92,12 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         }
         if (r.parallel) {
           md.appendMarkdown(`Wave ${r.parallel.wave + 1} · worktree ${escape(r.parallel.worktree)} · branch \`${r.parallel.branch.replace(/`/g, "'")}\`${merge ? ` · ${escape(merge)}` : ''}\n\n`);
+        }
+        if (r.signature) {
+          md.appendMarkdown(`Failure signature: ${escape(r.signature)}\n\n`);
+        }
+        if (r.resetAt) {
+          md.appendMarkdown(`The agent's limit reset at ${escape(new Date(r.resetAt).toLocaleString())}\n\n`);
         }
         md.appendMarkdown(`Prompt: ${escape(r.promptFile)}${terminal ? ' · its terminal is still open' : ''}`);
         item.tooltip = md;
@@ -107,6 +118,23 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         item.id = `wave:${node.folder.uri.toString()}:${node.loopId}:${node.wave.wave}`;
         item.iconPath = new vscode.ThemeIcon('layers');
         item.contextValue = 'runsWave';
+        return item;
+      }
+      case 'failures': {
+        const n = node.groups.reduce((sum, g) => sum + g.runs.length, 0);
+        const item = new vscode.TreeItem('Failures by signature', vscode.TreeItemCollapsibleState.Collapsed);
+        item.iconPath = new vscode.ThemeIcon('bug');
+        item.description = `${n} failed iteration${n === 1 ? '' : 's'}, ${node.groups.length} signature${node.groups.length === 1 ? '' : 's'}`;
+        item.contextValue = 'runsFailures';
+        return item;
+      }
+      case 'signature': {
+        const item = new vscode.TreeItem(node.group.label, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `signature:${node.folder.uri.toString()}:${node.group.signature}`;
+        item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed'));
+        item.description = node.group.storyIds.join(', ');
+        item.tooltip = `${node.group.label}\nStories: ${node.group.storyIds.join(', ')}`;
+        item.contextValue = 'runsSignature';
         return item;
       }
       case 'archives': {
@@ -146,6 +174,10 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
         out.push(
           ...groupRuns(runs).map((g, k): RunsNode => (g.kind === 'run' ? { kind: 'run', folder, run: runs[g.index], index: g.index } : { kind: 'loop', folder, runs, group: g, newest: k === 0 })),
         );
+        const failures = groupBySignature(runs);
+        if (failures.length > 0) {
+          out.push({ kind: 'failures', folder, runs, groups: failures });
+        }
         if (archives.length > 0) {
           out.push({ kind: 'archives', folder, names: [...archives] });
         }
@@ -157,6 +189,12 @@ export class RunsTreeProvider extends Disposable implements vscode.TreeDataProvi
     }
     if (node.kind === 'wave') {
       return node.wave.runs.map((index) => ({ kind: 'run' as const, folder: node.folder, run: node.runs[index], index }));
+    }
+    if (node.kind === 'failures') {
+      return node.groups.map((group) => ({ kind: 'signature' as const, folder: node.folder, runs: node.runs, group }));
+    }
+    if (node.kind === 'signature') {
+      return node.group.runs.map((index) => ({ kind: 'run' as const, folder: node.folder, run: node.runs[index], index, under: node.group.signature }));
     }
     if (node.kind === 'archives') {
       return node.names.map((name) => ({ kind: 'archive' as const, folder: node.folder, name }));

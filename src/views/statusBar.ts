@@ -3,6 +3,7 @@
  * its terminal); otherwise the next ready story (click runs it), or why nothing can run.
  */
 import * as vscode from 'vscode';
+import { countdown } from '../core/webview/graphProtocol';
 import { formatDuration } from '../core/runs/runs';
 import { STORY_STATES, type StoryStateKey } from '../core/vocabulary';
 import { Commands } from '../constants';
@@ -41,6 +42,7 @@ export class RalphStatusBar extends Disposable {
     const s = this.runner.state;
     const parallelRunning = this.parallel?.isRunning() ?? false;
     void vscode.commands.executeCommand('setContext', 'ralph.running', s.running || parallelRunning);
+    void vscode.commands.executeCommand('setContext', 'ralph.waitingOnLimit', s.limit !== undefined);
     if (!s.running && parallelRunning) {
       const n = this.parallel?.runs.length ?? 0;
       this.item.text = `${icon('running')} Ralph: parallel · ${n} ${n === 1 ? 'agent' : 'agents'}`;
@@ -52,6 +54,13 @@ export class RalphStatusBar extends Disposable {
     if (s.running) {
       if (!this.timer) {
         this.timer = setInterval(() => this.update(), 1000);
+      }
+      if (s.limit) {
+        this.item.text = `$(watch) Ralph: limit — resumes in ${countdown(s.limit.until - Date.now())}`;
+        this.item.tooltip = `${s.limit.agent} hit its limit on ${s.storyId ?? 'the story'}: it runs again at ${new Date(s.limit.until).toLocaleTimeString()}${s.limit.source === 'backoff' ? ' (no reset time was printed: backing off)' : ''}. Click to resume now.`;
+        this.item.command = Commands.resumeNow;
+        this.item.show();
+        return;
       }
       const elapsed = s.iterationStartedAt ? formatDuration(Date.now() - s.iterationStartedAt) : '';
       const stopping = s.stopRequested ? ' · stopping' : '';

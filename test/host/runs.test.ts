@@ -291,6 +291,37 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     assert.equal(git('rev-parse', '--abbrev-ref', 'HEAD'), 'ralph/tiny');
   });
 
+  test('an agent that hits its usage limit: the status bar counts down to the printed reset, then the story runs again and passes (issue 21)', async function () {
+    this.timeout(120_000);
+    // The pretend agent counts its attempts in .git: a count left by an earlier run would skip the limit.
+    const attempts = ws('.git', 'fake-agent-attempts');
+    fs.rmSync(attempts, { recursive: true, force: true });
+    try {
+      // Claude Code's real message, "Claude AI usage limit reached|<epoch>", with a reset 4 s ahead, then a pass.
+      const command = `FAKE_AGENT_RESET_S=4 FAKE_AGENT_PLAN='{"US-006": ["limit", "pass"]}' node "${fakeAgentPath()}" \${promptFile}`;
+      const c = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
+      await c.update('agent.preset', 'custom', vscode.ConfigurationTarget.Workspace);
+      await c.update('agent.command', command, vscode.ConfigurationTarget.Workspace);
+      const a = await api();
+      const done = vscode.commands.executeCommand<Awaited<ReturnType<typeof runCommand>> | undefined>('ralph.runNext');
+      const shown = await waitFor('the status bar countdown', () => {
+        const text = a.statusBarSnapshot().text;
+        return /^\$\(watch\) Ralph: limit — resumes in 0:0\d$/.test(text) ? text : undefined;
+      }, 60_000, () => a.statusBarSnapshot());
+      log(`      status bar while waiting: ${shown}`);
+      const r = await done;
+      assert.ok(r, 'ralph.runNext resolved to undefined (an error was shown)');
+      assert.deepEqual(r.iterations.map((i) => i.outcome), ['rate-limited', 'passed'], r.stop.message);
+      const runs = runsJsonl();
+      assert.deepEqual(runs.map((x) => [x.storyId, x.outcome]), [['US-006', 'rate-limited'], ['US-006', 'passed']]);
+      assert.ok(runs[0].resetAt && Date.parse(runs[1].start) >= Date.parse(runs[0].resetAt), `${runs[0].resetAt} → ${runs[1].start}`);
+      assert.equal(prdStories().find((x) => x.id === 'US-006')?.passes, true);
+      assert.doesNotMatch(a.statusBarSnapshot().text, /limit/);
+    } finally {
+      fs.rmSync(attempts, { recursive: true, force: true });
+    }
+  });
+
   test('the no-progress breaker stops a stuck loop after 2 iterations', async () => {
     await useFakeAgent({ mode: 'no-progress' });
     const r = await runCommand('ralph.startLoop', 10);

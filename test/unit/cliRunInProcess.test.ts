@@ -109,6 +109,8 @@ describe('CLI run in-process: --parallel 1 is the serial loop', function () {
     assert.equal(failed, 1, `${failing.out.stdout}\n${failing.out.stderr}`);
     assert.match(failing.out.stdout, /Stopped: the agent exited with an error in 2 consecutive iterations/);
     assert.deepEqual(runsOf(root).map((r) => r.outcome), ['passed', 'failed', 'failed']);
+    // each failure recorded with its signature: the same failure twice reads the same
+    assert.deepEqual(runsOf(root).map((r) => r.signature), [undefined, 'fake-agent: typecheck failed (<n> errors); US-<n> is not done', 'fake-agent: typecheck failed (<n> errors); US-<n> is not done']);
     assert.deepEqual(passing(root), ['US-001']);
   });
 
@@ -143,6 +145,48 @@ describe('CLI run in-process: --parallel 1 is the serial loop', function () {
     assert.match(out.stderr, /SIGINT: stopping/);
     assert.match(out.stdout, /Stopped: you stopped the loop/);
     assert.deepEqual(runsOf(root).map((r) => r.outcome), ['stopped']);
+  });
+
+  // The pretend agent prints Claude Code's real message, "Claude AI usage limit reached|<epoch>", with a reset a few seconds ahead.
+  const limitThenPass = (resetSeconds: number): string => `FAKE_AGENT_RESET_S=${resetSeconds} FAKE_AGENT_PLAN='{"US-001": ["limit", "pass"]}' node ${JSON.stringify(FAKE)} "\${promptFile}"`;
+
+  /** Runs US-001 with the pretend agent that is limited once (reset 2 s ahead), then passes; checks the wait was said and kept. */
+  async function limitedOnce(parallel: '1' | '2', done: RegExp): Promise<void> {
+    const root = makeRepo();
+    const { io, out, interrupts } = capture();
+    const code = await runRun(['--parallel', parallel, '--story', 'US-001', '--failure-limit', '1', '--agent-command', limitThenPass(2)], io, interrupts, root);
+    assert.equal(code, 0, `${out.stdout}\n${out.stderr}`);
+    assert.match(out.stdout, /■ US-001: agent ended — rate-limited \(exit 1\)/);
+    assert.match(out.stdout, /⏸ US-001: rate-limited by node: waiting until \d\d:\d\d:\d\d \(in \d s\); Ctrl-C stops\n/);
+    assert.match(out.stdout, done);
+    const runs = runsOf(root);
+    assert.deepEqual(runs.map((r) => [r.storyId, r.outcome]), [['US-001', 'rate-limited'], ['US-001', 'passed']]);
+    assert.ok(runs[0].resetAt && Date.parse(runs[1].start) >= Date.parse(runs[0].resetAt), `the second run started at the reset or after it: ${runs[0].resetAt} → ${runs[1].start}`);
+    assert.deepEqual(passing(root), ['US-001']);
+  }
+
+  it('an agent that hits its usage limit: the run says it waits until the printed reset, sleeps, runs the story again and completes (the limited run is not a failure)', () =>
+    limitedOnce('1', /■ US-001: agent ended — passed \(exit 0\)/));
+
+  it('in parallel worktrees too: the run waits for the printed reset, starts nothing meanwhile, runs the story again and merges it', () => limitedOnce('2', /✓ US-001: merged/));
+
+  it('SIGINT during the wait stops cleanly: no further agent runs, exit 0', async () => {
+    const root = makeRepo();
+    const { io, out, interrupts } = capture();
+    const done = runRun(['--parallel', '1', '--agent-command', limitThenPass(3600)], io, interrupts, root);
+    const deadline = Date.now() + 60_000;
+    while (!out.stdout.includes('⏸ US-001')) {
+      assert.ok(Date.now() < deadline, `the wait did not start: ${out.stdout}\n${out.stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    interrupts.fire('SIGINT');
+    // an hour ahead, plus the 30 s margin
+    assert.match(out.stdout, /waiting until \d\d:\d\d:\d\d \(in 1 h 0[01] min\); Ctrl-C stops/);
+    assert.equal(await done, 0, `${out.stdout}\n${out.stderr}`);
+    assert.match(out.stderr, /SIGINT: stopping — ending the running agent or its wait/);
+    assert.match(out.stdout, /Stopped: you stopped the loop/);
+    assert.deepEqual(runsOf(root).map((r) => r.outcome), ['rate-limited']);
+    assert.deepEqual(passing(root), []);
   });
 });
 

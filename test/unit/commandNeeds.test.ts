@@ -42,9 +42,10 @@ const WRITES = [
   'ralph.needsYou.removeWorktree',
   'ralph.github.addWorkflow',
   'ralph.github.sync',
+  'ralph.resumeNow',
 ];
 /** Commands that start an agent or git. */
-const RUNS = ['ralph.runNext', 'ralph.story.run', 'ralph.startLoop', 'ralph.pin.generate', 'ralph.parallel.runWave', 'ralph.parallel.startLoop', 'ralph.needsYou.retry', 'ralph.needsYou.openConflict', 'ralph.parallel.resume', 'ralph.parallel.checkInterrupted', 'ralph.needsYou.removeWorktree', 'ralph.github.sync'];
+const RUNS = ['ralph.runNext', 'ralph.story.run', 'ralph.startLoop', 'ralph.pin.generate', 'ralph.parallel.runWave', 'ralph.parallel.startLoop', 'ralph.needsYou.retry', 'ralph.needsYou.openConflict', 'ralph.parallel.resume', 'ralph.parallel.checkInterrupted', 'ralph.needsYou.removeWorktree', 'ralph.github.sync', 'ralph.resumeNow'];
 /** Commands that post to GitHub. */
 const POSTS = ['ralph.github.selfHeal', 'ralph.github.selfHealAll', 'ralph.github.linkToIssue', 'ralph.github.publishStories', 'ralph.github.dispatch'];
 

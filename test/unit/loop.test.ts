@@ -1,6 +1,7 @@
 /** The loop state machine against simulated agents, and the COMPLETE-signal detector. */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import type { LimitVerdict } from '../../src/core/insights/limits';
 import { planAgentCommand } from '../../src/core/loop/iteration';
 import { type IterationRecord, type IterationResult, iterationOutcome, LoopController, type LoopStep, type StopStep } from '../../src/core/loop/loop';
 import { COMPLETE_SIGNAL, CompleteSignalDetector, detectCompleteSignal, stripAnsi } from '../../src/core/output';
@@ -13,7 +14,7 @@ type Agent = (
   text: string,
   storyId: string,
   iteration: number,
-) => { text: string | undefined; exitCode?: number | null; complete?: boolean; stopped?: boolean };
+) => { text: string | undefined; exitCode?: number | null; complete?: boolean; stopped?: boolean; limit?: LimitVerdict };
 
 const passStory = (text: string, id: string): string => {
   const a = analyzePrd(text);
@@ -60,6 +61,7 @@ function drive(loop: LoopController, initial: string | undefined, agent: Agent, 
       completeSignal: out.complete ?? false,
       stopped: out.stopped,
       prdReadable: after !== undefined && after.readable,
+      limit: out.limit,
     };
     const rec = loop.recordIteration(result);
     records.push(rec);
@@ -154,6 +156,37 @@ describe('loop controller', () => {
       ['failed', 'failed'],
     );
     assert.match(run.records[0].notes.join(' '), /exited with code 3 \(failure 1\/2\)/);
+  });
+
+  it('a rate-limited run counts toward neither breaker nor the maximum, and the same story runs again', () => {
+    const limit: LimitVerdict = { limited: true, kind: 'usage-limit', message: 'Claude AI usage limit reached|1755615600' };
+    const limited: Agent = (text, id, i) => (i <= 3 ? { text, exitCode: 1, limit } : honest(text, id, i));
+    const loop = new LoopController({ maxIterations: 3, failureLimit: 1, noProgressLimit: 1 });
+    const run = drive(loop, makePrd(chain), limited);
+    assert.equal(run.stop.reason, 'all-pass', run.stop.message);
+    assert.deepEqual(run.ran, ['US-001', 'US-001', 'US-001', 'US-001', 'US-002', 'US-003']);
+    assert.deepEqual(run.records.map((r) => r.outcome), ['rate-limited', 'rate-limited', 'rate-limited', 'passed', 'passed', 'passed']);
+    assert.match(run.records[0].notes.join(' '), /usage limit \(not counted as a failure\)/);
+    assert.equal(loop.status.consecutiveFailures, 0);
+  });
+
+  it('after a rate-limited run the story the user picked runs again, and a limit in a row is counted', () => {
+    const limit: LimitVerdict = { limited: true, kind: 'rate-limit', message: 'API Error: Rate limit reached' };
+    const streaks: number[] = [];
+    const limited: Agent = (text, id, i) => (i <= 2 ? { text, exitCode: 1, limit } : honest(text, id, i));
+    const run = drive(new LoopController({ maxIterations: 1, firstStory: 'US-003' }), makePrd(chain), limited, (_r, loop) => streaks.push(loop.status.limitedInARow));
+    assert.deepEqual(run.ran, ['US-003', 'US-003', 'US-003']);
+    assert.deepEqual(streaks, [1, 2, 0]);
+    assert.equal(run.stop.reason, 'max-iterations');
+  });
+
+  it('a limit message from a run that exited 0 or was stopped is no limit', () => {
+    const limit: LimitVerdict = { limited: true, kind: 'rate-limit', message: 'rate limit' };
+    const base = { storyId: 'US-1', passingBefore: 0, passingAfter: 0, storyPasses: false, completeSignal: false, limit };
+    assert.equal(iterationOutcome({ ...base, exitCode: 0 }), 'no-progress');
+    assert.equal(iterationOutcome({ ...base, exitCode: null, stopped: true }), 'stopped');
+    assert.equal(iterationOutcome({ ...base, exitCode: 1 }), 'rate-limited');
+    assert.equal(iterationOutcome({ ...base, exitCode: 1, storyPasses: true, passingAfter: 1 }), 'passed');
   });
 
   it('counts a story that passes despite a non-zero exit as progress, and resets failures on exit 0', () => {

@@ -146,6 +146,32 @@ describe('ParallelLoop: the parallel loop as events in, commands out', () => {
     assert.deepEqual((stop[0] as ParallelStop).details, ['C: not started: the loop reached its maximum of 3 iterations', 'D: not started: the loop reached its maximum of 3 iterations', 'E: not started: the loop reached its maximum of 3 iterations']);
   });
 
+  it('an agent that hits its limit: nothing new starts until the wait ends; the run counts toward neither the breakers nor the maximum; the story runs again', () => {
+    const loop = loopOf(five, { config: { maxAgents: 2, maxIterations: 2, failureLimit: 1, noProgressLimit: 1 } });
+    assert.deepEqual(show(loop.begin()), ['start A', 'start B']);
+    const wait = loop.handle({ kind: 'agentEnded', storyId: 'A', outcome: 'rate-limited' });
+    assert.deepEqual(wait, [{ kind: 'limitWait', storyId: 'A', inARow: 1 }]);
+    assert.deepEqual(
+      loop.waits.map((w) => `${w.storyId} ${describeWait(w.reason)}`).slice(0, 2),
+      ["A waits for the agent's limit to reset", "C waits for the agent's limit to reset"],
+    );
+    assert.deepEqual(show(loop.handle({ kind: 'agentEnded', storyId: 'B', outcome: 'passed' })), ['merge B'], 'a slot is free, but nothing starts');
+    assert.deepEqual(show(loop.handle({ kind: 'merged', storyId: 'B', outcome: 'merged' })), [], 'nothing runs, and yet the loop does not stop while it waits');
+    assert.deepEqual(show(loop.handle({ kind: 'limitEnded' })), ['start A'], 'the limited run did not use up an iteration');
+    assert.deepEqual(loop.countersOf('A'), { attempts: 1, consecutiveFailures: 0, consecutiveNoProgress: 0 });
+    assert.deepEqual(show(loop.handle({ kind: 'agentEnded', storyId: 'A', outcome: 'passed' })), ['merge A']);
+    assert.deepEqual(show(loop.handle({ kind: 'merged', storyId: 'A', outcome: 'merged' })), ['stop max-iterations']);
+  });
+
+  it('Stop All during a limit wait: the loop stops once the wait ends (the driver ends it at once)', () => {
+    const loop = loopOf(five, { config: { maxAgents: 1 } });
+    loop.begin();
+    assert.deepEqual(show(loop.handle({ kind: 'agentEnded', storyId: 'A', outcome: 'rate-limited' })), ['limitWait A']);
+    assert.deepEqual(show(loop.handle({ kind: 'stopRequested', mode: 'now' })), []);
+    assert.deepEqual(show(loop.handle({ kind: 'limitEnded' })), ['stop stop-requested']);
+    assert.equal(loop.handle({ kind: 'limitEnded' }).length, 0);
+  });
+
   it('the failure breaker is per story: a story that failed twice needs you, the others go on', () => {
     const loop = loopOf([{ id: 'A', priority: 1 }, { id: 'B', priority: 2 }, { id: 'C', priority: 3, blockedBy: ['A'] }], { config: { maxAgents: 2 } });
     assert.deepEqual(show(loop.begin()), ['start A', 'start B']);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Clock } from '../../src/core/loop/clock';
 import type { AgentExecutor, AgentExit, AgentHandle } from '../../src/core/loop/executor';
 import { RunBusyError } from '../../src/core/loop/runSet';
 import { analyzePrd, type PrdAnalysis } from '../../src/core/prd/index';
@@ -25,7 +26,11 @@ class FakeAgent implements AgentHandle {
   readonly exit: Promise<AgentExit>;
   end!: (code: number) => void;
   private settle!: (e: AgentExit) => void;
-  constructor(readonly cwd: string) {
+  constructor(
+    readonly cwd: string,
+    /** What the agent prints (the engine reads it for the COMPLETE signal and limit messages). */
+    readonly print: (text: string) => void = () => undefined,
+  ) {
     this.exit = new Promise((resolve) => (this.settle = resolve));
     this.end = (code) => this.settle({ exitCode: code, stopped: false, via: 'process' });
   }
@@ -56,11 +61,11 @@ describe('run engine: runs are objects, several at once', () => {
     return { name, root };
   }
 
-  function engine(prds: Map<string, PrdAnalysis>): { engine: RunEngine<Folder, FakeAgent>; agents: FakeAgent[] } {
+  function engine(prds: Map<string, PrdAnalysis>, more: Partial<RunPorts<Folder, FakeAgent>> = {}): { engine: RunEngine<Folder, FakeAgent>; agents: FakeAgent[] } {
     const agents: FakeAgent[] = [];
     const executor: AgentExecutor<FakeAgent> = {
       start: (launch) => {
-        const a = new FakeAgent(launch.cwd);
+        const a = new FakeAgent(launch.cwd, (text) => launch.onOutput?.(text));
         agents.push(a);
         return a;
       },
@@ -78,6 +83,7 @@ describe('run engine: runs are objects, several at once', () => {
       executor,
       record: (f, line, after) => recordIteration(f.root, line, after),
       log: { info: () => undefined, warn: () => undefined },
+      ...more,
     };
     return { engine: new RunEngine(ports), agents };
   }
@@ -143,5 +149,111 @@ describe('run engine: runs are objects, several at once', () => {
     );
     agents[1].end(0);
     assert.equal((await runB).iterations.length, 1);
+  });
+
+  describe('an agent that hits its limit', () => {
+    const NOW = Date.parse('2026-11-26T10:00:00Z');
+    const limitLine = (resetAt: number): string => `Claude AI usage limit reached|${Math.floor(resetAt / 1000)}\n`;
+
+    /** A clock that does not sleep unless the test holds it: each sleep is recorded, and settles at once or when released. */
+    function fakeClock(hold = false): { clock: Clock; sleeps: number[]; release(): void } {
+      const sleeps: number[] = [];
+      let releases: (() => void)[] = [];
+      return {
+        sleeps,
+        clock: {
+          now: () => NOW,
+          sleep: (ms, signal) =>
+            new Promise<void>((resolve) => {
+              sleeps.push(ms);
+              if (!hold) {
+                resolve();
+                return;
+              }
+              releases.push(resolve);
+              signal?.addEventListener('abort', () => resolve(), { once: true });
+            }),
+        },
+        release: () => {
+          releases.forEach((r) => r());
+          releases = [];
+        },
+      };
+    }
+
+    it('records the run rate-limited with its reset time, waits until the reset plus a margin, runs the story again and completes; the breaker is not touched', async () => {
+      const f = folder('limit');
+      const prds = new Map([[f.root, analyzePrd(makePrd([{ id: 'US-1' }]))]]);
+      const { clock, sleeps } = fakeClock();
+      const changes: (number | undefined)[] = [];
+      const { engine: e, agents } = engine(prds, { clock, changed: (run) => changes.push(run.limit?.until) });
+      const done = e.run(f, { maxIterations: 1, failureLimit: 1 });
+      await until('the first agent', () => agents.length === 1);
+      agents[0].print(`working on US-1\n${limitLine(NOW + 120_000)}`);
+      agents[0].end(1);
+      await until('the second agent', () => agents.length === 2);
+      prds.set(f.root, analyzePrd(makePrd([{ id: 'US-1', passes: true }])));
+      agents[1].end(0);
+      const out = await done;
+      assert.equal(out.stop.reason, 'all-pass', out.stop.message);
+      // 2 minutes ahead: the reset, plus a tenth of the wait (12 s)
+      assert.deepEqual(sleeps, [132_000]);
+      assert.ok(changes.includes(NOW + 132_000), 'the run showed when it resumes');
+      const lines = parseRuns(readFileSync(path.join(f.root, '.ralph', 'runs.jsonl'), 'utf8')).runs;
+      assert.deepEqual(lines.map((l) => [l.storyId, l.outcome, l.exitCode, l.resetAt]), [
+        ['US-1', 'rate-limited', 1, new Date(NOW + 120_000).toISOString()],
+        ['US-1', 'passed', 0, undefined],
+      ]);
+    });
+
+    it('with ralph.agent.fallback, the next iteration runs the first preset that is not limited, without waiting; runs.jsonl names the agent that ran', async () => {
+      const f = folder('fallback');
+      const prds = new Map([[f.root, analyzePrd(makePrd([{ id: 'US-1' }]))]]);
+      const { clock, sleeps } = fakeClock();
+      const asked: (string | undefined)[] = [];
+      const { engine: e, agents } = engine(prds, {
+        clock,
+        prepare: async (g, step, _before, _dirty, presetId) => {
+          asked.push(presetId);
+          return { promptFile: `.ralph/prompts/${step.storyId}-${asked.length}.md`, agent: presetId ?? 'claude', launch: { name: step.storyId, cwd: g.root, commandLine: 'agent', env: {} }, observe: async () => ({}) };
+        },
+      });
+      const done = e.run(f, { maxIterations: 1, fallback: ['claude', 'codex'] });
+      await until('the first agent', () => agents.length === 1);
+      agents[0].print(limitLine(NOW + 3_600_000));
+      agents[0].end(1);
+      await until('the second agent', () => agents.length === 2);
+      prds.set(f.root, analyzePrd(makePrd([{ id: 'US-1', passes: true }])));
+      agents[1].end(0);
+      assert.equal((await done).stop.reason, 'all-pass');
+      assert.deepEqual(asked, [undefined, 'codex'], 'the configured agent first, then the first fallback that is not limited (claude itself is skipped)');
+      assert.deepEqual(sleeps, [], 'no wait while another agent may run');
+      const lines = parseRuns(readFileSync(path.join(f.root, '.ralph', 'runs.jsonl'), 'utf8')).runs;
+      assert.deepEqual(lines.map((l) => [l.agent, l.outcome]), [['claude', 'rate-limited'], ['codex', 'passed']]);
+    });
+
+    it('with no reset time printed, backs off 1 then 2 minutes; Stop during the wait ends the loop without running the agent again', async () => {
+      const f = folder('backoff');
+      const prds = new Map([[f.root, analyzePrd(makePrd([{ id: 'US-1' }]))]]);
+      const held = fakeClock(true);
+      const { engine: e, agents } = engine(prds, { clock: held.clock });
+      const done = e.run(f, { maxIterations: 5 });
+      for (const n of [1, 2]) {
+        await until(`agent ${n}`, () => agents.length === n);
+        agents[n - 1].print('API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n');
+        agents[n - 1].end(1);
+        await until(`wait ${n}`, () => held.sleeps.length === n && e.all()[0]?.limit !== undefined);
+        assert.equal(e.all()[0].limit?.source, 'backoff');
+        if (n === 1) {
+          assert.equal(e.resumeNow(), true, 'Resume Now ends the first wait');
+        }
+      }
+      assert.deepEqual(held.sleeps, [60_000, 120_000]);
+      assert.equal(await e.stopNow(), true);
+      const out = await done;
+      assert.equal(out.stop.reason, 'stop-requested');
+      assert.equal(agents.length, 2, 'no agent ran after Stop');
+      assert.equal(e.resumeNow(), false);
+    });
   });
 });

@@ -59,6 +59,19 @@ describe('runs.jsonl', () => {
     assert.equal(parseRuns(serializeRun(record()).replace(/\}\n$/, ',"parallel":"yes"}\n')).runs[0].parallel, undefined);
   });
 
+  it('records a rate-limited run with its reset time and a failed run with its signature, after loopId, and reads them back tolerantly', () => {
+    const limited = record({ outcome: 'rate-limited', exitCode: 1, storyPasses: false, commit: null, resetAt: '2026-11-20T15:00:00.000Z', uncommitted: ['a.ts'] });
+    assert.match(serializeRun(limited), /"outcome":"rate-limited",.*"loopId":"loop-1","resetAt":"2026-11-20T15:00:00\.000Z","uncommitted":\["a\.ts"\]\}\n$/);
+    assert.deepEqual(parseRuns(serializeRun(limited)).runs, [limited]);
+    const failed = record({ outcome: 'failed', exitCode: 2, signature: "error TS2322: Type '…' is not assignable to type '…'." });
+    assert.match(serializeRun(failed), /"loopId":"loop-1","signature":"error TS2322: [^"]+"\}\n$/);
+    assert.deepEqual(parseRuns(serializeRun(failed)).runs, [failed]);
+    assert.ok(!/resetAt|signature/.test(serializeRun(record())), 'written only when known');
+    const odd = serializeRun(record()).replace(/\}\n$/, ',"resetAt":"soon","signature":42}\n');
+    assert.deepEqual(parseRuns(odd).runs, [record()]);
+    assert.equal(parseRuns(serializeRun(record()).replace(/\}\n$/, `,"signature":"${'x'.repeat(5000)}"}\n`)).runs[0].signature?.length, 500);
+  });
+
   it('records what the agent left uncommitted, bounded, and reads it back', () => {
     const withLeft = record({ uncommitted: ['README.md', 'src/a b.ts'] });
     assert.match(serializeRun(withLeft), /"loopId":"loop-1","uncommitted":\["README\.md","src\/a b\.ts"\]\}\n$/);

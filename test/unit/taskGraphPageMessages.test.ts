@@ -10,7 +10,7 @@ import { addDependencyEdits } from '../../src/core/prd/graphEdits';
 import { analyzePrd } from '../../src/core/prd/index';
 import { GraphMessageBuilder } from '../../src/core/taskGraph/message';
 import { detailsMessage, noticeMessage, PageKeys, pageKey, runMessage, selectMessage } from '../../src/core/taskGraph/pageMessages';
-import { type ArtifactBadgeDto, PAGE_LIMITS, parseHostMessage, parsePageMessage, waitsOf } from '../../src/core/webview/graphProtocol';
+import { type ArtifactBadgeDto, countdown, PAGE_LIMITS, parseHostMessage, parsePageMessage, waitsOf } from '../../src/core/webview/graphProtocol';
 
 interface HostileStory {
   id: string;
@@ -170,6 +170,15 @@ describe('task graph: the run message marks every running story (issue 19)', () 
     ]);
     assert.equal(m.running, true);
     assert.equal(m.more, undefined);
+  });
+
+  it('a run that waits out its agent\'s limit carries when it resumes, validated on arrival; the countdown reads as a clock', () => {
+    const m = runMessage({ running: true, stories: [{ storyId: 'US-006', iteration: 1, maxIterations: 1, startedAt: T0, resumesAt: T0 + 754_000 }, { storyId: 'US-007', resumesAt: Number.NaN }] }, new Map());
+    assertAccepted(m, 'the run message');
+    assert.equal(m.stories[0].resumesAt, T0 + 754_000);
+    assert.equal('resumesAt' in m.stories[1], false, 'a time that is not a number is left out');
+    assert.equal(parseHostMessage({ ...m, stories: [{ storyId: 'US-006', resumesAt: 'soon' }] }).ok, false, 'the page refuses a countdown that is not a number');
+    assert.deepEqual([countdown(754_000), countdown(3_723_000), countdown(-5)], ['12:34', '1:02:03', '0:00']);
   });
 
   it('within the page’s limits: beyond them the running stories are counted in `more`; long ids go by key; an odd count is unknown', () => {

@@ -24,6 +24,7 @@ import { terminalLookup } from '../../node/programLookup';
 import { RunError } from '../../node/preparer';
 import { readWorkspaceSettings } from '../../node/workspaceSettings';
 import type { SettingValues } from '../../core/settingKeys';
+import { waitSentence } from '../../core/insights/waitText';
 import { type SerialEvent, SerialRun } from '../serialRun';
 import type { CliCommand, CliIo } from '../io';
 
@@ -235,9 +236,16 @@ export function statusLine(e: RunnerEvent): string | undefined {
       return `! ${e.item.message}`;
     case 'note':
       return `· ${e.message}`;
+    case 'waiting':
+      return waitLine(e);
     case 'stopped':
       return [e.stop.message, ...e.stop.details.map((d) => `  ${d}`)].join('\n');
   }
+}
+
+/** "⏸ US-001: rate-limited by claude: waiting until 15:00:30 (in 12 min); Ctrl-C stops" (the clock in this machine's time). */
+function waitLine(e: { readonly storyId: string; readonly agent: string; readonly until: number; readonly source: 'reset' | 'backoff' }): string {
+  return `⏸ ${e.storyId}: ${waitSentence(e.agent, e.until, Date.now(), new Date(e.until).toLocaleTimeString('en-GB', { hour12: false }), e.source)}; Ctrl-C stops`;
 }
 
 function jsonLine(e: RunnerEvent): string {
@@ -282,11 +290,11 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
     }
   };
   const maxAgents = a.next ? 1 : (a.parallel ?? s.parallelMaxAgents);
-  const planAgent = (storyId: string, promptPath: string, cwd: string) => {
+  const planAgent = (storyId: string, promptPath: string, cwd: string, fallbackPreset?: string) => {
     const scripts = ralphScripts(cwd);
     return planAgentCommand({
-      presetId: a.agent ?? s.agentPreset,
-      command: a.agent !== undefined && a.agentCommand === undefined ? '' : agentCommand,
+      presetId: fallbackPreset ?? a.agent ?? s.agentPreset,
+      command: fallbackPreset !== undefined || (a.agent !== undefined && a.agentCommand === undefined) ? '' : agentCommand,
       shell,
       exists: (rel) => scripts.has(rel),
       vars: { promptFile: promptPath, storyId, workspaceFolder: cwd },
@@ -353,7 +361,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
  * needed). `--story` runs that story once; the exit status follows the parallel runner's: 1 when a
  * breaker left a story needing the user or the run could not start.
  */
-async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: string, promptPath: string, cwd: string) => AgentCommandPlan, io: CliIo, interrupts: Interrupts): Promise<number> {
+async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: string, promptPath: string, cwd: string, fallbackPreset?: string) => AgentCommandPlan, io: CliIo, interrupts: Interrupts): Promise<number> {
   const ignored = [a.check !== undefined && '--check', a.merge !== undefined && '--merge', a.allowOverlap && '--allow-overlap', a.worktreeRoot !== undefined && '--worktree-root'].filter((f): f is string => typeof f === 'string');
   if (ignored.length > 0) {
     io.stderr(`ralph-workbench run: one at a time, stories run in the folder itself and are not merged: ${ignored.join(', ')} ${ignored.length === 1 ? 'does' : 'do'} not apply\n`);
@@ -366,7 +374,9 @@ async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: 
     failureLimit: a.failureLimit ?? s.failureLimit,
     noProgressLimit: a.noProgressLimit ?? s.noProgressLimit,
     timeoutMs: (a.timeoutMinutes ?? s.parallelRunTimeoutMinutes) * 60_000,
-    planAgent: (storyId, promptPath) => planAgent(storyId, promptPath, a.root),
+    planAgent: (storyId, promptPath, presetId) => planAgent(storyId, promptPath, a.root, presetId),
+    // a command line of the user's own has no presets to fall back on
+    fallback: (a.agentCommand ?? s.agentCommand).trim() === '' ? s.agentFallback : [],
     onEvent: (e) => io.stdout(a.json ? `${JSON.stringify({ ...e, time: new Date().toISOString() })}\n` : `${serialLine(e)}\n`),
     warn: (line) => io.stderr(`ralph-workbench run: ${line}\n`),
   });
@@ -374,7 +384,7 @@ async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: 
   const off = interrupts.on((signal) => {
     interrupted++;
     if (interrupted === 1) {
-      io.stderr(`ralph-workbench run: ${signal}: stopping — ending the running agent (${signal} again to end at once)\n`);
+      io.stderr(`ralph-workbench run: ${signal}: stopping — ending the running agent or its wait (${signal} again to end at once)\n`);
       void run.stop();
     } else {
       interrupts.exit(130);
@@ -400,6 +410,8 @@ function serialLine(e: SerialEvent): string {
       return `■ ${e.storyId}: agent ended — ${e.outcome}${e.exitCode !== null ? ` (exit ${e.exitCode})` : ''} after ${seconds(e.durationMs)}`;
     case 'note':
       return `· ${e.message}`;
+    case 'waiting':
+      return waitLine(e);
     case 'stopped':
       return [e.stop.message, ...e.stop.details.map((d) => `  ${d}`)].join('\n');
   }

@@ -7,11 +7,13 @@
  * headless; the extension's Runner (src/services/run/runner.ts) supplies the VS Code parts, the
  * CLI's `run --parallel 1` (src/cli/serialRun.ts) the headless ones.
  */
+import { type Clock, realClock } from './clock';
 import type { AgentExecutor, AgentHandle, AgentLaunch } from './executor';
 import { completeIteration } from './iteration';
 import { type IterationRecord, LoopController, type RunStep, type StopMode, type StopStep } from './loop';
 import { type Run, RunSet } from './runSet';
 import { type LoopOutcome, runLoop } from './scheduler';
+import { type LimitVerdict, limitWait, localTimeZone, OutputTail } from '../insights/limits';
 import { CompleteSignalDetector } from '../output';
 import type { PrdAnalysis } from '../prd/index';
 import { type FeatCommit, fewPaths, type RunRecord } from '../runs/runs';
@@ -38,7 +40,8 @@ export interface RunPorts<F, H extends AgentHandle> {
    * user cancelled a question); runAnyway allows a dirty checkout.
    */
   preflight(folder: F, step: RunStep, before: PrdAnalysis, requestedStory: string | undefined): Promise<{ readonly stop?: StopStep; readonly runAnyway: boolean }>;
-  prepare(folder: F, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean): Promise<PreparedIteration>;
+  /** `presetId`: run this preset instead of the configured agent (the fallback while that one is limited). */
+  prepare(folder: F, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean, presetId?: string): Promise<PreparedIteration>;
   readonly executor: AgentExecutor<H>;
   /** The one writer of runs.jsonl (and of the prd.json snapshot archiving reads later). */
   record(folder: F, line: RunRecord, after: PrdAnalysis | undefined): Promise<void>;
@@ -50,6 +53,10 @@ export interface RunPorts<F, H extends AgentHandle> {
   agentEnded?(run: Run<F>, handle: H, promptFile: string): void;
   /** An iteration was recorded. */
   recorded?(folder: F, record: IterationRecord): void;
+  /** Time and sleeping (default: the real clock); tests pass one that does not sleep. */
+  readonly clock?: Clock;
+  /** The IANA time zone a reset time printed without one is read in (default: this machine's). */
+  readonly timeZone?: string;
 }
 
 export interface RunRequest {
@@ -59,15 +66,21 @@ export interface RunRequest {
   readonly noProgressLimit?: number;
   readonly failureLimit?: number;
   readonly prdLabel?: string;
+  /** ralph.agent.fallback: presets to run, in this order, while the configured agent is limited (not waiting while one is not). */
+  readonly fallback?: readonly string[];
 }
 
 export class RunEngine<F, H extends AgentHandle> {
   private readonly runs: RunSet<F>;
   private readonly loops = new Map<string, LoopController>();
   private readonly handles = new Map<string, H>();
+  /** The runs waiting out an agent's limit: aborting ends the wait (Resume Now, Stop). */
+  private readonly waits = new Map<string, AbortController>();
+  private readonly clock: Clock;
 
   constructor(private readonly ports: RunPorts<F, H>) {
     this.runs = new RunSet(ports.keyOf, (run) => ports.changed?.(run));
+    this.clock = ports.clock ?? realClock;
   }
 
   /** The runs that have not ended, oldest first. */
@@ -94,6 +107,7 @@ export class RunEngine<F, H extends AgentHandle> {
       firstStory: request.storyId,
     });
     const run = this.runs.start(folder, loop.config.maxIterations, new Date());
+    const agents: AgentChoice = { fallback: request.fallback ?? [], limitedUntil: new Map() };
     this.loops.set(run.id, loop);
     let allowDirtyCheckout = false;
     try {
@@ -104,7 +118,7 @@ export class RunEngine<F, H extends AgentHandle> {
           allowDirtyCheckout = answer.runAnyway;
           return answer.stop;
         },
-        iterate: (step, before) => this.iteration(run.id, folder, loop, step, before, allowDirtyCheckout),
+        iterate: (step, before) => this.iteration(run.id, folder, loop, step, before, allowDirtyCheckout, agents),
         log: (line) => this.ports.log.info(line),
       });
     } finally {
@@ -127,22 +141,66 @@ export class RunEngine<F, H extends AgentHandle> {
     return runs.length > 0;
   }
 
+  /** Ends the matching runs' waits for an agent's limit now: the story runs again at once. False when none waits. */
+  resumeNow(which: (run: Run<F>) => boolean = () => true): boolean {
+    const runs = this.runs.all().filter((r) => which(r) && this.waits.has(r.id));
+    runs.forEach((r) => this.waits.get(r.id)?.abort());
+    return runs.length > 0;
+  }
+
   private requestStop(mode: StopMode, which: (run: Run<F>) => boolean): Run<F>[] {
     const runs = this.runs.all().filter(which);
     for (const r of runs) {
       this.loops.get(r.id)?.requestStop(mode);
       this.runs.update(r.id, { stopRequested: this.loops.get(r.id)?.status.stopRequested ?? mode });
+      // a run waiting out a limit has no agent to end: its wait ends and the loop stops
+      this.waits.get(r.id)?.abort();
     }
     return runs;
   }
 
-  private async iteration(runId: string, folder: F, loop: LoopController, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean): Promise<IterationRecord> {
+  /** Waits until the agent's limit resets (or backs off), unless a stop came first; Resume Now and Stop end it early. */
+  private async waitOutLimit(runId: string, loop: LoopController, storyId: string, agent: string, limit: LimitVerdict, ended: number, agents: AgentChoice): Promise<void> {
+    const wait = limitWait(limit, ended, loop.status.limitedInARow);
+    agents.limitedUntil.set(agent, wait.until);
+    const other = availableFallback(agents, this.clock.now());
+    if (other !== undefined && other !== agent) {
+      this.ports.log.info(`[runner] ${storyId}: ${agent} is limited until ${new Date(wait.until).toISOString()}; the next iteration runs ${other} (ralph.agent.fallback)`);
+      return;
+    }
+    if (loop.status.stopRequested) {
+      return;
+    }
+    const control = new AbortController();
+    this.waits.set(runId, control);
+    this.runs.update(runId, { limit: { until: wait.until, agent, kind: limit.kind, source: wait.source } });
+    const when = new Date(wait.until).toISOString();
+    this.ports.log.info(
+      `[runner] ${storyId}: rate-limited by ${agent} (${limit.message}); waiting until ${when}${wait.source === 'reset' ? ' (its reset time)' : ' (no reset time printed: backing off)'}`,
+    );
+    try {
+      await this.clock.sleep(Math.max(0, wait.until - this.clock.now()), control.signal);
+    } finally {
+      this.waits.delete(runId);
+      this.runs.update(runId, { limit: undefined });
+    }
+  }
+
+  private async iteration(runId: string, folder: F, loop: LoopController, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean, agents: AgentChoice): Promise<IterationRecord> {
     const { log } = this.ports;
-    const prepared = await this.ports.prepare(folder, step, before, allowDirtyCheckout);
+    const presetId = availableFallback(agents, this.clock.now());
+    const prepared = await this.ports.prepare(folder, step, before, allowDirtyCheckout, presetId);
+    if (presetId === undefined) {
+      agents.configured = prepared.agent;
+    }
     const detector = new CompleteSignalDetector();
-    const started = Date.now();
+    const tail = new OutputTail();
+    const started = this.clock.now();
     log.info(`[runner] iteration ${step.iteration}/${step.maxIterations}: ${step.storyId} (${prepared.agent}) in terminal "${prepared.launch.name}"`);
-    const handle = this.ports.executor.start({ ...prepared.launch, onOutput: (chunk) => detector.push(chunk) });
+    const handle = this.ports.executor.start({ ...prepared.launch, onOutput: (chunk) => {
+      detector.push(chunk);
+      tail.push(chunk);
+    } });
     this.handles.set(runId, handle);
     const run = this.runs.get(runId);
     if (run) {
@@ -157,7 +215,7 @@ export class RunEngine<F, H extends AgentHandle> {
       handle.dispose();
       this.handles.delete(runId);
     }
-    const ended = Date.now();
+    const ended = this.clock.now();
     const now = this.runs.get(runId);
     if (now) {
       this.ports.agentEnded?.(now, handle, prepared.promptFile);
@@ -165,7 +223,7 @@ export class RunEngine<F, H extends AgentHandle> {
 
     const after = await this.ports.read(folder);
     const { commits, uncommitted } = await prepared.observe();
-    const { record, line } = completeIteration(loop, {
+    const { record, line, limit } = completeIteration(loop, {
       storyId: step.storyId,
       storyTitle: step.storyTitle,
       agent: prepared.agent,
@@ -181,6 +239,8 @@ export class RunEngine<F, H extends AgentHandle> {
       promptFile: prepared.promptFile,
       iteration: step.iteration,
       loopId: runId,
+      output: tail.value,
+      timeZone: this.ports.timeZone ?? localTimeZone(),
     });
     await this.ports.record(folder, line, after);
     if (line.uncommitted) {
@@ -191,6 +251,28 @@ export class RunEngine<F, H extends AgentHandle> {
       log.info(`[runner] ${note}`);
     }
     this.ports.recorded?.(folder, record);
+    if (limit) {
+      await this.waitOutLimit(runId, loop, step.storyId, prepared.agent, limit, ended, agents);
+    }
     return record;
   }
+}
+
+/** The agents a run may use: the configured one (known after its first iteration), the fallback presets, and until when each is limited. */
+interface AgentChoice {
+  configured?: string;
+  readonly fallback: readonly string[];
+  readonly limitedUntil: Map<string, number>;
+}
+
+/**
+ * The preset to run instead of the configured agent: the first of the fallback list that is not
+ * limited, while the configured one is; undefined when the configured agent may run (or none may).
+ */
+function availableFallback(a: AgentChoice, now: number): string | undefined {
+  const free = (agent: string): boolean => (a.limitedUntil.get(agent) ?? 0) <= now;
+  if (a.configured === undefined || free(a.configured)) {
+    return undefined;
+  }
+  return a.fallback.find((p) => p !== a.configured && free(p));
 }

@@ -6,6 +6,8 @@
  */
 import { missingExecutableMessage, type PathLookup, PRESET_SETTING, resolveAgentCommand, resolveExecutable } from '../agents/presets';
 import { agentEnvironment, COMMAND_SETTING, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
+import { detectLimit, type LimitVerdict } from '../insights/limits';
+import { failureSignature } from '../insights/signature';
 import type { PrdAnalysis } from '../prd/index';
 import { detectFeatCommit, type FeatCommit, MAX_UNCOMMITTED, type RunRecord } from '../runs/runs';
 import type { IterationRecord, LoopController } from './loop';
@@ -107,15 +109,20 @@ export interface IterationObservation {
   readonly promptFile: string;
   readonly iteration: number;
   readonly loopId: string;
+  /** The end of the agent's output, when the executor could read it (for its limit messages). */
+  readonly output?: string;
+  /** The IANA time zone a reset time printed without one is read in (where the agent ran). */
+  readonly timeZone?: string;
 }
 
-/** Reports the iteration to the loop and returns its verdict and the runs.jsonl line. */
-export function completeIteration(loop: LoopController, o: IterationObservation): { record: IterationRecord; line: RunRecord } {
+/** Reports the iteration to the loop and returns its verdict, the runs.jsonl line and the agent's limit (a rate-limited run). */
+export function completeIteration(loop: LoopController, o: IterationObservation): { record: IterationRecord; line: RunRecord; limit?: LimitVerdict } {
   const afterStory = o.after?.doc.stories.find((s) => s.id === o.storyId);
   const commit = o.commits === undefined ? undefined : detectFeatCommit(o.commits, o.storyId);
   const passingBefore = o.before.readiness.counts.done;
   const passingAfter = o.after?.readiness.counts.done ?? 0;
   const storyPasses = afterStory?.passes ?? false;
+  const limit = o.output === undefined ? undefined : detectLimit({ exitCode: o.exitCode, stopped: o.stopped, output: o.output, end: new Date(o.ended), timeZone: o.timeZone });
   const record = loop.recordIteration({
     storyId: o.storyId,
     exitCode: o.exitCode,
@@ -127,7 +134,10 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     stopped: o.stopped,
     prdReadable: o.after?.readable ?? false,
     commit: commit === undefined ? undefined : commit?.subject ?? null,
+    limit,
   });
+  const limited = record.outcome === 'rate-limited' ? limit : undefined;
+  const signature = record.outcome === 'failed' && o.output !== undefined ? failureSignature(o.output) : undefined;
   const uncommitted = o.uncommitted ?? [];
   const line: RunRecord = {
     start: new Date(o.started).toISOString(),
@@ -146,11 +156,13 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     promptFile: o.promptFile,
     iteration: o.iteration,
     loopId: o.loopId,
+    ...(limited?.resetAt ? { resetAt: limited.resetAt.toISOString() } : {}),
+    ...(signature ? { signature } : {}),
     ...(uncommitted.length > 0
       ? { uncommitted: uncommitted.slice(0, MAX_UNCOMMITTED), ...(uncommitted.length > MAX_UNCOMMITTED ? { uncommittedMore: uncommitted.length - MAX_UNCOMMITTED } : {}) }
       : {}),
   };
-  return { record, line };
+  return { record, line, ...(limited ? { limit: limited } : {}) };
 }
 
 /** The file name of a program (`/usr/bin/my-agent` → `my-agent`, `C:\\tools\\agent.exe` → `agent.exe`). */

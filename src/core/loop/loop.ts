@@ -9,7 +9,10 @@
  * story turned to passing; K consecutive non-zero exits; prd.json missing or unreadable.
  * `<promise>COMPLETE</promise>` is a claim, not a fact: while stories still fail on disk it is a
  * false completion, noted, and the loop goes on.
+ * A run stopped by the agent's usage or rate limit (issue 21) counts toward neither breaker nor the
+ * maximum: the caller waits for the reset, and the same story runs again.
  */
+import type { LimitVerdict } from '../insights/limits';
 import type { PrdAnalysis } from '../prd/index';
 import type { Problem } from '../prd/problems';
 import type { RunOutcome } from '../runs/runs';
@@ -83,6 +86,8 @@ export interface IterationResult {
   readonly prdReadable?: boolean;
   /** The `feat: <id> - …` commit subject when git was checked: null = none made; undefined = not checked. */
   readonly commit?: string | null;
+  /** The agent's provider limit, when its output said so (src/core/insights/limits.ts). */
+  readonly limit?: LimitVerdict;
 }
 
 export interface IterationRecord {
@@ -103,6 +108,8 @@ export interface LoopStatus {
   readonly consecutiveFailures: number;
   readonly stopRequested?: StopMode;
   readonly falseCompletions: number;
+  /** Rate-limited iterations in a row (0 after any other): the backoff's step. */
+  readonly limitedInARow: number;
 }
 
 /** The outcome of an iteration, from what is on disk first and the exit code second. */
@@ -120,6 +127,10 @@ export function iterationOutcome(r: IterationResult): RunOutcome {
   if (r.storyPasses || r.passingAfter > r.passingBefore) {
     return 'passed';
   }
+  // exit status matters: a limit message from an agent that exited 0 is the story's text, not a limit
+  if (r.limit && r.exitCode !== 0) {
+    return 'rate-limited';
+  }
   if (r.exitCode !== null && r.exitCode !== 0) {
     return 'failed';
   }
@@ -132,6 +143,10 @@ export class LoopController {
   private noProgress = 0;
   private failures = 0;
   private falseCompletions = 0;
+  private limited = 0;
+  private limitedInARow = 0;
+  /** The story a rate-limited iteration was on: it runs again next. */
+  private retryStory: string | undefined;
   private stop: StopMode | undefined;
   private lastStory: string | undefined;
   private lastExit: number | null = null;
@@ -156,6 +171,7 @@ export class LoopController {
       consecutiveFailures: this.failures,
       stopRequested: this.stop,
       falseCompletions: this.falseCompletions,
+      limitedInARow: this.limitedInARow,
     };
   }
 
@@ -198,9 +214,10 @@ export class LoopController {
         problems.slice(0, 10).map((p) => problemLine(label, p)),
       );
     }
-    const picked = n === 0 && this.config.firstStory !== undefined ? prd.doc.stories.find((s) => s.id === this.config.firstStory) : undefined;
+    const wanted = n === 0 ? this.config.firstStory : this.retryStory;
+    const picked = wanted !== undefined ? prd.doc.stories.find((s) => s.id === wanted && (n === 0 || !s.passes)) : undefined;
     if (picked) {
-      return { kind: 'run', storyId: picked.id, storyTitle: picked.title, iteration: 1, maxIterations: this.config.maxIterations };
+      return { kind: 'run', storyId: picked.id, storyTitle: picked.title, iteration: n + 1, maxIterations: this.config.maxIterations };
     }
     const r = prd.readiness;
     if (r.state === 'empty') {
@@ -230,7 +247,7 @@ export class LoopController {
         withCounts(`Stopped: no story turned to passing in ${plural(this.noProgress, 'consecutive iteration')} (last: ${this.lastStory}). Read progress.txt and the agent output before running again.`, prd),
       );
     }
-    if (n >= this.config.maxIterations) {
+    if (n - this.limited >= this.config.maxIterations) {
       return stopStep('max-iterations', withCounts(`Stopped: reached the maximum of ${plural(this.config.maxIterations, 'iteration')}.`, prd));
     }
     return { kind: 'run', storyId: r.next.story.id, storyTitle: r.next.story.title, iteration: n + 1, maxIterations: this.config.maxIterations };
@@ -242,6 +259,11 @@ export class LoopController {
     this.lastStory = result.storyId;
     this.lastExit = result.exitCode;
     const outcome = iterationOutcome(result);
+    if (outcome === 'rate-limited') {
+      return this.recordLimited(result);
+    }
+    this.limitedInARow = 0;
+    this.retryStory = undefined;
     const readable = result.prdReadable !== false;
     const progress = readable && result.passingAfter > result.passingBefore;
     const total = result.totalAfter ?? result.passingAfter;
@@ -295,6 +317,18 @@ export class LoopController {
       }
     }
     const record: IterationRecord = { iteration: this.iterations, outcome, progress, falseComplete, notes };
+    this.history.push(record);
+    return record;
+  }
+
+  /** A run the agent's limit stopped: the breakers and the maximum stay as they were; the story runs again. */
+  private recordLimited(result: IterationResult): IterationRecord {
+    this.limited++;
+    this.limitedInARow++;
+    this.retryStory = result.storyId;
+    const what = result.limit?.kind === 'overloaded' ? 'the provider was overloaded' : `the agent hit its ${result.limit?.kind === 'usage-limit' ? 'usage limit' : 'rate limit'}`;
+    const notes = [`${result.storyId}: ${what} (not counted as a failure); it runs again after the wait.`];
+    const record: IterationRecord = { iteration: this.iterations, outcome: 'rate-limited', progress: false, falseComplete: false, notes };
     this.history.push(record);
     return record;
   }

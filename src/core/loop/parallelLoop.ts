@@ -39,7 +39,9 @@ export type AgentOutcome =
   /** The agent asked a question: the user answers. */
   | 'question'
   /** Something else stopped the story (a dirty worktree, the worktree could not be made): `message` says what. */
-  | 'error';
+  | 'error'
+  /** The agent hit its usage or rate limit (or an overload): the loop waits, then runs the story again. */
+  | 'rate-limited';
 
 export type MergeOutcome = 'merged' | 'conflict' | 'check-failed' | 'error';
 
@@ -50,7 +52,9 @@ export type ParallelEvent =
   /** The user's Retry on a Needs You item: the story may run again, its breakers reset. */
   | { readonly kind: 'retry'; readonly storyId: string }
   /** The user's Skip Story: it does not run in this loop (what waits on it cannot run either). */
-  | { readonly kind: 'skip'; readonly storyId: string };
+  | { readonly kind: 'skip'; readonly storyId: string }
+  /** A wait the loop asked for (`limitWait`) ended: its time came, or Resume Now, or a stop. */
+  | { readonly kind: 'limitEnded' };
 
 export interface NeedsYouItem {
   readonly storyId: string;
@@ -67,6 +71,8 @@ export type ParallelCommand =
   | { readonly kind: 'merge'; readonly storyId: string }
   | { readonly kind: 'stopAgent'; readonly storyId: string }
   | { readonly kind: 'needsYou'; readonly item: NeedsYouItem }
+  /** Wait out an agent's limit (the driver knows what it printed), then send `limitEnded`; `inARow` is the backoff's step. */
+  | { readonly kind: 'limitWait'; readonly storyId: string; readonly inARow: number }
   | ParallelStop;
 
 export interface ParallelStop {
@@ -113,6 +119,9 @@ export class ParallelLoop {
   private merging: string | undefined;
   private runningCount = 0;
   private iterations = 0;
+  /** Limit waits asked for and not ended yet: while there is one, nothing starts and the loop does not stop. */
+  private limitWaits = 0;
+  private limitedInARow = 0;
   private stopMode: StopMode | undefined;
   private finished: ParallelStop | undefined;
   private waiting: readonly { readonly storyId: string; readonly reason: WaitReason }[] = [];
@@ -207,6 +216,12 @@ export class ParallelLoop {
         this.counters.set(event.storyId, { ...this.countersOf(event.storyId), consecutiveFailures: 0, consecutiveNoProgress: 0 });
         this.phase.set(event.storyId, 'pending');
         break;
+      case 'limitEnded':
+        if (this.limitWaits === 0) {
+          return [];
+        }
+        this.limitWaits--;
+        break;
       case 'skip': {
         const phase = this.phase.get(event.storyId);
         if (phase !== 'pending' && phase !== 'needs-you') {
@@ -249,7 +264,19 @@ export class ParallelLoop {
       this.files.set(id, guardedPaths([...(this.files.get(id) ?? []), ...event.filesChanged], this.memory));
     }
     const c = this.countersOf(id);
+    if (event.outcome !== 'rate-limited') {
+      this.limitedInARow = 0;
+    }
     switch (event.outcome) {
+      case 'rate-limited':
+        // Neither a breaker's count nor an iteration: the provider stopped it, not the work.
+        this.counters.set(id, { ...c, attempts: Math.max(0, c.attempts - 1) });
+        this.iterations--;
+        this.limitedInARow++;
+        this.limitWaits++;
+        this.release(id, 'pending');
+        out.push({ kind: 'limitWait', storyId: id, inARow: this.limitedInARow });
+        return;
       case 'passed':
         this.counters.set(id, { attempts: c.attempts, consecutiveFailures: 0, consecutiveNoProgress: 0 });
         this.phase.set(id, 'done');
@@ -348,6 +375,7 @@ export class ParallelLoop {
       needsYou: (id) => this.open.get(id)?.reason,
       skipped: (id) => this.phase.get(id) === 'skipped',
       stopping: this.stopMode !== undefined,
+      limited: this.limitWaits > 0,
     });
     for (const id of plan.start) {
       const c = this.countersOf(id);
@@ -360,7 +388,7 @@ export class ParallelLoop {
       out.push({ kind: 'start', storyId: id, storyTitle: this.stories[this.indexOf.get(id) as number].title, iteration: this.iterations, maxIterations: this.config.maxIterations, files });
     }
     this.waiting = plan.waits;
-    if (this.runningCount === 0 && this.merging === undefined && this.mergeQueue.length === 0) {
+    if (this.runningCount === 0 && this.merging === undefined && this.mergeQueue.length === 0 && this.limitWaits === 0) {
       return this.finish(this.stopCommand(plan.waits), out);
     }
     return out;

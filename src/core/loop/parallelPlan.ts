@@ -63,6 +63,8 @@ export interface PlanInput {
   readonly skipped: (storyId: string) => boolean;
   /** A stop was requested: nothing new starts. */
   readonly stopping: boolean;
+  /** An agent's limit is being waited out: nothing starts. */
+  readonly limited?: boolean;
 }
 
 export interface Plan {
@@ -118,6 +120,9 @@ export function planStarts(input: PlanInput): Plan {
     }
     if (input.stopping) {
       return { kind: 'stopping' };
+    }
+    if (input.limited) {
+      return { kind: 'rate-limited' };
     }
     if (iterations >= config.maxIterations) {
       return { kind: 'iteration-limit', maxIterations: config.maxIterations };

@@ -4,6 +4,7 @@
  * today; the wave of parallel worktrees later). A Run is immutable: every change makes a new one
  * and tells the listener, which is how the views learn about it.
  */
+import type { LimitKind } from '../insights/limits';
 import type { StopMode } from './loop';
 
 export type RunPhase = 'starting' | 'running' | 'finished';
@@ -21,6 +22,15 @@ export interface Run<F> {
   /** Start of the running iteration (ms since the epoch). */
   readonly iterationStartedAt?: number;
   readonly stopRequested?: StopMode;
+  /** While the run waits out its agent's limit: until when (ms since the epoch), which agent, what limit, and whether the agent printed the time. */
+  readonly limit?: RunLimitWait;
+}
+
+export interface RunLimitWait {
+  readonly until: number;
+  readonly agent: string;
+  readonly kind: LimitKind;
+  readonly source: 'reset' | 'backoff';
 }
 
 /** The user rule: one run per folder at a time. */

@@ -32,7 +32,9 @@ export type WaitReason =
   /** The loop started its maximum number of iterations (counted across slots). */
   | { readonly kind: 'iteration-limit'; readonly maxIterations: number }
   /** A stop was requested: nothing new starts. */
-  | { readonly kind: 'stopping' };
+  | { readonly kind: 'stopping' }
+  /** An agent hit its usage or rate limit: nothing new starts until the wait for its reset ends. */
+  | { readonly kind: 'rate-limited' };
 
 /** The sentence for a wait reason, e.g. "waits for US-004: both change src/api/tasks.ts". */
 export function describeWait(reason: WaitReason): string {
@@ -49,6 +51,8 @@ export function describeWait(reason: WaitReason): string {
       return `not started: the loop reached its maximum of ${times(reason.maxIterations, 'iteration')}`;
     case 'stopping':
       return 'not started: the loop is stopping';
+    case 'rate-limited':
+      return "waits for the agent's limit to reset";
   }
 }
 
@@ -66,6 +70,8 @@ export function shortWait(reason: WaitReason): string {
     case 'iteration-limit':
     case 'stopping':
       return 'not started';
+    case 'rate-limited':
+      return 'waits for the limit';
   }
 }
 

@@ -4,6 +4,7 @@
  * with its line number, the rest still loads).
  */
 
+/** `rate-limited`: the agent stopped at its provider's usage or rate limit (or an overload); the loop waits and runs the story again. */
 export type RunOutcome = 'passed' | 'failed' | 'no-progress' | 'stopped' | 'false-complete' | 'error' | 'rate-limited';
 
 export const RUN_OUTCOMES: readonly RunOutcome[] = ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error', 'rate-limited'];
@@ -44,6 +45,8 @@ export interface RunRecord {
   readonly tokens?: RunTokens;
   /** ISO 8601: when a rate-limited agent said its limit resets. */
   readonly resetAt?: string;
+  /** A failed run: its normalised failure signature (src/core/insights/signature.ts). */
+  readonly signature?: string;
   /** Paths the agent changed but left uncommitted (at most MAX_UNCOMMITTED; absent when none or not checked). */
   readonly uncommitted?: readonly string[];
   /** How many more uncommitted paths there were than listed. */
@@ -74,6 +77,9 @@ export interface ParallelRunFields {
   readonly mergeCommit?: string;
 }
 
+/** A signature read back is cut to this length (a hand-edited line cannot make a row unbounded). */
+export const MAX_SIGNATURE = 500;
+
 /** At most this many uncommitted paths are recorded per iteration. */
 export const MAX_UNCOMMITTED = 50;
 
@@ -102,6 +108,7 @@ export function serializeRun(r: RunRecord): string {
     ...(r.cost !== undefined ? { cost: r.cost } : {}),
     ...(r.tokens ? { tokens: { input: r.tokens.input, output: r.tokens.output, cacheRead: r.tokens.cacheRead, cacheWrite: r.tokens.cacheWrite } } : {}),
     ...(r.resetAt !== undefined ? { resetAt: r.resetAt } : {}),
+    ...(r.signature ? { signature: r.signature } : {}),
     ...(r.uncommitted && r.uncommitted.length > 0 ? { uncommitted: r.uncommitted.slice(0, MAX_UNCOMMITTED) } : {}),
     ...(r.uncommittedMore ? { uncommittedMore: r.uncommittedMore } : {}),
     ...(r.parallel ? { parallel: parallelFields(r.parallel) } : {}),
@@ -200,6 +207,7 @@ export function toRecord(v: unknown): RunRecord | string {
     iteration: num('iteration', 1),
     loopId: str('loopId'),
     ...receiptOf(o),
+    ...(typeof o.signature === 'string' && o.signature.trim() !== '' ? { signature: o.signature.slice(0, MAX_SIGNATURE) } : {}),
     ...uncommittedOf(o),
     ...parallelOf(o.parallel),
   };

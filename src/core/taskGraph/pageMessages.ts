@@ -167,6 +167,7 @@ export interface RunningStory {
   readonly iteration?: number;
   readonly maxIterations?: number;
   readonly startedAt?: number;
+  readonly resumesAt?: number;
 }
 
 /** A count the page accepts (a whole number, not negative), else unknown. */
@@ -199,6 +200,7 @@ export function runMessage(
       iteration: wholeOrUndefined(r.iteration),
       maxIterations: wholeOrUndefined(r.maxIterations),
       startedAt: r.startedAt !== undefined && Number.isFinite(r.startedAt) ? r.startedAt : undefined,
+      ...(r.resumesAt !== undefined && Number.isFinite(r.resumesAt) ? { resumesAt: r.resumesAt } : {}),
     });
   }
   const more = stories.length - PAGE_LIMITS.running;

@@ -148,6 +148,8 @@ export const runningStorySchema = z.object({
   maxIterations: z.number().int().nonnegative().optional(),
   /** ms since the epoch; the page shows the elapsed time. */
   startedAt: z.number().optional(),
+  /** While the run waits out its agent's usage or rate limit: when it resumes (ms since the epoch); the page counts down to it. */
+  resumesAt: z.number().optional(),
 });
 export type RunningStoryDto = z.infer<typeof runningStorySchema>;
 
@@ -183,6 +185,15 @@ export function outcomesOf(run: Pick<RunMessage, 'lastOutcome'>): ReadonlyMap<st
 export interface StoryWait {
   readonly short: string;
   readonly text: string;
+}
+
+/** A countdown as a clock shows it (the graph mark's and the status bar's): "12:34", "1:02:03" (0 once passed). */
+export function countdown(ms: number): string {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const two = (n: number): string => String(n).padStart(2, '0');
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h > 0 ? `${h}:${two(m)}:${two(s % 60)}` : `${m}:${two(s % 60)}`;
 }
 
 /** A run message's waits by story id. */

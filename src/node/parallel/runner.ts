@@ -11,7 +11,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorMessage } from '../../core/errorMessage';
-import { ParallelLoop, type ParallelCommand, type ParallelEvent, type NeedsYouItem, type ParallelStop, type StoryPhase, type AgentOutcome } from '../../core/loop/parallelLoop';
+import { type LimitVerdict, limitWait } from '../../core/insights/limits';
+import { WaitSet } from '../../core/loop/clock';
+import { ParallelLoop, type ParallelCommand, type ParallelEvent, type NeedsYouItem, type ParallelStop } from '../../core/loop/parallelLoop';
 import type { ParallelConfig } from '../../core/loop/parallelPlan';
 import { predictAll } from '../../core/loop/sameFile';
 import type { StopMode } from '../../core/loop/loop';
@@ -22,7 +24,7 @@ import { recordIteration } from '../runRecorder';
 import { commitsNotOn, git, ParallelError, topOf } from './git';
 import { storyBranchName } from '../../core/parallel/names';
 import { MergeQueue } from './mergeQueue';
-import { mergedLeftovers, resumeParallel, type ResumeReport } from './resume';
+import { mergedLeftovers, resumeParallel } from './resume';
 import { readPredictionInputs } from './predictionInputs';
 import { acquireRunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
@@ -52,31 +54,8 @@ export interface ParallelRunOptions {
   readonly manageBranch?: boolean;
 }
 
-export type RunnerEvent =
-  | { readonly kind: 'resumed'; readonly report: ResumeReport }
-  | { readonly kind: 'started'; readonly storyId: string; readonly storyTitle: string; readonly iteration: number; readonly maxIterations: number; readonly runId: string; readonly worktree: StoryWorktree; readonly logFile: string; readonly wave: number }
-  | { readonly kind: 'agentEnded'; readonly storyId: string; readonly runId: string; readonly outcome: AgentOutcome; readonly exitCode: number | null; readonly durationMs: number; readonly message?: string }
-  | { readonly kind: 'merging'; readonly storyId: string }
-  | { readonly kind: 'merged'; readonly storyId: string; readonly result: MergeResult; readonly commit?: string; readonly message?: string; readonly conflictFiles?: readonly string[] }
-  | { readonly kind: 'needsYou'; readonly item: NeedsYouItem }
-  | { readonly kind: 'note'; readonly storyId?: string; readonly message: string }
-  | { readonly kind: 'stopped'; readonly stop: ParallelStop };
-
-export interface ParallelRunPorts extends Pick<StoryRunContext, 'executor' | 'planAgent' | 'issuePlanFor' | 'writeFile'> {
-  onEvent?(event: RunnerEvent): void;
-  readonly now?: () => Date;
-}
-
-/** One story as the runner sees it (the graph's marks, the Needs You node, the CLI's status). */
-export interface StoryStatus {
-  readonly storyId: string;
-  readonly phase: StoryPhase;
-  readonly worktree?: StoryWorktree;
-  /** While its agent runs. */
-  readonly runId?: string;
-  readonly startedAt?: number;
-  readonly iteration?: number;
-}
+import type { ParallelRunPorts, RunnerEvent, StoryStatus } from './runnerTypes';
+export type { ParallelRunPorts, RunnerEvent, StoryStatus };
 
 interface PendingLine {
   readonly line: RunRecord;
@@ -96,6 +75,9 @@ export class ParallelRunner {
   private readonly pendingLines = new Map<string, PendingLine>();
   private readonly work = new Set<Promise<unknown>>();
   private readonly attempts = new Map<string, number>();
+  /** What each story's agent last printed of its limit, and when it ended. */
+  private readonly limits = new Map<string, { limit: LimitVerdict; ended: number; agent: string }>();
+  private limitWaits!: WaitSet;
   /** Stories asked to stop while their agent was still being prepared (no run to stop yet). */
   private readonly stopBeforeStart = new Set<string>();
   private finished: ((stop: ParallelStop) => void) | undefined;
@@ -112,6 +94,7 @@ export class ParallelRunner {
     private readonly options: ParallelRunOptions,
     private readonly ports: ParallelRunPorts,
   ) {
+    this.limitWaits = new WaitSet(ports.clock);
     this.loopId = `parallel-${this.now().toISOString().replace(/[:.]/g, '-')}`;
   }
 
@@ -199,6 +182,23 @@ export class ParallelRunner {
       return;
     }
     this.post({ kind: 'stopRequested', mode });
+    this.limitWaits.endAll();
+  }
+
+  /** Resume Now: ends the wait for an agent's limit; the story runs again at once. False when none waits. */
+  resumeNow(): boolean {
+    return this.limitWaits.endAll();
+  }
+
+  /** Waits out an agent's limit (its printed reset plus a margin, or the backoff), unless the loop is stopping. */
+  private async waitOutLimit(storyId: string, inARow: number): Promise<void> {
+    const seen = this.limits.get(storyId);
+    if (!this.loop?.status.stopRequested) {
+      const wait = limitWait(seen?.limit ?? {}, seen?.ended ?? this.now().getTime(), inARow);
+      this.emit({ kind: 'waiting', storyId, agent: seen?.agent ?? 'the agent', until: wait.until, source: wait.source });
+      await this.limitWaits.sleepUntil(wait.until);
+    }
+    this.post({ kind: 'limitEnded' });
   }
 
   /** Stop This Agent: ends one story's agent; the story then needs the user (the loop goes on). */
@@ -296,6 +296,9 @@ export class ParallelRunner {
           break;
         case 'needsYou':
           this.emit({ kind: 'needsYou', item: c.item });
+          break;
+        case 'limitWait':
+          this.track(this.waitOutLimit(c.storyId, c.inARow));
           break;
         case 'stop':
           this.track(this.end(c));
@@ -402,6 +405,9 @@ export class ParallelRunner {
     const result = await run.result;
     this.runs.delete(id);
     const line = runLine(result, { ...c, loopId: this.loopId, passing: this.prd?.readiness.counts.done ?? 0, wave }, wt);
+    if (result.limit) {
+      this.limits.set(id, { limit: result.limit, ended: result.ended.getTime(), agent: result.agent });
+    }
     this.emit({ kind: 'agentEnded', storyId: id, runId, outcome: result.outcome, exitCode: result.exit?.exitCode ?? null, durationMs: result.ended.getTime() - result.started.getTime(), message: result.message });
     if (result.outcome === 'passed') {
       // Its line waits for the merge's outcome.

@@ -16,6 +16,8 @@ import { errorMessage } from '../../core/errorMessage';
 import type { AgentExecutor, AgentExit, AgentHandle } from '../../core/loop/executor';
 import type { AgentCommandPlan } from '../../core/loop/iteration';
 import type { AgentOutcome } from '../../core/loop/parallelLoop';
+import { detectLimit, type LimitVerdict, localTimeZone } from '../../core/insights/limits';
+import { failureSignature } from '../../core/insights/signature';
 import { planPrdMerge, storyPasses } from '../../core/parallel/prdMerge';
 import { unionProgress } from '../../core/parallel/progressUnion';
 import { analyzePrd } from '../../core/prd/index';
@@ -82,6 +84,10 @@ export interface StoryRunResult {
   /** Files the branch changed since its base (the same-file guard learns them). */
   readonly filesChanged: readonly string[];
   readonly uncommitted: readonly string[];
+  /** A rate-limited run: what the agent printed of its limit (the runner waits it out). */
+  readonly limit?: LimitVerdict;
+  /** A failed run: its failure signature (core/insights/signature.ts). */
+  readonly signature?: string;
 }
 
 const COMPLETE = '<promise>COMPLETE</promise>';
@@ -174,7 +180,7 @@ export class StoryRun {
     const ended = ctx.now();
     log.write(`\n# ended ${ended.toISOString()}: ${exit.stopped ? (timedOut ? 'ended at the time limit' : 'stopped') : `exit ${exit.exitCode ?? 'unknown'}`}\n`);
     await new Promise<void>((resolve) => log.end(resolve));
-    const seen = await observe(ctx, req, exit, timedOut, tail).catch((e: unknown) => ({ outcome: 'error' as const, message: `what the agent left could not be read (${errorMessage(e)}).`, commit: null, storyPasses: false, filesChanged: [], uncommitted: [] }));
+    const seen = await observe(ctx, req, exit, timedOut, tail, ended).catch((e: unknown) => ({ outcome: 'error' as const, message: `what the agent left could not be read (${errorMessage(e)}).`, commit: null, storyPasses: false, filesChanged: [], uncommitted: [] }));
     return { ...base, ...seen, exit, ended, promptFile, agent: plan.agent, completeSignal };
   }
 
@@ -219,7 +225,8 @@ export interface RunLinePlace {
 
 /** A finished agent run as its runs.jsonl line (the merge's outcome is added when it is known). */
 export function runLine(r: StoryRunResult, at: RunLinePlace, wt: StoryWorktree): RunRecord {
-  const outcome: RunOutcome = r.outcome === 'passed' ? 'passed' : r.outcome === 'failed' ? 'failed' : r.outcome === 'stopped' ? 'stopped' : r.outcome === 'no-progress' || r.outcome === 'question' ? (r.completeSignal ? 'false-complete' : 'no-progress') : 'error';
+  const same: readonly AgentOutcome[] = ['passed', 'failed', 'stopped', 'rate-limited'];
+  const outcome: RunOutcome = same.includes(r.outcome) ? (r.outcome as RunOutcome) : r.outcome === 'no-progress' || r.outcome === 'question' ? (r.completeSignal ? 'false-complete' : 'no-progress') : 'error';
   return {
     start: r.started.toISOString(),
     end: r.ended.toISOString(),
@@ -237,15 +244,17 @@ export function runLine(r: StoryRunResult, at: RunLinePlace, wt: StoryWorktree):
     promptFile: r.promptFile ?? '',
     iteration: at.iteration,
     loopId: at.loopId,
+    ...(r.limit?.resetAt ? { resetAt: r.limit.resetAt.toISOString() } : {}),
+    ...(r.signature ? { signature: r.signature } : {}),
     ...(r.uncommitted.length > 0 ? { uncommitted: r.uncommitted } : {}),
     parallel: { wave: at.wave, worktree: wt.folder, branch: wt.branch },
   };
 }
 
-type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPasses' | 'filesChanged' | 'uncommitted'>;
+type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPasses' | 'filesChanged' | 'uncommitted' | 'limit' | 'signature'>;
 
 /** What the agent left in its worktree, as the loop's outcome. */
-async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentExit, timedOut: boolean, outputTail: string): Promise<Observed> {
+async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentExit, timedOut: boolean, outputTail: string, ended: Date): Promise<Observed> {
   const { worktree: wt, storyId } = req;
   const none = { commit: null, storyPasses: false, filesChanged: [], uncommitted: [] };
   // Every look at once (they only read; the next story waits on this one's merge): where HEAD is,
@@ -280,8 +289,13 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
   if (passes && commit) {
     return { ...seen, outcome: 'passed' };
   }
+  const limit = detectLimit({ exitCode: exit.exitCode ?? null, stopped: exit.stopped, output: outputTail, end: ended, timeZone: localTimeZone() });
+  if (limit) {
+    return { ...seen, outcome: 'rate-limited', message: limit.message, limit };
+  }
   if (exit.exitCode !== undefined && exit.exitCode !== 0) {
-    return { ...seen, outcome: 'failed', message: `its agent exited with code ${exit.exitCode}` };
+    const signature = failureSignature(outputTail);
+    return { ...seen, outcome: 'failed', message: `its agent exited with code ${exit.exitCode}`, ...(signature ? { signature } : {}) };
   }
   // Nothing done and the agent's last words ask the user: an answer, not another attempt, moves it on.
   const question = !passes && !commit ? agentQuestion(outputTail) : undefined;

@@ -189,6 +189,11 @@ export class ParallelService extends Disposable {
     }
   }
 
+  /** Resume Now: ends the parallel runs' waits for an agent's limit; false when none waits. */
+  resumeNow(): boolean {
+    return [...this.active.values()].map((r) => r.runner.resumeNow()).some((ended) => ended);
+  }
+
   /** Stop All (`now`: end the agents) or Stop After This Iteration; false when no parallel run is under way. */
   requestStop(mode: StopMode, folder?: vscode.WorkspaceFolder): boolean {
     const runs = [...this.active.values()].filter((r) => !folder || r.folder.uri.toString() === folder.uri.toString());

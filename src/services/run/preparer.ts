@@ -69,21 +69,21 @@ export async function checkWorkingTree(
 }
 
 /** Makes the folder ready for the step's story and plans the agent command (src/node/preparer.ts, with the editor's hooks). */
-export function prepareIteration(ctx: PrepareContext, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean): Promise<PreparedIteration> {
-  return prepareInFolder(folderContext(ctx), step, before, allowDirtyCheckout);
+export function prepareIteration(ctx: PrepareContext, step: RunStep, before: PrdAnalysis, allowDirtyCheckout: boolean, presetId?: string): Promise<PreparedIteration> {
+  return prepareInFolder(folderContext(ctx), step, before, allowDirtyCheckout, presetId);
 }
 
 /**
  * The agent command for a story, from the settings, with its program looked up the way the
  * agent's terminal will find it (its PATH: the host's, changed by terminal.integrated.env.*).
  */
-export async function planAgent(ctx: PrepareContext, storyId: string, promptPath: string): Promise<AgentCommandPlan> {
+export async function planAgent(ctx: PrepareContext, storyId: string, promptPath: string, presetId?: string): Promise<AgentCommandPlan> {
   const { folder, settings } = ctx;
   const shell: ShellKind = shellKindOf(vscode.env.shell || '') ?? (process.platform === 'win32' ? 'powershell' : 'posix');
   const scripts = ralphScripts(folder.uri.fsPath);
   return planAgentCommand({
-    presetId: settings.agentPreset,
-    command: settings.agentCommand,
+    presetId: presetId ?? settings.agentPreset,
+    command: presetId !== undefined ? '' : settings.agentCommand,
     shell,
     exists: (p) => scripts.has(p),
     vars: { promptFile: promptPath, storyId, workspaceFolder: folder.uri.fsPath },
@@ -103,7 +103,7 @@ export function folderContext(ctx: PrepareContext): FolderPrepContext {
     root: folder.uri.fsPath,
     settings: ctx.settings,
     log: ctx.log,
-    planAgent: (storyId, promptPath) => planAgent(ctx, storyId, promptPath),
+    planAgent: (storyId, promptPath, presetId) => planAgent(ctx, storyId, promptPath, presetId),
     issuePlanFor: ctx.issuePlanFor ? (storyId) => (ctx.issuePlanFor as NonNullable<PrepareContext['issuePlanFor']>)(folder, storyId) : undefined,
     unsaved: (relative) => hasUnsavedChanges(joinRelative(folder.uri, relative)),
     archived: (branch, last, target) => showArchived(branch, last, target),

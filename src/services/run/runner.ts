@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
-import { type Run, RunBusyError } from '../../core/loop/runSet';
+import { type Run, RunBusyError, type RunLimitWait } from '../../core/loop/runSet';
 import { workspaceProblems } from '../../core/loop/preflight';
 import type { LoopOutcome } from '../../core/loop/scheduler';
 import type { PrdAnalysis } from '../../core/prd/index';
@@ -45,6 +45,8 @@ export interface RunnerState {
   readonly stopRequested?: 'after-iteration' | 'now';
   /** The running iteration's key (runKey: folder and prompt file). */
   readonly runKey?: string;
+  /** While the loop waits out its agent's limit: until when, which agent, what limit. */
+  readonly limit?: RunLimitWait;
 }
 
 export interface RunOptions {
@@ -96,7 +98,7 @@ export class Runner extends Disposable {
         }
         return outcome;
       },
-      prepare: (folder, step, before, allowDirty) => prepareIteration(this.contextOf(folder), step, before, allowDirty),
+      prepare: (folder, step, before, allowDirty, presetId) => prepareIteration(this.contextOf(folder), step, before, allowDirty, presetId),
       executor: terminalExecutor,
       record: async (folder, line, after) => {
         await recordIteration(folder.uri.fsPath, line, after);
@@ -169,6 +171,8 @@ export class Runner extends Disposable {
         noProgressLimit: settings.noProgressLimit,
         failureLimit: settings.failureLimit,
         prdLabel: settings.prdPath,
+        // a command line of the user's own has no presets to fall back on
+        fallback: settings.agentCommand.trim() === '' ? settings.agentFallback : [],
       });
     } catch (e) {
       throw e instanceof RunFileError ? new RunError(e.message) : e;
@@ -186,6 +190,11 @@ export class Runner extends Disposable {
   }
 
   /** Ends the agent in this folder (every folder when none is named) now; the iteration is recorded as stopped. */
+  /** Ends the wait for an agent's limit (Resume Now): the story runs again at once. False when no run waits. */
+  resumeNow(folder?: vscode.WorkspaceFolder): boolean {
+    return this.engine.resumeNow(inFolder(folder));
+  }
+
   stopNow(folder?: vscode.WorkspaceFolder): Promise<boolean> {
     return this.engine.stopNow(inFolder(folder));
   }
@@ -239,6 +248,7 @@ export class Runner extends Disposable {
       terminal: agent?.terminal,
       stopRequested: run.stopRequested,
       runKey: agent?.key,
+      limit: run.limit,
     };
   }
 

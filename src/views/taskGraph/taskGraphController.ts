@@ -217,7 +217,7 @@ export class TaskGraphController extends Disposable {
     const serial = s.running && here(s.folder);
     const stories: RunningStory[] = [];
     if (serial && s.storyId !== undefined) {
-      stories.push({ storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, startedAt: s.iterationStartedAt });
+      stories.push({ storyId: s.storyId, iteration: s.iteration, maxIterations: s.maxIterations, startedAt: s.iterationStartedAt, resumesAt: s.limit?.until });
     }
     for (const r of this.deps.parallel?.runs ?? []) {
       if (here(r.folder)) {

@@ -326,7 +326,7 @@ export class Drawing {
       const outcome = run ? '' : (outcomes.get(n.id) ?? '');
       const wait = run ? undefined : waits.get(n.id);
       // the elapsed time is not in it: the mark's clock ticks in place (tickElapsed), not by a rebuild
-      const runSig = run ? `${iterationText(run)}@${run.startedAt ?? ''}` : '';
+      const runSig = run ? `${iterationText(run)}@${run.startedAt ?? ''}@${run.resumesAt ?? ''}` : '';
       const sig = [
         n.id, n.title, n.state, n.critical, n.inCycle, n.wave, n.unblocks.total, n.blockedBy.join(','),
         n.artifacts ? JSON.stringify(n.artifacts) : '', n.badges.map((b) => `${b.label}:${b.tooltip ?? ''}`).join(','),

@@ -4,7 +4,7 @@
  * reaches the DOM only as text (`svg()` sets textContent).
  */
 import { artifactBadgeView } from './artifactBadge';
-import { accessibleName, ELAPSED_FROM, elapsed, type GraphMessage, iconOf, iterationText, type LayoutDto, type RunningStoryDto, type StoryWait, svg } from './model';
+import { accessibleName, countdown, ELAPSED_FROM, elapsed, type GraphMessage, iconOf, iterationText, type LayoutDto, RESUMES_AT, type RunningStoryDto, type StoryWait, svg } from './model';
 
 /** Codicon glyphs of the artifact badge: "issues", and "warning" when a prerequisite is missing. */
 const ISSUE_GLYPH = '\ueb0c';
@@ -134,8 +134,12 @@ export function nodeElement(n: GraphMessage['nodes'][number], i: number, x: numb
       'aria-label': `${n.id} running, iteration ${run.iteration ?? '?'} of ${run.maxIterations ?? '?'}: show its agent's terminal`,
     });
     mark.append(svg('rect', { x: NW - 92, y: NH - 18, width: 88, height: 16, rx: 8 }));
-    const text = svg('text', { x: NW - 48, y: NH - 6, 'text-anchor': 'middle' }, `▶ ${iterationText(run)}`);
-    if (run.startedAt !== undefined) {
+    const text = svg('text', { x: NW - 48, y: NH - 6, 'text-anchor': 'middle' }, run.resumesAt !== undefined ? '⏸ limit ' : `▶ ${iterationText(run)}`);
+    if (run.resumesAt !== undefined) {
+      // waiting out the agent's limit: the time until the story runs again
+      text.append(svg('tspan', { [RESUMES_AT]: run.resumesAt }, countdown(run.resumesAt - now)));
+      mark.setAttribute('aria-label', `${n.id} waits for its agent's limit to reset: runs again in ${countdown(run.resumesAt - now)}`);
+    } else if (run.startedAt !== undefined) {
       text.append(' · ', svg('tspan', { [ELAPSED_FROM]: run.startedAt }, elapsed(run.startedAt, now)));
     }
     mark.append(text);

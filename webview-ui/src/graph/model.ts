@@ -2,6 +2,9 @@
 import { artifactBadgeView } from './artifactBadge';
 import type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, RunningStoryDto, StoryWait, ViewState } from '../../../src/core/webview/graphProtocol';
 import { STORY_STATES, type StoryStateKey } from '../../../src/core/vocabulary';
+import { countdown } from '../../../src/core/webview/graphProtocol';
+
+export { countdown };
 
 export type { GraphMessage, GraphNodeDto, LayoutDto, RunMessage, RunningStoryDto, StoryWait, ViewState };
 
@@ -137,7 +140,16 @@ export function tickElapsed(root: ParentNode, now: number): void {
       e.textContent = text;
     }
   });
+  root.querySelectorAll(`[${RESUMES_AT}]`).forEach((e) => {
+    const text = countdown(Number(e.getAttribute(RESUMES_AT)) - now);
+    if (e.textContent !== text) {
+      e.textContent = text;
+    }
+  });
 }
+
+/** The attribute that marks a countdown to its value (ms since the epoch): a run waiting out its agent's limit. */
+export const RESUMES_AT = 'data-resumes-at';
 
 /** Creates an element with attributes and text (never HTML). */
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {

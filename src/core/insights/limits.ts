@@ -1,0 +1,216 @@
+/**
+ * Usage limits, rate limits and overloads (issue 21): from how an agent ended (its exit status)
+ * and the last part of what it printed, whether the run was stopped by its provider rather than
+ * by the work, and when it may go on. The messages are the agents' own, collected from public
+ * issues (test/fixtures/agent-output/limits/SOURCES.md). Pure: the caller gives the run's end time
+ * and the time zone a bare "resets 3pm" is read in.
+ *
+ * Exit status matters: an agent that printed a story's text about rate limits and exited 0 was
+ * not limited. A reset time that cannot be read without guessing (no am/pm and no 24-hour clock,
+ * an unknown time zone, a localised date) gives no `resetAt`: the loop then backs off instead.
+ */
+import { stripAnsi } from '../output';
+
+export type LimitKind = 'usage-limit' | 'rate-limit' | 'overloaded';
+
+export interface LimitVerdict {
+  readonly limited: true;
+  readonly kind: LimitKind;
+  /** When the agent said the limit resets; absent when it did not say (or not readably). */
+  readonly resetAt?: Date;
+  /** The agent's words that matched, whitespace collapsed, at most MAX_MESSAGE characters. */
+  readonly message: string;
+}
+
+/** How much of the end of an agent's output is kept and read (the limit message is the last thing it prints). */
+export const LIMIT_TAIL_CHARS = 4 * 1024;
+const MAX_MESSAGE = 200;
+/** How far after the limit message its reset time may stand (Copilot's wraps over two lines). */
+const RESET_WINDOW = 400;
+
+/** The limit messages, each with what it means. Matched on text with ANSI escapes removed and whitespace collapsed. */
+const PATTERNS: readonly { readonly kind: LimitKind; readonly re: RegExp }[] = [
+  // Claude Code: "Claude AI usage limit reached|1755615600", "Claude usage limit reached. Your limit will reset at 5pm (Europe/Warsaw)."
+  { kind: 'usage-limit', re: /\bClaude (?:AI )?usage limit reached/gi },
+  // Claude Code 2.x: "You've hit your session limit · resets 5:20am (America/Denver)", "You’ve hit your limit for Claude messages."
+  // Codex: "You've hit your usage limit. Upgrade to Pro (…) or try again in 4 days 6 hours 37 minutes."
+  { kind: 'usage-limit', re: /\byou(?:'|’)ve hit your (?:session |weekly |usage )?limit\b/gi },
+  { kind: 'usage-limit', re: /\b\d+-hour limit reached\b/gi },
+  // Copilot CLI: "Sorry, you've hit a rate limit that restricts …", "Sorry, you have been rate-limited."
+  { kind: 'rate-limit', re: /\byou(?:'|’)ve hit a rate limit\b|\byou have been rate-limited\b/gi },
+  // Claude Code "API Error: Rate limit reached"; Copilot `{"message":"rate limit exceeded","code":"rate_limited"}`
+  { kind: 'rate-limit', re: /\brate limit (?:reached|exceeded)\b|"rate_limited"|\brate_limit_error\b/gi },
+  // Codex: "exceeded retry limit, last status: 429 Too Many Requests"; any HTTP 429 an agent prints
+  { kind: 'rate-limit', re: /\b429\b[^\n]{0,40}Too Many Requests\b|\bError:? \(?429\b/gi },
+  // Claude Code: "API Error: 529 Overloaded.", `{"type":"overloaded_error",…}`
+  { kind: 'overloaded', re: /\b529\b[^\n]{0,60}\boverloaded|\boverloaded_error\b/gi },
+];
+
+export interface LimitInput {
+  /** The agent's exit code (null: unknown). */
+  readonly exitCode: number | null;
+  /** The user ended the agent: never a limit. */
+  readonly stopped?: boolean;
+  /** The end of what the agent printed (only the last LIMIT_TAIL_CHARS are read). */
+  readonly output: string;
+  /** When the run ended: relative times ("try again in 2 hours") count from here. */
+  readonly end: Date;
+  /** The IANA time zone a reset time without one is read in (the machine's, where the agent ran); none: such a time is not read. */
+  readonly timeZone?: string;
+}
+
+/** Whether the run hit a limit; undefined when it did not (or exited 0, or was stopped). */
+export function detectLimit(input: LimitInput): LimitVerdict | undefined {
+  if (input.stopped || input.exitCode === 0) {
+    return undefined;
+  }
+  const text = stripAnsi(input.output.slice(-LIMIT_TAIL_CHARS)).replace(/\s+/g, ' ');
+  let best: { kind: LimitKind; index: number; length: number } | undefined;
+  for (const p of PATTERNS) {
+    for (const m of text.matchAll(p.re)) {
+      // the last message wins: an agent may retry through overloads and then hit the usage limit
+      if (!best || m.index > best.index) {
+        best = { kind: p.kind, index: m.index, length: m[0].length };
+      }
+    }
+  }
+  if (!best) {
+    return undefined;
+  }
+  const after = text.slice(best.index, best.index + RESET_WINDOW);
+  const resetAt = parseResetTime(after, input.end, input.timeZone);
+  const message = text.slice(best.index, best.index + MAX_MESSAGE).trim();
+  return { limited: true, kind: best.kind, ...(resetAt ? { resetAt } : {}), message };
+}
+
+const UNIT_MS: Record<string, number> = { day: 86_400_000, hour: 3_600_000, minute: 60_000, min: 60_000, second: 1000, sec: 1000 };
+
+/**
+ * The reset time in a limit message, in the forms the agents print: epoch seconds after `|`;
+ * "resets 5:20am (America/Denver)", "reset at 5pm (Europe/Warsaw)", "resets at 15:00"; "try again
+ * in 4 days 6 hours 37 minutes", "wait 2 minutes". Undefined when there is none or it is ambiguous.
+ */
+export function parseResetTime(text: string, end: Date, timeZone?: string): Date | undefined {
+  const epoch = /\|(\d{10})\b/.exec(text);
+  if (epoch) {
+    return new Date(Number(epoch[1]) * 1000);
+  }
+  const clock = /\breset(?:s)?(?: at)? (\d{1,2})(?::(\d{2}))? ?([ap]\.?m\.?)?(?=[\s.,)(]|$)(?: ?\(([A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)*)\))?/i.exec(text);
+  if (clock) {
+    return clockTime(clock, end, timeZone);
+  }
+  const wait = /\b(?:try again in|resets? in|wait) ((?:\d+ ?(?:days?|hours?|minutes?|mins?|seconds?|secs?)\b[ ,]*(?:and )?)+)/i.exec(text);
+  if (wait) {
+    let ms = 0;
+    for (const [, n, unit] of wait[1].matchAll(/(\d+) ?(day|hour|minute|min|second|sec)/gi)) {
+      ms += Number(n) * UNIT_MS[unit.toLowerCase()];
+    }
+    return new Date(end.getTime() + ms);
+  }
+  return undefined;
+}
+
+/** "5:20am (America/Denver)" → the next such wall-clock time at or after the end (a few minutes' slack: the message may print just after the minute it names). */
+function clockTime(m: RegExpExecArray, end: Date, fallbackZone: string | undefined): Date | undefined {
+  let hour = Number(m[1]);
+  const minute = m[2] === undefined ? 0 : Number(m[2]);
+  const meridiem = m[3]?.replace(/\./g, '').toLowerCase();
+  if (minute > 59) {
+    return undefined;
+  }
+  if (meridiem) {
+    if (hour < 1 || hour > 12) {
+      return undefined;
+    }
+    hour = (hour % 12) + (meridiem === 'pm' ? 12 : 0);
+  } else if (m[2] === undefined || hour > 23) {
+    // "resets 3" with no am/pm and no minutes: 3 am or 3 pm? Not guessed.
+    return undefined;
+  }
+  const zone = m[4] ?? fallbackZone;
+  if (!zone) {
+    return undefined;
+  }
+  try {
+    const today = wallClock(end.getTime(), zone);
+    let at = zonedToUtc(today.year, today.month, today.day, hour, minute, zone);
+    if (at < end.getTime() - 5 * 60_000) {
+      const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
+      at = zonedToUtc(tomorrow.getUTCFullYear(), tomorrow.getUTCMonth() + 1, tomorrow.getUTCDate(), hour, minute, zone);
+    }
+    return new Date(at);
+  } catch {
+    // an unknown time zone name: Intl throws a RangeError
+    return undefined;
+  }
+}
+
+interface WallClock {
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+  readonly hour: number;
+  readonly minute: number;
+  readonly second: number;
+}
+
+function wallClock(ms: number, timeZone: string): WallClock {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(new Date(ms));
+  const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour') % 24, minute: get('minute'), second: get('second') };
+}
+
+/** The instant a wall-clock time in a zone names (twice corrected, for the hour a daylight-saving change moves). */
+function zonedToUtc(year: number, month: number, day: number, hour: number, minute: number, timeZone: string): number {
+  const naive = Date.UTC(year, month - 1, day, hour, minute);
+  const offsetAt = (ms: number): number => {
+    const w = wallClock(ms, timeZone);
+    return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(ms / 1000) * 1000;
+  };
+  const first = naive - offsetAt(naive);
+  return naive - offsetAt(first);
+}
+
+/** The longest wait without a printed reset time, and the most added after a printed one. */
+export const MAX_BACKOFF_MS = 30 * 60_000;
+export const MAX_MARGIN_MS = 30_000;
+
+export interface LimitWait {
+  /** When the loop may run again (ms since the epoch). */
+  readonly until: number;
+  /** `reset`: the agent's reset time plus a margin; `backoff`: no time was printed. */
+  readonly source: 'reset' | 'backoff';
+}
+
+/**
+ * How long to wait after a limited run that ended at `end`: until the printed reset plus a margin
+ * (a tenth of the wait, between 1 and 30 s: the reset is printed to the minute and clocks differ),
+ * or, with no reset time, 1, 2, 4 … 30 minutes for the 1st, 2nd, 3rd … limited run in a row.
+ */
+export function limitWait(verdict: Pick<LimitVerdict, 'resetAt'>, end: number, inARow: number): LimitWait {
+  if (verdict.resetAt) {
+    const reset = verdict.resetAt.getTime();
+    const margin = Math.min(MAX_MARGIN_MS, Math.max(1000, Math.round((reset - end) / 10)));
+    return { until: Math.max(end, reset) + margin, source: 'reset' };
+  }
+  const step = Math.max(0, Math.min(30, Math.floor(inARow) - 1));
+  return { until: end + Math.min(MAX_BACKOFF_MS, 60_000 * 2 ** step), source: 'backoff' };
+}
+
+/** This machine's IANA time zone: where the agent ran, so the zone a bare "resets 3pm" means. */
+export function localTimeZone(): string | undefined {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
+}
+
+/** Keeps the last LIMIT_TAIL_CHARS of an agent's output as it arrives in chunks. */
+export class OutputTail {
+  private text = '';
+
+  push(chunk: string): void {
+    this.text = (this.text + chunk).slice(-LIMIT_TAIL_CHARS);
+  }
+
+  get value(): string {
+    return this.text;
+  }
+}
