@@ -8,6 +8,18 @@ export type RunOutcome = 'passed' | 'failed' | 'no-progress' | 'stopped' | 'fals
 
 export const RUN_OUTCOMES: readonly RunOutcome[] = ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error'];
 
+/** Token counts as the agent reported them (`input` as it says: Codex's includes its cached tokens). */
+export interface RunTokens {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+}
+
+/** Whether the agent's output held a receipt: read, none printed, or one that could not be read. */
+export const RECEIPT_STATES = ['parsed', 'none', 'unreadable'] as const;
+export type ReceiptState = (typeof RECEIPT_STATES)[number];
+
 export interface FeatCommit {
   readonly sha: string;
   readonly subject: string;
@@ -38,6 +50,14 @@ export interface RunRecord {
   readonly iteration: number;
   /** Identifies the loop (or single run) the iteration belonged to. */
   readonly loopId: string;
+  /** What the agent reported spending, in US dollars (absent: not reported; never a guess). */
+  readonly cost?: number;
+  readonly tokens?: RunTokens;
+  readonly model?: string;
+  /** The agent's own count of turns. */
+  readonly turns?: number;
+  /** Whether a receipt was read from the agent's output (absent: older lines, or not looked for). */
+  readonly receipt?: ReceiptState;
   /** Paths the agent changed but left uncommitted (at most MAX_UNCOMMITTED; absent when none or not checked). */
   readonly uncommitted?: readonly string[];
   /** How many more uncommitted paths there were than listed. */
@@ -86,6 +106,7 @@ export function serializeRun(r: RunRecord): string {
     promptFile: r.promptFile,
     iteration: r.iteration,
     loopId: r.loopId,
+    ...receiptFields(r),
     ...(r.uncommitted && r.uncommitted.length > 0 ? { uncommitted: r.uncommitted.slice(0, MAX_UNCOMMITTED) } : {}),
     ...(r.uncommittedMore ? { uncommittedMore: r.uncommittedMore } : {}),
     ...(r.parallel ? { parallel: parallelFields(r.parallel) } : {}),
@@ -176,9 +197,37 @@ function toRecord(v: unknown): RunRecord | string {
     promptFile: str('promptFile'),
     iteration: num('iteration', 1),
     loopId: str('loopId'),
+    ...receiptOf(o),
     ...uncommittedOf(o),
     ...parallelOf(o.parallel),
   };
+}
+
+/** The receipt fields in their order, each only when known. */
+function receiptFields(r: RunRecord): Pick<RunRecord, 'cost' | 'tokens' | 'model' | 'turns' | 'receipt'> {
+  return {
+    ...(r.cost !== undefined ? { cost: r.cost } : {}),
+    ...(r.tokens ? { tokens: { input: r.tokens.input, output: r.tokens.output, cacheRead: r.tokens.cacheRead, cacheWrite: r.tokens.cacheWrite } } : {}),
+    ...(r.model !== undefined ? { model: r.model } : {}),
+    ...(r.turns !== undefined ? { turns: r.turns } : {}),
+    ...(r.receipt ? { receipt: r.receipt } : {}),
+  };
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** The receipt fields of a parsed line; a field of the wrong kind is dropped, not guessed. */
+function receiptOf(o: Record<string, unknown>): Pick<RunRecord, 'cost' | 'tokens' | 'model' | 'turns' | 'receipt'> {
+  const t = o.tokens;
+  const tk = typeof t === 'object' && t !== null && !Array.isArray(t) ? (t as Record<string, unknown>) : undefined;
+  const tokens = tk && isCount(tk.input) && isCount(tk.output) && isCount(tk.cacheRead) && isCount(tk.cacheWrite) ? { input: tk.input, output: tk.output, cacheRead: tk.cacheRead, cacheWrite: tk.cacheWrite } : undefined;
+  return receiptFields({
+    cost: typeof o.cost === 'number' && Number.isFinite(o.cost) && o.cost >= 0 ? o.cost : undefined,
+    tokens,
+    model: typeof o.model === 'string' && o.model !== '' ? o.model : undefined,
+    turns: isCount(o.turns) ? o.turns : undefined,
+    receipt: typeof o.receipt === 'string' && (RECEIPT_STATES as readonly string[]).includes(o.receipt) ? (o.receipt as ReceiptState) : undefined,
+  } as RunRecord);
 }
 
 /** The parallel fields in their order, unknown keys dropped. */
