@@ -32,7 +32,7 @@ const LAYERS = {
  */
 const CORE_TIERS = [
   { name: 'a per-file model', match: /^(agentsMd\.ts|(prd|progress|pin|agents|runs|artifacts)\/)/ },
-  { name: 'built on the per-file models', match: /^(taskGraph|loop|context|parallel|github)\// },
+  { name: 'built on the per-file models', match: /^(taskGraph|loop|context|parallel|github|insights)\// },
   { name: 'the shared base of src/core', match: /^([^/]+$|webview\/)/ },
 ];
 /** Lowest first. */
