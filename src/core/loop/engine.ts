@@ -12,6 +12,7 @@ import { completeIteration } from './iteration';
 import { type IterationRecord, LoopController, type RunStep, type StopMode, type StopStep } from './loop';
 import { type Run, RunSet } from './runSet';
 import { type LoopOutcome, runLoop } from './scheduler';
+import { receiptReaderFor } from '../insights/receipts';
 import { CompleteSignalDetector } from '../output';
 import type { PrdAnalysis } from '../prd/index';
 import { type FeatCommit, fewPaths, type RunRecord } from '../runs/runs';
@@ -140,9 +141,14 @@ export class RunEngine<F, H extends AgentHandle> {
     const { log } = this.ports;
     const prepared = await this.ports.prepare(folder, step, before, allowDirtyCheckout);
     const detector = new CompleteSignalDetector();
+    const receipt = receiptReaderFor(prepared.agent);
     const started = Date.now();
     log.info(`[runner] iteration ${step.iteration}/${step.maxIterations}: ${step.storyId} (${prepared.agent}) in terminal "${prepared.launch.name}"`);
-    const handle = this.ports.executor.start({ ...prepared.launch, onOutput: (chunk) => detector.push(chunk) });
+    const handle = this.ports.executor.start({ ...prepared.launch, onOutput: (chunk) => {
+        detector.push(chunk);
+        receipt.push(chunk);
+      },
+    });
     this.handles.set(runId, handle);
     const run = this.runs.get(runId);
     if (run) {
@@ -181,6 +187,8 @@ export class RunEngine<F, H extends AgentHandle> {
       promptFile: prepared.promptFile,
       iteration: step.iteration,
       loopId: runId,
+      // Without shell integration the terminal's output cannot be read: no receipt either way.
+      receipt: exit.via === 'exit-file' ? undefined : receipt.end(),
     });
     await this.ports.record(folder, line, after);
     if (line.uncommitted) {

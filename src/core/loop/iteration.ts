@@ -6,6 +6,7 @@
  */
 import { missingExecutableMessage, type PathLookup, PRESET_SETTING, resolveAgentCommand, resolveExecutable } from '../agents/presets';
 import { agentEnvironment, COMMAND_SETTING, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
+import type { Receipt } from '../insights/receipts';
 import type { PrdAnalysis } from '../prd/index';
 import { detectFeatCommit, type FeatCommit, MAX_UNCOMMITTED, type RunRecord } from '../runs/runs';
 import type { IterationRecord, LoopController } from './loop';
@@ -107,6 +108,8 @@ export interface IterationObservation {
   readonly promptFile: string;
   readonly iteration: number;
   readonly loopId: string;
+  /** What the agent's output said it cost; undefined when its output could not be read. */
+  readonly receipt?: Receipt;
 }
 
 /** Reports the iteration to the loop and returns its verdict and the runs.jsonl line. */
@@ -146,6 +149,7 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     promptFile: o.promptFile,
     iteration: o.iteration,
     loopId: o.loopId,
+    ...o.receipt,
     ...(uncommitted.length > 0
       ? { uncommitted: uncommitted.slice(0, MAX_UNCOMMITTED), ...(uncommitted.length > MAX_UNCOMMITTED ? { uncommittedMore: uncommitted.length - MAX_UNCOMMITTED } : {}) }
       : {}),
