@@ -130,6 +130,7 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     stopped: o.stopped,
     prdReadable: o.after?.readable ?? false,
     commit: commit === undefined ? undefined : commit?.subject ?? null,
+    spent: o.receipt?.receipt === 'parsed' ? { agent: o.agent, cost: o.receipt.cost, tokens: o.receipt.tokens } : undefined,
   });
   const uncommitted = o.uncommitted ?? [];
   const line: RunRecord = {
