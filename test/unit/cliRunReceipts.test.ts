@@ -51,3 +51,30 @@ describe('CLI run in-process: receipts in runs.jsonl', function () {
     ]);
   });
 });
+
+describe('CLI run in-process: budget caps', function () {
+  this.timeout(120_000);
+  after(cleanRepos);
+
+  it('--max-cost, one at a time: no further iteration once the runs reported spending the cap; a deliberate stop (exit 0) naming the cap and the amount', async () => {
+    const root = makeRepo(THREE);
+    const c = capture();
+    const code = await runRun(['--parallel', '1', '--max-cost', '0.05', '--agent-command', agent('claude/json-result.json')], c.io, c.interrupts, root);
+    assert.equal(code, 0, `${c.out.stdout}\n${c.out.stderr}`);
+    assert.match(c.out.stdout, /Stopped: the loop's cost cap \$0\.05 is reached \(\$0\.07 spent in 2 runs\) \(2\/3 stories pass\)\./);
+    assert.equal(runsOf(root).length, 2, 'the third story did not start');
+  });
+
+  it('--max-tokens in parallel: nothing new starts at the cap, the runs that reported nothing are counted as unknown', async () => {
+    const root = makeRepo(THREE);
+    const c = capture();
+    // 6,169 tokens a Codex run (its input holds its cached tokens); the cap is reached by the first.
+    const code = await runRun(['--parallel', '2', '--max-tokens', '6000', '--agent-command', agent('codex/exec-json.jsonl')], c.io, c.interrupts, root);
+    assert.equal(code, 0, `${c.out.stdout}\n${c.out.stderr}`);
+    assert.match(c.out.stdout, /Stopped: the loop's token cap 6,000 is reached \(12,338 tokens used in 2 runs\)/);
+    assert.equal(runsOf(root).length, 2, 'two ran at once; the third did not start');
+    const bad = capture();
+    assert.equal(await runRun(['--parallel', '1', '--max-cost', 'lots'], bad.io, bad.interrupts, root), 1);
+    assert.match(bad.out.stderr, /--max-cost needs an amount of US dollars, 0 or more \(got "lots"\)/);
+  });
+});

@@ -9,6 +9,7 @@
  * without that figure) adds nothing and is counted as unknown, and every message says how many.
  */
 import type { RunTokens } from '../runs/runs';
+import type { SettingValues } from '../settingKeys';
 
 export interface Budget {
   /** US dollars a loop may spend (undefined or 0: no cap). */
@@ -19,12 +20,17 @@ export interface Budget {
   readonly maxTokensPerLoop?: number;
 }
 
-/** What one run reported (its runs.jsonl fields). */
+/** The caps of the settings (ralph.budget.*; 0: none). */
+export function budgetOf(s: Pick<SettingValues, 'budgetMaxCostPerLoop' | 'budgetMaxCostPerStory' | 'budgetMaxTokensPerLoop'>): Budget {
+  return { maxCostPerLoop: s.budgetMaxCostPerLoop, maxCostPerStory: s.budgetMaxCostPerStory, maxTokensPerLoop: s.budgetMaxTokensPerLoop };
+}
+
+/** What one run reported spending (receipts.ts `spendOf`). */
 export interface RunSpend {
-  /** The preset (or program) that ran: Codex counts its cached tokens inside `input`. */
-  readonly agent: string;
+  /** US dollars. */
   readonly cost?: number;
-  readonly tokens?: RunTokens;
+  /** Tokens used (tokenTotal). */
+  readonly tokens?: number;
 }
 
 interface Tally {
@@ -40,10 +46,11 @@ const EMPTY: Tally = { cost: 0, tokens: 0, runs: 0, noCost: 0, noTokens: 0 };
 
 /**
  * The tokens a run used, for the token cap: input, output and both cache counts as the agent
- * reported them, except that Codex's `input` already includes its cached tokens (not counted twice).
+ * reported them, except that an `input` that already includes the cached tokens (Codex's) does
+ * not count them twice.
  */
-export function tokenTotal(agent: string, t: RunTokens): number {
-  return agent === 'codex' ? t.input + t.output + t.cacheWrite : t.input + t.output + t.cacheRead + t.cacheWrite;
+export function tokenTotal(t: RunTokens, cachedInInput: boolean): number {
+  return cachedInInput ? t.input + t.output + t.cacheWrite : t.input + t.output + t.cacheRead + t.cacheWrite;
 }
 
 /** "$5.00", "$0.03"; below a cent, two significant digits ("$0.0041"). */
@@ -85,8 +92,8 @@ export class BudgetTracker {
       } else {
         t.noCost += 1;
       }
-      if (spend?.tokens) {
-        t.tokens += tokenTotal(spend.agent, spend.tokens);
+      if (spend?.tokens !== undefined) {
+        t.tokens += spend.tokens;
       } else {
         t.noTokens += 1;
       }

@@ -20,7 +20,15 @@ import * as z from 'zod';
 import type { RunTokens } from '../runs/runs';
 
 export type Receipt =
-  | { readonly receipt: 'parsed'; readonly cost?: number; readonly tokens?: RunTokens; readonly model?: string; readonly turns?: number }
+  | {
+      readonly receipt: 'parsed';
+      readonly cost?: number;
+      readonly tokens?: RunTokens;
+      readonly model?: string;
+      readonly turns?: number;
+      /** Codex: `tokens.input` already counts the cached tokens (not written to runs.jsonl; the token cap needs it). */
+      readonly cachedInInput?: true;
+    }
   | { readonly receipt: 'none' }
   | { readonly receipt: 'unreadable' };
 
@@ -156,7 +164,9 @@ export function codexFormat(): LineFormat {
       }
       turns += 1;
       const t = codexTurn.safeParse(parseJson(text));
-      last = t.success ? { receipt: 'parsed', tokens: { input: t.data.usage.input_tokens, output: t.data.usage.output_tokens, cacheRead: t.data.usage.cached_input_tokens, cacheWrite: 0 } } : UNREADABLE;
+      last = t.success
+        ? { receipt: 'parsed', tokens: { input: t.data.usage.input_tokens, output: t.data.usage.output_tokens, cacheRead: t.data.usage.cached_input_tokens, cacheWrite: 0 }, cachedInInput: true }
+        : UNREADABLE;
     },
     skipped(head) {
       if (typeAtHead(head, 'turn.completed')) {

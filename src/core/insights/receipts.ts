@@ -11,6 +11,8 @@
  * is `unreadable`: never a crash and never a wrong number.
  */
 import { stripAnsi } from '../output';
+import type { RunRecord } from '../runs/runs';
+import { type RunSpend, tokenTotal } from './budget';
 import { claudeFormat, codexFormat, copilotFormat, customLineFormat, type LineFormat, type Receipt } from './receiptFormats';
 
 export { type LineFormat, type Receipt, receiptOf } from './receiptFormats';
@@ -113,6 +115,26 @@ export function receiptReaderFor(agent: string): ReceiptReader {
     default:
       return new ReceiptReader([claudeFormat(), codexFormat(), copilotFormat()]);
   }
+}
+
+/** A receipt's fields of a runs.jsonl line (what the agent reported, nothing else). */
+export function receiptFields(r: Receipt | undefined): Pick<RunRecord, 'receipt' | 'cost' | 'tokens' | 'model' | 'turns'> {
+  if (!r) {
+    return {};
+  }
+  if (r.receipt !== 'parsed') {
+    return { receipt: r.receipt };
+  }
+  const { cachedInInput: _cached, ...fields } = r;
+  return fields;
+}
+
+/** What a run spent, for the budget caps (undefined: nothing is known). */
+export function spendOf(r: Receipt | undefined): RunSpend | undefined {
+  if (r?.receipt !== 'parsed') {
+    return undefined;
+  }
+  return { cost: r.cost, tokens: r.tokens ? tokenTotal(r.tokens, r.cachedInInput === true) : undefined };
 }
 
 /** The receipt of a whole output at once (tests, and a log read after the run). */

@@ -12,6 +12,7 @@ import { completeIteration } from './iteration';
 import { type IterationRecord, LoopController, type RunStep, type StopMode, type StopStep } from './loop';
 import { type Run, RunSet } from './runSet';
 import { type LoopOutcome, runLoop } from './scheduler';
+import type { Budget } from '../insights/budget';
 import { receiptReaderFor } from '../insights/receipts';
 import { CompleteSignalDetector } from '../output';
 import type { PrdAnalysis } from '../prd/index';
@@ -60,6 +61,8 @@ export interface RunRequest {
   readonly noProgressLimit?: number;
   readonly failureLimit?: number;
   readonly prdLabel?: string;
+  /** Cost and token caps (ralph.budget.*, the CLI's --max-cost / --max-tokens). */
+  readonly budget?: Budget;
 }
 
 export class RunEngine<F, H extends AgentHandle> {
@@ -93,6 +96,7 @@ export class RunEngine<F, H extends AgentHandle> {
       failureLimit: request.failureLimit,
       prdLabel: request.prdLabel,
       firstStory: request.storyId,
+      budget: request.budget,
     });
     const run = this.runs.start(folder, loop.config.maxIterations, new Date());
     this.loops.set(run.id, loop);

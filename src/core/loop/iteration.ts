@@ -6,7 +6,7 @@
  */
 import { missingExecutableMessage, type PathLookup, PRESET_SETTING, resolveAgentCommand, resolveExecutable } from '../agents/presets';
 import { agentEnvironment, COMMAND_SETTING, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
-import type { Receipt } from '../insights/receipts';
+import { type Receipt, receiptFields, spendOf } from '../insights/receipts';
 import type { PrdAnalysis } from '../prd/index';
 import { detectFeatCommit, type FeatCommit, MAX_UNCOMMITTED, type RunRecord } from '../runs/runs';
 import type { IterationRecord, LoopController } from './loop';
@@ -130,7 +130,7 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     stopped: o.stopped,
     prdReadable: o.after?.readable ?? false,
     commit: commit === undefined ? undefined : commit?.subject ?? null,
-    spent: o.receipt?.receipt === 'parsed' ? { agent: o.agent, cost: o.receipt.cost, tokens: o.receipt.tokens } : undefined,
+    spent: spendOf(o.receipt),
   });
   const uncommitted = o.uncommitted ?? [];
   const line: RunRecord = {
@@ -150,7 +150,7 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     promptFile: o.promptFile,
     iteration: o.iteration,
     loopId: o.loopId,
-    ...o.receipt,
+    ...receiptFields(o.receipt),
     ...(uncommitted.length > 0
       ? { uncommitted: uncommitted.slice(0, MAX_UNCOMMITTED), ...(uncommitted.length > MAX_UNCOMMITTED ? { uncommittedMore: uncommitted.length - MAX_UNCOMMITTED } : {}) }
       : {}),

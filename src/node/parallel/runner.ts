@@ -11,6 +11,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorMessage } from '../../core/errorMessage';
+import type { Budget } from '../../core/insights/budget';
+import { spendOf } from '../../core/insights/receipts';
 import { ParallelLoop, type ParallelCommand, type ParallelEvent, type NeedsYouItem, type ParallelStop, type StoryPhase, type AgentOutcome } from '../../core/loop/parallelLoop';
 import type { ParallelConfig } from '../../core/loop/parallelPlan';
 import { predictAll } from '../../core/loop/sameFile';
@@ -32,6 +34,8 @@ import { addWorktree, checkOutPrdBranch, defaultWorktreeRoot, listWorktrees, pre
 
 export interface ParallelRunOptions {
   readonly config: Partial<ParallelConfig>;
+  /** Cost and token caps (ralph.budget.*, the CLI's --max-cost / --max-tokens). */
+  readonly budget?: Budget;
   readonly mergeMode: MergeMode;
   /** Run in the main tree after each merge; a failure undoes the merge. */
   readonly checkCommand?: string;
@@ -182,6 +186,7 @@ export class ParallelRunner {
       prdLabel: this.options.files.prd,
       memoryFiles: [this.options.files.prd, this.options.files.progress],
       only: this.options.only,
+      budget: this.options.budget,
     });
     const done = new Promise<ParallelStop>((resolve) => (this.finished = resolve));
     this.dispatch(this.loop.begin());
@@ -410,7 +415,7 @@ export class ParallelRunner {
       await (this.queue as MergeQueue).record(wt, 'interrupted', { note: result.message }).catch(() => undefined);
       await this.writeLine(line, wave, undefined, id);
     }
-    this.post({ kind: 'agentEnded', storyId: id, outcome: result.outcome, message: result.message, filesChanged: result.filesChanged });
+    this.post({ kind: 'agentEnded', storyId: id, outcome: result.outcome, message: result.message, filesChanged: result.filesChanged, spent: spendOf(result.receipt) });
   }
 
 

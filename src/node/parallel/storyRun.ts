@@ -13,7 +13,7 @@ import { agentQuestion, QUESTION_TAIL_CHARS } from '../../core/agents/question';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
 import { buildPrompt, promptFileName } from '../../core/context/prompt';
 import { errorMessage } from '../../core/errorMessage';
-import { type Receipt, receiptReaderFor } from '../../core/insights/receipts';
+import { type Receipt, receiptFields, receiptReaderFor } from '../../core/insights/receipts';
 import type { AgentExecutor, AgentExit, AgentHandle } from '../../core/loop/executor';
 import type { AgentCommandPlan } from '../../core/loop/iteration';
 import type { AgentOutcome } from '../../core/loop/parallelLoop';
@@ -242,7 +242,7 @@ export function runLine(r: StoryRunResult, at: RunLinePlace, wt: StoryWorktree):
     promptFile: r.promptFile ?? '',
     iteration: at.iteration,
     loopId: at.loopId,
-    ...r.receipt,
+    ...receiptFields(r.receipt),
     ...(r.uncommitted.length > 0 ? { uncommitted: r.uncommitted } : {}),
     parallel: { wave: at.wave, worktree: wt.folder, branch: wt.branch },
   };

@@ -169,6 +169,7 @@ export class Runner extends Disposable {
         noProgressLimit: settings.noProgressLimit,
         failureLimit: settings.failureLimit,
         prdLabel: settings.prdPath,
+        budget: settings.budget,
       });
     } catch (e) {
       throw e instanceof RunFileError ? new RunError(e.message) : e;
