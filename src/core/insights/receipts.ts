@@ -13,7 +13,7 @@
 import { stripAnsi } from '../output';
 import type { RunRecord } from '../runs/runs';
 import { type RunSpend, tokenTotal } from './budget';
-import { claudeFormat, codexFormat, copilotFormat, customLineFormat, type LineFormat, type Receipt } from './receiptFormats';
+import { claudeFormat, codexFormat, copilotFormat, customLineFormat, type LineFormat, type Receipt, receiptOf } from './receiptFormats';
 
 export { type LineFormat, type Receipt, receiptOf } from './receiptFormats';
 
@@ -125,8 +125,7 @@ export function receiptFields(r: Receipt | undefined): Pick<RunRecord, 'receipt'
   if (r.receipt !== 'parsed') {
     return { receipt: r.receipt };
   }
-  const { cachedInInput: _cached, ...fields } = r;
-  return fields;
+  return receiptOf({ cost: r.cost, tokens: r.tokens, model: r.model, turns: r.turns }) as Pick<RunRecord, 'receipt' | 'cost' | 'tokens' | 'model' | 'turns'>;
 }
 
 /** What a run spent, for the budget caps (undefined: nothing is known). */
