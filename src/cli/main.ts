@@ -20,6 +20,7 @@ import type * as GithubModule from './commands/github';
 import type * as GraphModule from './commands/graph';
 import type * as NextModule from './commands/next';
 import type * as PinModule from './commands/pin';
+import type * as RenderStreamModule from './commands/renderStream';
 import type * as RunModule from './commands/run';
 import type * as ReadyModule from './commands/ready';
 import type * as ValidateModule from './commands/validate';
@@ -47,6 +48,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { name: 'graph', load: () => require('./commands/graph') as typeof GraphModule },
   { name: 'artifacts', load: () => (require('./commands/artifacts') as typeof ArtifactsModule).artifactsCommand },
   { name: 'run', load: () => (require('./commands/run') as typeof RunModule).runCommand },
+  { name: 'render-stream', load: () => (require('./commands/renderStream') as typeof RenderStreamModule).renderStreamCommand },
   { name: 'github', load: () => (require('./commands/github') as typeof GithubModule).githubCommand },
 ];
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -67,7 +69,7 @@ ${prdOptionsUsage}`;
 }
 
 /** Options any command takes a value for: their values are never the command word. */
-const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url', 'loop', 'parallel', 'agent', 'agent-command', 'check', 'merge', 'failure-limit', 'no-progress-limit', 'timeout-minutes', 'worktree-root', 'branch', 'runs', 'pulls', 'max-parallel', 'out', 'assignee', 'ref', 'write-interval'] as const;
+const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url', 'loop', 'parallel', 'agent', 'agent-command', 'check', 'merge', 'failure-limit', 'no-progress-limit', 'timeout-minutes', 'worktree-root', 'max-cost', 'max-tokens', 'branch', 'runs', 'pulls', 'max-parallel', 'out', 'assignee', 'ref', 'write-interval'] as const;
 
 /** The command word: the first positional argument, wherever it is among the options. */
 export function commandWord(argv: readonly string[]): string | undefined {

@@ -215,6 +215,8 @@ const customReceipt = z.object({
   tokens: z.object({ input: count, output: count, cacheRead: count, cacheWrite: count }).optional(),
   model: modelName.optional(),
   turns: count.optional(),
+  /** `input` already counts the cached tokens (as Codex reports it): the token cap does not add them again. */
+  cachedInInput: z.literal(true).optional(),
 });
 
 export const RECEIPT_LINE_PREFIX = 'ralph-receipt:';
@@ -228,7 +230,8 @@ export function customLineFormat(): LineFormat {
         return;
       }
       const r = customReceipt.safeParse(parseJson(text.slice(RECEIPT_LINE_PREFIX.length)));
-      last = r.success ? receiptOf(r.data) : UNREADABLE;
+      const read = r.success ? receiptOf(r.data) : UNREADABLE;
+      last = read.receipt === 'parsed' && r.data?.cachedInInput && read.tokens ? { ...read, cachedInInput: true } : read;
     },
     skipped(head) {
       if (head.startsWith(RECEIPT_LINE_PREFIX)) {
