@@ -61,9 +61,19 @@ const modelName = z.string().min(1).max(200).regex(/^[^\u0000-\u001f\u007f-\u009
 
 const UNREADABLE: Receipt = { receipt: 'unreadable' };
 
-/** Whether the start of a line is a JSON object whose "type" is one of these (cheap: no parse). */
+const TYPE_AT_HEAD = new Map<string, RegExp>();
+
+/** Whether the start of a line is a JSON object whose "type" is this one (cheap: no parse; on every line). */
 function typeAtHead(head: string, type: string): boolean {
-  return head.startsWith('{') && new RegExp(`"type"\\s*:\\s*"${type.replace('.', '\\.')}"`).test(head.slice(0, 200));
+  if (head.charCodeAt(0) !== 0x7b /* { */) {
+    return false;
+  }
+  let re = TYPE_AT_HEAD.get(type);
+  if (!re) {
+    re = new RegExp(`"type"\\s*:\\s*"${type.replace('.', '\\.')}"`);
+    TYPE_AT_HEAD.set(type, re);
+  }
+  return re.test(head.length > 200 ? head.slice(0, 200) : head);
 }
 
 function parseJson(text: string): unknown {
@@ -120,6 +130,8 @@ function costliestModel(usage: Record<string, { costUSD?: number }> | undefined)
   return best?.name;
 }
 
+const claudeInit = z.object({ subtype: z.literal('init'), model: modelName });
+
 /** Claude Code's result object (json and stream-json); Amp's stream-json has the same shape. */
 export function claudeFormat(): LineFormat {
   let initModel: string | undefined;
@@ -127,7 +139,7 @@ export function claudeFormat(): LineFormat {
   return {
     line(text) {
       if (typeAtHead(text, 'system')) {
-        const init = z.object({ subtype: z.literal('init'), model: modelName }).safeParse(parseJson(text));
+        const init = claudeInit.safeParse(parseJson(text));
         initModel = init.success ? init.data.model : initModel;
         return;
       }

@@ -93,9 +93,10 @@ export class ReceiptReader {
 
 /** A line as a terminal shows it: escapes removed, and after a carriage return only what overwrote it. */
 function visibleLine(raw: string): string {
-  const plain = stripAnsi(raw).replace(/\r+$/, '');
-  const cr = plain.lastIndexOf('\r');
-  return (cr === -1 ? plain : plain.slice(cr + 1)).trim();
+  // Most lines (an agent's JSON) hold neither: skip the regular expressions then (every line passes here).
+  const plain = raw.includes('\x1b') || raw.includes('\x9b') ? stripAnsi(raw) : raw;
+  const cr = plain.includes('\r') ? plain.replace(/\r+$/, '').lastIndexOf('\r') : -1;
+  return (cr === -1 ? plain.replace(/\r+$/, '') : plain.replace(/\r+$/, '').slice(cr + 1)).trim();
 }
 
 /**
