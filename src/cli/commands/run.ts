@@ -72,7 +72,10 @@ stream-json result, Copilot's usage summary. Any agent command may print its own
 its own:
   ralph-receipt: {"cost": 0.1234, "tokens": {"input": 1200, "output": 340, "cacheRead": 0,
   "cacheWrite": 0}, "model": "my-model", "turns": 7}
-(every key optional; cost in US dollars; the last such line of a run counts).
+(every key optional; cost in US dollars; the last such line of a run counts; add
+"cachedInInput": true when input already counts the cached tokens, as Codex's does).
+To see a JSON stream readably and keep its receipt, pipe it through ralph-workbench
+render-stream (render-stream --help).
 
 Each agent's output: .ralph/logs/<run>.log. The queue's state: .ralph/parallel.json (a run
 that was killed resumes from it). One run per workspace at a time (.ralph/run.lock).
