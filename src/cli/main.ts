@@ -21,6 +21,7 @@ import type * as GraphModule from './commands/graph';
 import type * as ImportModule from './commands/import';
 import type * as NextModule from './commands/next';
 import type * as PinModule from './commands/pin';
+import type * as RenderStreamModule from './commands/renderStream';
 import type * as RunModule from './commands/run';
 import type * as ReadyModule from './commands/ready';
 import type * as StatsModule from './commands/stats';
@@ -49,6 +50,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   { name: 'graph', load: () => require('./commands/graph') as typeof GraphModule },
   { name: 'artifacts', load: () => (require('./commands/artifacts') as typeof ArtifactsModule).artifactsCommand },
   { name: 'run', load: () => (require('./commands/run') as typeof RunModule).runCommand },
+  { name: 'render-stream', load: () => (require('./commands/renderStream') as typeof RenderStreamModule).renderStreamCommand },
   { name: 'github', load: () => (require('./commands/github') as typeof GithubModule).githubCommand },
   { name: 'stats', load: () => (require('./commands/stats') as typeof StatsModule).statsCommand },
   { name: 'import', load: () => (require('./commands/import') as typeof ImportModule).importCommand },
@@ -71,7 +73,7 @@ ${prdOptionsUsage}`;
 }
 
 /** Options any command takes a value for: their values are never the command word. */
-const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url', 'loop', 'parallel', 'agent', 'agent-command', 'check', 'merge', 'failure-limit', 'no-progress-limit', 'timeout-minutes', 'worktree-root', 'branch', 'runs', 'pulls', 'max-parallel', 'out', 'assignee', 'ref', 'write-interval', 'feature', 'since', 'until', 'format', 'tag', 'label', 'milestone'] as const;
+const VALUE_OPTIONS = ['prd', 'progress', 'pin', 'template', 'root', 'recent', 'file', 'threshold', 'keep', 'story', 'repo', 'api-url', 'loop', 'parallel', 'agent', 'agent-command', 'check', 'merge', 'failure-limit', 'no-progress-limit', 'timeout-minutes', 'worktree-root', 'max-cost', 'max-tokens', 'branch', 'runs', 'pulls', 'max-parallel', 'out', 'assignee', 'ref', 'write-interval', 'feature', 'since', 'until', 'format', 'tag', 'label', 'milestone'] as const;
 
 /** The command word: the first positional argument, wherever it is among the options. */
 export function commandWord(argv: readonly string[]): string | undefined {

@@ -9,6 +9,7 @@
 import type { WriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import type { Budget } from '../core/insights/budget';
 import { RunEngine } from '../core/loop/engine';
 import type { AgentCommandPlan } from '../core/loop/iteration';
 import type { StopStep } from '../core/loop/loop';
@@ -40,6 +41,7 @@ export interface SerialRunOptions {
   readonly storyId?: string;
   readonly failureLimit: number;
   readonly noProgressLimit: number;
+  readonly budget?: Budget;
   /** End an agent that runs longer (0: no limit); the iteration counts as a failure (exit 124, as timeout(1)). */
   readonly timeoutMs?: number;
   /** `presetId`: the fallback preset to run instead of the configured agent while it is limited. */
@@ -136,6 +138,7 @@ export class SerialRun {
         maxIterations: this.o.maxIterations,
         storyId: this.o.storyId,
         failureLimit: this.o.failureLimit,
+        budget: this.o.budget,
         noProgressLimit: this.o.noProgressLimit,
         prdLabel: this.o.settings.prdPath,
         fallback: this.o.fallback,

@@ -35,6 +35,10 @@ export const SETTING_KEYS = {
   maxIterations: { key: 'loop.maxIterations', default: 10, min: 1, integer: true },
   noProgressLimit: { key: 'loop.noProgressLimit', default: 2, min: 1, integer: true },
   failureLimit: { key: 'loop.failureLimit', default: 2, min: 1, integer: true },
+  // 0: no cap. What runs reported spending, in US dollars or tokens (core/insights/budget.ts).
+  budgetMaxCostPerLoop: { key: 'budget.maxCostPerLoop', default: 0, min: 0 },
+  budgetMaxCostPerStory: { key: 'budget.maxCostPerStory', default: 0, min: 0 },
+  budgetMaxTokensPerLoop: { key: 'budget.maxTokensPerLoop', default: 0, min: 0, integer: true },
   manageBranch: { key: 'git.manageBranch', default: true },
   compactThreshold: { key: 'progress.compactThreshold', default: 400, min: 1, integer: true },
   keepRecentLines: { key: 'progress.keepRecentLines', default: 200, min: 1, integer: true },

@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { AgentPresetId } from '../core/agents/presets';
+import { type Budget, budgetOf } from '../core/insights/budget';
 import type { MergeMode } from '../core/parallel/state';
 import { SETTING_KEYS, type SettingName, SETTINGS_SECTION, type SettingValues } from '../core/settingKeys';
 import { usableSettings } from '../core/settingValues';
@@ -42,6 +43,8 @@ export interface RalphSettings {
   readonly parallelAllowOverlap: boolean;
   /** Minutes an agent of a parallel run may work; 0: no limit. */
   readonly parallelRunTimeoutMinutes: number;
+  /** The cost and token caps of a loop (ralph.budget.*). */
+  readonly budget: Budget;
 }
 
 
@@ -87,6 +90,7 @@ export function readSettings(folder?: vscode.Uri): RalphSettings {
     parallelCheckCommand: v.parallelCheckCommand,
     parallelAllowOverlap: v.parallelAllowOverlap,
     parallelRunTimeoutMinutes: v.parallelRunTimeoutMinutes,
+    budget: budgetOf(v),
   };
 }
 

@@ -79,6 +79,8 @@ export interface AgentOptions {
   readonly readyFile?: string;
   /** Also pass `--story ${storyId}` (exercises the quoting of story ids on the command line). */
   readonly storyArg?: boolean;
+  /** Real agent output the agent prints as its receipt (a file under test/fixtures/agent-output). */
+  readonly receipt?: string;
 }
 
 /**
@@ -93,6 +95,9 @@ export async function useFakeAgent(options: AgentOptions = {}): Promise<string> 
   if (options.readyFile) {
     env.push(`FAKE_AGENT_READY_FILE="${options.readyFile}"`);
   }
+  if (options.receipt) {
+    env.push(`FAKE_AGENT_RECEIPT="${path.join(extension().extensionUri.fsPath, 'test', 'fixtures', 'agent-output', options.receipt)}"`);
+  }
   const command = `${env.join(' ')} node "${fakeAgentPath()}" \${promptFile}${options.storyArg ? ' --story ${storyId}' : ''}`;
   const c = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
   await c.update('agent.preset', 'custom', vscode.ConfigurationTarget.Workspace);
@@ -104,7 +109,7 @@ export async function useFakeAgent(options: AgentOptions = {}): Promise<string> 
 
 export async function resetSettings(): Promise<void> {
   const c = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
-  for (const key of ['agent.preset', 'agent.command', 'loop.noProgressLimit', 'loop.failureLimit', 'git.manageBranch', 'progress.autoCompact', 'terminals.keepFinished', 'pinPath', 'prdPath']) {
+  for (const key of ['agent.preset', 'agent.command', 'loop.noProgressLimit', 'loop.failureLimit', 'git.manageBranch', 'progress.autoCompact', 'terminals.keepFinished', 'pinPath', 'prdPath', 'budget.maxCostPerLoop', 'budget.maxCostPerStory', 'budget.maxTokensPerLoop']) {
     if (c.inspect(key)?.workspaceValue !== undefined) {
       await c.update(key, undefined, vscode.ConfigurationTarget.Workspace);
     }

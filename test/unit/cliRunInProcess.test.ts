@@ -8,31 +8,13 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Interrupts, runRun } from '../../src/cli/commands/run';
-import type { CliIo } from '../../src/cli/io';
+import { runRun } from '../../src/cli/commands/run';
 import { parseRuns } from '../../src/core/runs/runs';
+import { capture } from './cliCapture';
 import { makePrd } from './helpers';
 import { cleanRepos, git, makeRepo, passing, PROGRESS } from './parallelRepo';
 
 const FAKE = path.resolve(__dirname, '../fixtures/fake-agent.mjs');
-
-/** What a run printed, and a way to interrupt it as SIGINT would. */
-export function capture(): { io: CliIo; out: { stdout: string; stderr: string }; interrupts: Interrupts & { fire(signal: string): void } } {
-  const out = { stdout: '', stderr: '' };
-  let handler: ((signal: string) => void) | undefined;
-  return {
-    out,
-    io: { stdout: (t: string) => void (out.stdout += t), stderr: (t: string) => void (out.stderr += t), readFile: () => { throw new Error('run reads no files through io'); } },
-    interrupts: {
-      on: (h) => {
-        handler = h;
-        return () => (handler = undefined);
-      },
-      exit: () => undefined,
-      fire: (signal) => handler?.(signal),
-    },
-  };
-}
 
 /** Folders a test made outside makeRepo's, removed with the repositories. */
 const made: string[] = [];

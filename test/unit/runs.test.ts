@@ -72,6 +72,23 @@ describe('runs.jsonl', () => {
     assert.equal(parseRuns(serializeRun(record()).replace(/\}\n$/, `,"signature":"${'x'.repeat(5000)}"}\n`)).runs[0].signature?.length, 500);
   });
 
+  it('records the receipt (cost, tokens, model, turns) after loopId, in order, and reads it back tolerantly', () => {
+    const paid = record({ cost: 0.0332, tokens: { input: 4, output: 107, cacheRead: 38897, cacheWrite: 1774 }, model: 'claude-opus-4-6', turns: 2, receipt: 'parsed', uncommitted: ['a.ts'] });
+    assert.match(
+      serializeRun(paid),
+      /"loopId":"loop-1","cost":0\.0332,"tokens":\{"input":4,"output":107,"cacheRead":38897,"cacheWrite":1774\},"model":"claude-opus-4-6","turns":2,"receipt":"parsed","uncommitted":\["a\.ts"\]\}\n$/,
+    );
+    assert.deepEqual(parseRuns(serializeRun(paid)).runs, [paid]);
+    const none = record({ receipt: 'none' });
+    assert.match(serializeRun(none), /"loopId":"loop-1","receipt":"none"\}\n$/, 'nothing unknown is written');
+    assert.deepEqual(parseRuns(serializeRun(none)).runs, [none]);
+    // A hand-edited line: wrong kinds are dropped, never turned into numbers.
+    const odd = serializeRun(record()).replace(/\}\n$/, ',"cost":"5","tokens":{"input":1,"output":-2,"cacheRead":0,"cacheWrite":0},"model":7,"turns":1.5,"receipt":"maybe"}\n');
+    const back = parseRuns(odd).runs[0];
+    assert.deepEqual([back.cost, back.tokens, back.model, back.turns, back.receipt], [undefined, undefined, undefined, undefined, undefined]);
+    assert.equal(parseRuns(serializeRun(record()).replace(/\}\n$/, ',"cost":-1}\n')).runs[0].cost, undefined);
+  });
+
   it('records what the agent left uncommitted, bounded, and reads it back', () => {
     const withLeft = record({ uncommitted: ['README.md', 'src/a b.ts'] });
     assert.match(serializeRun(withLeft), /"loopId":"loop-1","uncommitted":\["README\.md","src\/a b\.ts"\]\}\n$/);

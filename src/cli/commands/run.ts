@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENT_PRESETS, type AgentPresetId, shellKindOf } from '../../core/agents/presets';
 import { errorMessage } from '../../core/errorMessage';
+import { type Budget, budgetOf } from '../../core/insights/budget';
 import { type AgentCommandPlan, planAgentCommand } from '../../core/loop/iteration';
 import type { StopReason } from '../../core/loop/loop';
 import type { ParallelStop } from '../../core/loop/parallelLoop';
@@ -55,10 +56,27 @@ Options:
   --no-progress-limit N  A story that does not pass after N runs in a row needs you
   --timeout-minutes M    End an agent that runs longer than M minutes (ralph.parallel.
                          runTimeoutMinutes, default 60; 0: no limit); the run counts as failed
+  --max-cost USD         Start nothing new once the runs reported spending USD dollars in all
+                         (ralph.budget.maxCostPerLoop; a story's own cap: ralph.budget.
+                         maxCostPerStory); a deliberate stop (exit 0)
+  --max-tokens N         Start nothing new once the runs reported using N tokens
+                         (ralph.budget.maxTokensPerLoop)
   --allow-overlap        Start stories predicted to change the same files at once
   --worktree-root DIR    Where the worktrees go (default <repo>/../.<repo>-ralph-worktrees)
   --root DIR             The workspace folder (default: the current folder)
   --json                 One JSON object per event on stdout
+
+Receipts: what each run cost is read from its agent's output and written to .ralph/runs.jsonl
+(cost, tokens, model, turns; receipt: parsed, none or unreadable): Claude Code's result
+(--output-format json or stream-json), Codex's turn.completed events (codex exec --json), Amp's
+stream-json result, Copilot's usage summary. Any agent command may print its own, on a line of
+its own:
+  ralph-receipt: {"cost": 0.1234, "tokens": {"input": 1200, "output": 340, "cacheRead": 0,
+  "cacheWrite": 0}, "model": "my-model", "turns": 7}
+(every key optional; cost in US dollars; the last such line of a run counts; add
+"cachedInInput": true when input already counts the cached tokens, as Codex's does).
+To see a JSON stream readably and keep its receipt, pipe it through ralph-workbench
+render-stream (render-stream --help).
 
 Each agent's output: .ralph/logs/<run>.log. The queue's state: .ralph/parallel.json (a run
 that was killed resumes from it). One run per workspace at a time (.ralph/run.lock).
@@ -79,6 +97,8 @@ const OPTIONS = {
   'failure-limit': { type: 'string' },
   'no-progress-limit': { type: 'string' },
   'timeout-minutes': { type: 'string' },
+  'max-cost': { type: 'string' },
+  'max-tokens': { type: 'string' },
   'allow-overlap': { type: 'boolean' },
   'worktree-root': { type: 'string' },
   root: { type: 'string' },
@@ -100,6 +120,9 @@ export interface RunArgs {
   readonly failureLimit?: number;
   readonly noProgressLimit?: number;
   readonly timeoutMinutes?: number;
+  /** --max-cost (US dollars) and --max-tokens: the loop's caps, over the settings'. */
+  readonly maxCost?: number;
+  readonly maxTokens?: number;
   readonly allowOverlap: boolean;
   readonly worktreeRoot?: string;
 }
@@ -110,6 +133,14 @@ function minutesArg(v: string | boolean | undefined): number | undefined | strin
     return undefined;
   }
   return typeof v === 'string' && /^\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : `--timeout-minutes needs a number of minutes, 0 or more (got "${oneLine(String(v))}")`;
+}
+
+/** --max-cost: US dollars, cents allowed ("5", "2.50"; 0: no cap). */
+function dollarsArg(v: string | boolean | undefined): number | undefined | string {
+  if (v === undefined) {
+    return undefined;
+  }
+  return typeof v === 'string' && /^\$?\d+(\.\d+)?$/.test(v.trim()) ? Number(v.trim().replace(/^\$/, '')) : `--max-cost needs an amount of US dollars, 0 or more (got "${oneLine(String(v))}")`;
 }
 
 export function parseRunArgs(argv: readonly string[], cwd: string): { args?: RunArgs; help?: boolean; error?: string } {
@@ -141,6 +172,8 @@ export function parseRunArgs(argv: readonly string[], cwd: string): { args?: Run
     failureLimit: count('failure-limit', 1),
     noProgressLimit: count('no-progress-limit', 1),
     timeoutMinutes: minutesArg(values['timeout-minutes']),
+    maxCost: dollarsArg(values['max-cost']),
+    maxTokens: count('max-tokens', 0),
   };
   const bad = Object.values(numbers).find((v): v is string => typeof v === 'string');
   if (bad) {
@@ -176,6 +209,8 @@ export function parseRunArgs(argv: readonly string[], cwd: string): { args?: Run
       failureLimit: numbers.failureLimit as number | undefined,
       noProgressLimit: numbers.noProgressLimit as number | undefined,
       timeoutMinutes: numbers.timeoutMinutes as number | undefined,
+      maxCost: numbers.maxCost as number | undefined,
+      maxTokens: numbers.maxTokens as number | undefined,
       allowOverlap: values['allow-overlap'] === true,
       worktreeRoot: str('worktree-root') !== undefined ? path.resolve(cwd, str('worktree-root') as string) : undefined,
     },
@@ -290,6 +325,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
     }
   };
   const maxAgents = a.next ? 1 : (a.parallel ?? s.parallelMaxAgents);
+  const budget: Budget = { ...budgetOf(s), ...(a.maxCost !== undefined ? { maxCostPerLoop: a.maxCost } : {}), ...(a.maxTokens !== undefined ? { maxTokensPerLoop: a.maxTokens } : {}) };
   const planAgent = (storyId: string, promptPath: string, cwd: string, fallbackPreset?: string) => {
     const scripts = ralphScripts(cwd);
     return planAgentCommand({
@@ -302,7 +338,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
     });
   };
   if (maxAgents === 1) {
-    return runOneAtATime(a, s, planAgent, io, interrupts);
+    return runOneAtATime(a, s, budget, planAgent, io, interrupts);
   }
   const runner = new ParallelRunner(
     a.root,
@@ -322,6 +358,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
       holder: 'the ralph-workbench run command',
       only: a.story !== undefined ? [a.story] : undefined,
       manageBranch: s.manageBranch,
+      budget,
     },
     {
       executor: processExecutor,
@@ -361,7 +398,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
  * needed). `--story` runs that story once; the exit status follows the parallel runner's: 1 when a
  * breaker left a story needing the user or the run could not start.
  */
-async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: string, promptPath: string, cwd: string, fallbackPreset?: string) => AgentCommandPlan, io: CliIo, interrupts: Interrupts): Promise<number> {
+async function runOneAtATime(a: RunArgs, s: SettingValues, budget: Budget, planAgent: (storyId: string, promptPath: string, cwd: string, fallbackPreset?: string) => AgentCommandPlan, io: CliIo, interrupts: Interrupts): Promise<number> {
   const ignored = [a.check !== undefined && '--check', a.merge !== undefined && '--merge', a.allowOverlap && '--allow-overlap', a.worktreeRoot !== undefined && '--worktree-root'].filter((f): f is string => typeof f === 'string');
   if (ignored.length > 0) {
     io.stderr(`ralph-workbench run: one at a time, stories run in the folder itself and are not merged: ${ignored.join(', ')} ${ignored.length === 1 ? 'does' : 'do'} not apply\n`);
@@ -373,6 +410,7 @@ async function runOneAtATime(a: RunArgs, s: SettingValues, planAgent: (storyId: 
     storyId: a.story,
     failureLimit: a.failureLimit ?? s.failureLimit,
     noProgressLimit: a.noProgressLimit ?? s.noProgressLimit,
+    budget,
     timeoutMs: (a.timeoutMinutes ?? s.parallelRunTimeoutMinutes) * 60_000,
     planAgent: (storyId, promptPath, presetId) => planAgent(storyId, promptPath, a.root, presetId),
     // a command line of the user's own has no presets to fall back on

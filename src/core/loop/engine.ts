@@ -14,6 +14,8 @@ import { type IterationRecord, LoopController, type RunStep, type StopMode, type
 import { type Run, RunSet } from './runSet';
 import { type LoopOutcome, runLoop } from './scheduler';
 import { type LimitVerdict, limitWait, localTimeZone, OutputTail } from '../insights/limits';
+import type { Budget } from '../insights/budget';
+import { receiptReaderFor } from '../insights/receipts';
 import { CompleteSignalDetector } from '../output';
 import type { PrdAnalysis } from '../prd/index';
 import { type FeatCommit, fewPaths, type RunRecord } from '../runs/runs';
@@ -68,6 +70,8 @@ export interface RunRequest {
   readonly prdLabel?: string;
   /** ralph.agent.fallback: presets to run, in this order, while the configured agent is limited (not waiting while one is not). */
   readonly fallback?: readonly string[];
+  /** Cost and token caps (ralph.budget.*, the CLI's --max-cost / --max-tokens). */
+  readonly budget?: Budget;
 }
 
 export class RunEngine<F, H extends AgentHandle> {
@@ -105,6 +109,7 @@ export class RunEngine<F, H extends AgentHandle> {
       failureLimit: request.failureLimit,
       prdLabel: request.prdLabel,
       firstStory: request.storyId,
+      budget: request.budget,
     });
     const run = this.runs.start(folder, loop.config.maxIterations, new Date());
     const agents: AgentChoice = { fallback: request.fallback ?? [], limitedUntil: new Map() };
@@ -195,11 +200,13 @@ export class RunEngine<F, H extends AgentHandle> {
     }
     const detector = new CompleteSignalDetector();
     const tail = new OutputTail();
+    const receipt = receiptReaderFor(prepared.agent);
     const started = this.clock.now();
     log.info(`[runner] iteration ${step.iteration}/${step.maxIterations}: ${step.storyId} (${prepared.agent}) in terminal "${prepared.launch.name}"`);
     const handle = this.ports.executor.start({ ...prepared.launch, onOutput: (chunk) => {
       detector.push(chunk);
       tail.push(chunk);
+      receipt.push(chunk);
     } });
     this.handles.set(runId, handle);
     const run = this.runs.get(runId);
@@ -241,6 +248,8 @@ export class RunEngine<F, H extends AgentHandle> {
       loopId: runId,
       output: tail.value,
       timeZone: this.ports.timeZone ?? localTimeZone(),
+      // Without shell integration the terminal's output cannot be read: no receipt either way.
+      receipt: exit.via === 'exit-file' ? undefined : receipt.end(),
     });
     await this.ports.record(folder, line, after);
     if (line.uncommitted) {

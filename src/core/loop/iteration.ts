@@ -8,6 +8,7 @@ import { missingExecutableMessage, type PathLookup, PRESET_SETTING, resolveAgent
 import { agentEnvironment, COMMAND_SETTING, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
 import { detectLimit, type LimitVerdict } from '../insights/limits';
 import { failureSignature } from '../insights/signature';
+import { type Receipt, receiptFields, spendOf } from '../insights/receipts';
 import type { PrdAnalysis } from '../prd/index';
 import { detectFeatCommit, type FeatCommit, MAX_UNCOMMITTED, type RunRecord } from '../runs/runs';
 import type { IterationRecord, LoopController } from './loop';
@@ -113,6 +114,8 @@ export interface IterationObservation {
   readonly output?: string;
   /** The IANA time zone a reset time printed without one is read in (where the agent ran). */
   readonly timeZone?: string;
+  /** What the agent's output said it cost; undefined when its output could not be read. */
+  readonly receipt?: Receipt;
 }
 
 /** Reports the iteration to the loop and returns its verdict, the runs.jsonl line and the agent's limit (a rate-limited run). */
@@ -135,6 +138,7 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     prdReadable: o.after?.readable ?? false,
     commit: commit === undefined ? undefined : commit?.subject ?? null,
     limit,
+    spent: spendOf(o.receipt),
   });
   const limited = record.outcome === 'rate-limited' ? limit : undefined;
   const signature = record.outcome === 'failed' && o.output !== undefined ? failureSignature(o.output) : undefined;
@@ -156,6 +160,7 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     promptFile: o.promptFile,
     iteration: o.iteration,
     loopId: o.loopId,
+    ...receiptFields(o.receipt),
     ...(limited?.resetAt ? { resetAt: limited.resetAt.toISOString() } : {}),
     ...(signature ? { signature } : {}),
     ...(uncommitted.length > 0

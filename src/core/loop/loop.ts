@@ -13,6 +13,7 @@
  * maximum: the caller waits for the reset, and the same story runs again.
  */
 import type { LimitVerdict } from '../insights/limits';
+import { type Budget, BudgetTracker, type RunSpend } from '../insights/budget';
 import type { PrdAnalysis } from '../prd/index';
 import type { Problem } from '../prd/problems';
 import type { RunOutcome } from '../runs/runs';
@@ -31,6 +32,8 @@ export interface LoopConfig {
    * (the command asked before running a blocked or done one); the loop then chooses as usual.
    */
   readonly firstStory?: string;
+  /** Cost and token caps (ralph.budget.*): no further iteration once the loop's spending reaches one. */
+  readonly budget?: Budget;
 }
 
 export const DEFAULT_LOOP_CONFIG: LoopConfig = { maxIterations: 10, noProgressLimit: 2, failureLimit: 2 };
@@ -41,7 +44,7 @@ export const DEFAULT_LOOP_CONFIG: LoopConfig = { maxIterations: 10, noProgressLi
  * conflict, a failed check, a question, breakers of both kinds); when every such story tripped the
  * same breaker, the reason is that breaker's (`failures`, `no-progress`), as in the serial loop.
  */
-export type StopReason = 'all-pass' | 'nothing-ready' | 'max-iterations' | 'stop-requested' | 'no-progress' | 'failures' | 'invalid-prd' | 'prd-missing' | 'cancelled' | 'needs-you';
+export type StopReason = 'all-pass' | 'nothing-ready' | 'max-iterations' | 'stop-requested' | 'no-progress' | 'failures' | 'invalid-prd' | 'prd-missing' | 'cancelled' | 'needs-you' | 'budget';
 
 export type StopMode = 'after-iteration' | 'now';
 
@@ -88,6 +91,8 @@ export interface IterationResult {
   readonly commit?: string | null;
   /** The agent's provider limit, when its output said so (src/core/insights/limits.ts). */
   readonly limit?: LimitVerdict;
+  /** What the agent reported spending (its receipt); undefined: unknown. */
+  readonly spent?: RunSpend;
 }
 
 export interface IterationRecord {
@@ -151,6 +156,7 @@ export class LoopController {
   private lastStory: string | undefined;
   private lastExit: number | null = null;
   private readonly history: IterationRecord[] = [];
+  private readonly spending: BudgetTracker;
 
   constructor(config: Partial<LoopConfig> = {}) {
     const pick = (v: number | undefined, d: number): number => (v !== undefined && Number.isFinite(v) && v >= 1 ? Math.floor(v) : d);
@@ -160,7 +166,9 @@ export class LoopController {
       failureLimit: pick(config.failureLimit, DEFAULT_LOOP_CONFIG.failureLimit),
       prdLabel: config.prdLabel ?? 'prd.json',
       ...(config.firstStory !== undefined ? { firstStory: config.firstStory } : {}),
+      ...(config.budget ? { budget: config.budget } : {}),
     };
+    this.spending = new BudgetTracker(config.budget);
   }
 
   get status(): LoopStatus {
@@ -226,6 +234,16 @@ export class LoopController {
     if (r.state === 'complete') {
       return stopStep('all-pass', `Stopped: every story passes (${r.counts.done}/${r.counts.total}).`);
     }
+    const spentOut = this.spending.loopCapReached();
+    if (spentOut) {
+      return stopStep('budget', withCounts(spentOut, prd));
+    }
+    // A story over its own cost cap is not started again: the next ready one runs instead.
+    const next = r.ready.find((s) => this.spending.storyCapReached(s.story.id) === undefined);
+    if (r.next && !next) {
+      const over = r.ready.map((s) => `${s.story.id}: ${this.spending.storyCapReached(s.story.id)}`);
+      return stopStep('budget', withCounts(`Stopped: every ready story is over its cost cap (${over.join('; ')}).`, prd), over);
+    }
     if (!r.next) {
       const remaining = r.counts.total - r.counts.done;
       const details = r.explanation.length > 0 ? r.explanation : r.blocked.map((b) => `${b.id} waits on ${b.waitingOn.join(', ')}.`);
@@ -250,13 +268,15 @@ export class LoopController {
     if (n - this.limited >= this.config.maxIterations) {
       return stopStep('max-iterations', withCounts(`Stopped: reached the maximum of ${plural(this.config.maxIterations, 'iteration')}.`, prd));
     }
-    return { kind: 'run', storyId: r.next.story.id, storyTitle: r.next.story.title, iteration: n + 1, maxIterations: this.config.maxIterations };
+    const story = (next ?? r.next).story;
+    return { kind: 'run', storyId: story.id, storyTitle: story.title, iteration: n + 1, maxIterations: this.config.maxIterations };
   }
 
   /** Records what an iteration did, updates the breakers, and returns its outcome and notes. */
   recordIteration(result: IterationResult): IterationRecord {
     this.iterations++;
     this.lastStory = result.storyId;
+    this.spending.add(result.storyId, result.spent);
     this.lastExit = result.exitCode;
     const outcome = iterationOutcome(result);
     if (outcome === 'rate-limited') {

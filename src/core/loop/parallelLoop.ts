@@ -18,6 +18,7 @@
  *   with the serial loop's reasons (plus `needs-you`) and a line per story that did not finish.
  * An event that does not fit the state (a story that is not running ended) changes nothing.
  */
+import { type Budget, BudgetTracker, type RunSpend } from '../insights/budget';
 import type { PrdAnalysis } from '../prd/index';
 import type { Story } from '../prd/model';
 import { ReadyTracker } from '../prd/schedule';
@@ -46,7 +47,7 @@ export type AgentOutcome =
 export type MergeOutcome = 'merged' | 'conflict' | 'check-failed' | 'error';
 
 export type ParallelEvent =
-  | { readonly kind: 'agentEnded'; readonly storyId: string; readonly outcome: AgentOutcome; readonly message?: string; readonly filesChanged?: readonly string[] }
+  | { readonly kind: 'agentEnded'; readonly storyId: string; readonly outcome: AgentOutcome; readonly message?: string; readonly filesChanged?: readonly string[]; readonly spent?: RunSpend }
   | { readonly kind: 'merged'; readonly storyId: string; readonly outcome: MergeOutcome; readonly message?: string }
   | { readonly kind: 'stopRequested'; readonly mode: StopMode }
   /** The user's Retry on a Needs You item: the story may run again, its breakers reset. */
@@ -98,6 +99,8 @@ export interface ParallelLoopOptions {
   readonly memoryFiles?: readonly string[];
   /** Run only these stories (`run --story`): the others count as skipped from the start. */
   readonly only?: readonly string[];
+  /** Cost and token caps (ralph.budget.*). */
+  readonly budget?: Budget;
 }
 
 export class ParallelLoop {
@@ -126,6 +129,7 @@ export class ParallelLoop {
   private finished: ParallelStop | undefined;
   private waiting: readonly { readonly storyId: string; readonly reason: WaitReason }[] = [];
   private readonly early: ParallelStop | undefined;
+  private readonly spending: BudgetTracker;
 
   /** `prd`: prd.json on the feature branch as the loop starts (undefined: there is none). */
   constructor(prd: PrdAnalysis | undefined, options: ParallelLoopOptions = {}) {
@@ -139,6 +143,7 @@ export class ParallelLoop {
       allowOverlap: c.allowOverlap ?? DEFAULT_PARALLEL_CONFIG.allowOverlap,
     };
     this.memory = memoryFileSet(options.memoryFiles);
+    this.spending = new BudgetTracker(options.budget);
     // A missing or unreadable prd.json, or nothing to run: the serial loop's first answer, word for word.
     const first = new LoopController({ maxIterations: this.config.maxIterations, prdLabel: options.prdLabel }).nextStep(prd);
     if (!prd || first.kind === 'stop') {
@@ -267,6 +272,15 @@ export class ParallelLoop {
     if (event.outcome !== 'rate-limited') {
       this.limitedInARow = 0;
     }
+    // Every run that got to its agent counts (what it spent, or as unknown): not one cut short before.
+    if (event.outcome !== 'error' || event.spent) {
+      this.spending.add(id, event.spent);
+    }
+    const overCap = event.outcome === 'passed' ? undefined : this.spending.storyCapReached(id);
+    if (overCap && event.outcome !== 'stopped') {
+      this.needs(id, { kind: 'needs-you', why: 'budget', message: overCap }, out);
+      return;
+    }
     switch (event.outcome) {
       case 'rate-limited':
         // Neither a breaker's count nor an iteration: the provider stopped it, not the work.
@@ -374,7 +388,7 @@ export class ParallelLoop {
       countersOf: (id) => this.countersOf(id),
       needsYou: (id) => this.open.get(id)?.reason,
       skipped: (id) => this.phase.get(id) === 'skipped',
-      stopping: this.stopMode !== undefined,
+      stopping: this.stopMode !== undefined || this.spending.loopCapReached() !== undefined,
       limited: this.limitWaits > 0,
     });
     for (const id of plan.start) {
@@ -424,6 +438,10 @@ export class ParallelLoop {
     }
     if (left > 0 && passing + left === total) {
       return stop('all-pass', `Stopped: every story this run took passes ${counts}.`);
+    }
+    const spentOut = this.spending.loopCapReached();
+    if (spentOut) {
+      return stop('budget', `${spentOut.replace(/\.$/, '')} ${counts}.`);
     }
     if (waits.some((w) => w.reason.kind === 'iteration-limit')) {
       return stop('max-iterations', `Stopped: reached the maximum of ${this.config.maxIterations} iteration${this.config.maxIterations === 1 ? '' : 's'} across the slots ${counts}.`);

@@ -19,7 +19,9 @@ export type NeedsYouWhy =
   /** The user ended its agent (Stop This Agent) while the loop went on. */
   | 'stopped'
   /** Anything else that stopped it (a dirty worktree, a merge that failed): `message` says what. */
-  | 'error';
+  | 'error'
+  /** Its cost cap (ralph.budget.maxCostPerStory) is reached: `message` says the cap and what it spent. */
+  | 'budget';
 
 export type WaitReason =
   /** Every slot is taken. */
@@ -92,6 +94,8 @@ function needsYouText(r: { readonly why: NeedsYouWhy; readonly count?: number; r
       return `you stopped its agent${detail}`;
     case 'error':
       return r.message ?? 'it stopped with an error';
+    case 'budget':
+      return r.message ?? 'its cost cap is reached';
   }
 }
 

@@ -49,6 +49,7 @@ const SHORT: Record<NeedsYouRowWhy, string> = {
   question: 'its agent asked a question',
   stopped: 'you stopped its agent',
   error: 'stopped with an error',
+  budget: 'over its cost cap',
   interrupted: 'interrupted, worktree kept',
   unmerged: 'finished, not merged',
   orphaned: 'a worktree no run knows',

@@ -9,6 +9,18 @@ export type RunOutcome = 'passed' | 'failed' | 'no-progress' | 'stopped' | 'fals
 
 export const RUN_OUTCOMES: readonly RunOutcome[] = ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error', 'rate-limited'];
 
+/** Token counts as the agent reported them (`input` as it says: Codex's includes its cached tokens). */
+export interface RunTokens {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+}
+
+/** Whether the agent's output held a receipt: read, none printed, or one that could not be read. */
+export const RECEIPT_STATES = ['parsed', 'none', 'unreadable'] as const;
+export type ReceiptState = (typeof RECEIPT_STATES)[number];
+
 export interface FeatCommit {
   readonly sha: string;
   readonly subject: string;
@@ -39,10 +51,15 @@ export interface RunRecord {
   readonly iteration: number;
   /** Identifies the loop (or single run) the iteration belonged to. */
   readonly loopId: string;
-  /** US dollars the agent reported spending (absent when unknown: never a guess). */
+  /** What the agent reported spending, in US dollars (absent: not reported; never a guess). */
   readonly cost?: number;
   /** Tokens the agent reported (absent when unknown). */
   readonly tokens?: RunTokens;
+  readonly model?: string;
+  /** The agent's own count of turns. */
+  readonly turns?: number;
+  /** Whether a receipt was read from the agent's output (absent: older lines, or not looked for). */
+  readonly receipt?: ReceiptState;
   /** ISO 8601: when a rate-limited agent said its limit resets. */
   readonly resetAt?: string;
   /** A failed run: its normalised failure signature (src/core/insights/signature.ts). */
@@ -105,8 +122,7 @@ export function serializeRun(r: RunRecord): string {
     promptFile: r.promptFile,
     iteration: r.iteration,
     loopId: r.loopId,
-    ...(r.cost !== undefined ? { cost: r.cost } : {}),
-    ...(r.tokens ? { tokens: { input: r.tokens.input, output: r.tokens.output, cacheRead: r.tokens.cacheRead, cacheWrite: r.tokens.cacheWrite } } : {}),
+    ...receiptFields(r),
     ...(r.resetAt !== undefined ? { resetAt: r.resetAt } : {}),
     ...(r.signature ? { signature: r.signature } : {}),
     ...(r.uncommitted && r.uncommitted.length > 0 ? { uncommitted: r.uncommitted.slice(0, MAX_UNCOMMITTED) } : {}),
@@ -213,33 +229,42 @@ export function toRecord(v: unknown): RunRecord | string {
   };
 }
 
-const NO_RECEIPT: Pick<RunRecord, 'cost' | 'tokens' | 'resetAt'> = Object.freeze({});
-
-function isCount(v: unknown): v is number {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0;
+/** The receipt fields in their order, each only when known. */
+function receiptFields(r: RunRecord): Pick<RunRecord, 'cost' | 'tokens' | 'model' | 'turns' | 'receipt'> {
+  return {
+    ...(r.cost !== undefined ? { cost: r.cost } : {}),
+    ...(r.tokens ? { tokens: { input: r.tokens.input, output: r.tokens.output, cacheRead: r.tokens.cacheRead, cacheWrite: r.tokens.cacheWrite } } : {}),
+    ...(r.model !== undefined ? { model: r.model } : {}),
+    ...(r.turns !== undefined ? { turns: r.turns } : {}),
+    ...(r.receipt ? { receipt: r.receipt } : {}),
+  };
 }
 
-/** cost, tokens and resetAt when present and well-formed; a malformed one is left out, never guessed. */
-function receiptOf(o: Record<string, unknown>): Pick<RunRecord, 'cost' | 'tokens' | 'resetAt'> {
+type ReceiptPart = Pick<RunRecord, 'cost' | 'tokens' | 'model' | 'turns' | 'receipt' | 'resetAt'>;
+
+const NO_RECEIPT: ReceiptPart = Object.freeze({});
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** The receipt fields and resetAt of a parsed line; a field of the wrong kind is dropped, not guessed. */
+function receiptOf(o: Record<string, unknown>): ReceiptPart {
   // Most lines of an older runs.jsonl have none of them: no allocation (the stats read 100,000 lines).
-  if (o.cost === undefined && o.tokens === undefined && o.resetAt === undefined) {
+  if (o.cost === undefined && o.tokens === undefined && o.model === undefined && o.turns === undefined && o.receipt === undefined && o.resetAt === undefined) {
     return NO_RECEIPT;
   }
-  const out: { cost?: number; tokens?: RunTokens; resetAt?: string } = {};
-  if (isCount(o.cost)) {
-    out.cost = o.cost;
-  }
   const t = o.tokens;
-  if (typeof t === 'object' && t !== null && !Array.isArray(t)) {
-    const tok = t as Record<string, unknown>;
-    if (isCount(tok.input) && isCount(tok.output)) {
-      out.tokens = { input: tok.input, output: tok.output, cacheRead: isCount(tok.cacheRead) ? tok.cacheRead : 0, cacheWrite: isCount(tok.cacheWrite) ? tok.cacheWrite : 0 };
-    }
-  }
-  if (typeof o.resetAt === 'string' && !Number.isNaN(Date.parse(o.resetAt))) {
-    out.resetAt = o.resetAt;
-  }
-  return out;
+  const tk = typeof t === 'object' && t !== null && !Array.isArray(t) ? (t as Record<string, unknown>) : undefined;
+  const tokens = tk && isCount(tk.input) && isCount(tk.output) && isCount(tk.cacheRead) && isCount(tk.cacheWrite) ? { input: tk.input, output: tk.output, cacheRead: tk.cacheRead, cacheWrite: tk.cacheWrite } : undefined;
+  return {
+    ...receiptFields({
+      cost: typeof o.cost === 'number' && Number.isFinite(o.cost) && o.cost >= 0 ? o.cost : undefined,
+      tokens,
+      model: typeof o.model === 'string' && o.model !== '' ? o.model : undefined,
+      turns: isCount(o.turns) ? o.turns : undefined,
+      receipt: typeof o.receipt === 'string' && (RECEIPT_STATES as readonly string[]).includes(o.receipt) ? (o.receipt as ReceiptState) : undefined,
+    } as RunRecord),
+    ...(typeof o.resetAt === 'string' && !Number.isNaN(Date.parse(o.resetAt)) ? { resetAt: o.resetAt } : {}),
+  };
 }
 
 /** The parallel fields in their order, unknown keys dropped. */

@@ -11,7 +11,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorMessage } from '../../core/errorMessage';
+import type { Budget } from '../../core/insights/budget';
 import { type LimitVerdict, limitWait } from '../../core/insights/limits';
+import { spendOf } from '../../core/insights/receipts';
 import { WaitSet } from '../../core/loop/clock';
 import { ParallelLoop, type ParallelCommand, type ParallelEvent, type NeedsYouItem, type ParallelStop } from '../../core/loop/parallelLoop';
 import type { ParallelConfig } from '../../core/loop/parallelPlan';
@@ -34,6 +36,8 @@ import { addWorktree, checkOutPrdBranch, defaultWorktreeRoot, listWorktrees, pre
 
 export interface ParallelRunOptions {
   readonly config: Partial<ParallelConfig>;
+  /** Cost and token caps (ralph.budget.*, the CLI's --max-cost / --max-tokens). */
+  readonly budget?: Budget;
   readonly mergeMode: MergeMode;
   /** Run in the main tree after each merge; a failure undoes the merge. */
   readonly checkCommand?: string;
@@ -166,6 +170,7 @@ export class ParallelRunner {
       prdLabel: this.options.files.prd,
       memoryFiles: [this.options.files.prd, this.options.files.progress],
       only: this.options.only,
+      budget: this.options.budget,
     });
     const done = new Promise<ParallelStop>((resolve) => (this.finished = resolve));
     this.dispatch(this.loop.begin());
@@ -417,7 +422,7 @@ export class ParallelRunner {
       await (this.queue as MergeQueue).record(wt, 'interrupted', { note: result.message }).catch(() => undefined);
       await this.writeLine(line, wave, undefined, id);
     }
-    this.post({ kind: 'agentEnded', storyId: id, outcome: result.outcome, message: result.message, filesChanged: result.filesChanged });
+    this.post({ kind: 'agentEnded', storyId: id, outcome: result.outcome, message: result.message, filesChanged: result.filesChanged, spent: spendOf(result.receipt) });
   }
 
 

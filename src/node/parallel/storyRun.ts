@@ -13,6 +13,7 @@ import { agentQuestion, QUESTION_TAIL_CHARS } from '../../core/agents/question';
 import type { IssuePlanInput } from '../../core/artifacts/promptSection';
 import { buildPrompt, promptFileName } from '../../core/context/prompt';
 import { errorMessage } from '../../core/errorMessage';
+import { type Receipt, receiptFields, receiptReaderFor } from '../../core/insights/receipts';
 import type { AgentExecutor, AgentExit, AgentHandle } from '../../core/loop/executor';
 import type { AgentCommandPlan } from '../../core/loop/iteration';
 import type { AgentOutcome } from '../../core/loop/parallelLoop';
@@ -88,6 +89,8 @@ export interface StoryRunResult {
   readonly limit?: LimitVerdict;
   /** A failed run: its failure signature (core/insights/signature.ts). */
   readonly signature?: string;
+  /** What the agent's output said it cost (absent when the agent did not run). */
+  readonly receipt?: Receipt;
 }
 
 const COMPLETE = '<promise>COMPLETE</promise>';
@@ -140,6 +143,7 @@ export class StoryRun {
     log.write(`# ${req.storyId} — ${req.storyTitle}\n# worktree ${req.worktree.folder} (branch ${req.worktree.branch})\n# started ${started.toISOString()}\n`);
     let tail = '';
     let completeSignal = false;
+    const receipt = receiptReaderFor(plan.agent);
     let handle: AgentHandle;
     try {
       handle = ctx.executor.start({
@@ -149,6 +153,7 @@ export class StoryRun {
         env: plan.env,
         onOutput: (chunk) => {
           log?.write(chunk);
+          receipt.push(chunk);
           // The signal may be split across chunks: keep enough of the last one to see it, and the
           // agent's last words (a question to the user).
           tail = (tail + chunk).slice(-QUESTION_TAIL_CHARS);
@@ -181,7 +186,7 @@ export class StoryRun {
     log.write(`\n# ended ${ended.toISOString()}: ${exit.stopped ? (timedOut ? 'ended at the time limit' : 'stopped') : `exit ${exit.exitCode ?? 'unknown'}`}\n`);
     await new Promise<void>((resolve) => log.end(resolve));
     const seen = await observe(ctx, req, exit, timedOut, tail, ended).catch((e: unknown) => ({ outcome: 'error' as const, message: `what the agent left could not be read (${errorMessage(e)}).`, commit: null, storyPasses: false, filesChanged: [], uncommitted: [] }));
-    return { ...base, ...seen, exit, ended, promptFile, agent: plan.agent, completeSignal };
+    return { ...base, ...seen, exit, ended, promptFile, agent: plan.agent, completeSignal, receipt: receipt.end() };
   }
 
   /** The story's prompt, built from the worktree's own memory files, under its `.ralph/prompts/`. */
@@ -244,6 +249,7 @@ export function runLine(r: StoryRunResult, at: RunLinePlace, wt: StoryWorktree):
     promptFile: r.promptFile ?? '',
     iteration: at.iteration,
     loopId: at.loopId,
+    ...receiptFields(r.receipt),
     ...(r.limit?.resetAt ? { resetAt: r.limit.resetAt.toISOString() } : {}),
     ...(r.signature ? { signature: r.signature } : {}),
     ...(r.uncommitted.length > 0 ? { uncommitted: r.uncommitted } : {}),

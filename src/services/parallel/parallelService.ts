@@ -152,6 +152,7 @@ export class ParallelService extends Disposable {
         holder: 'VS Code',
         only: options.only,
         manageBranch: s.manageBranch,
+        budget: s.budget,
       },
       {
         executor: this.executor(),

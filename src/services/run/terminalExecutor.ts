@@ -19,6 +19,8 @@ import { createExitStatusFile, type ExitStatusFile, exitStatusSuffix } from '../
 const PROCESS_START_TIMEOUT_MS = 20_000;
 /** How long, after the shell's process started, shell integration may take to activate. */
 const SHELL_INTEGRATION_WINDOW_MS = 10_000;
+/** How long the end of a command waits for its output stream to close (a bound, not a pause). */
+const OUTPUT_DRAIN_MS = 2_000;
 
 /** Runs each agent in a terminal of its own (the user watches it; a finished one may be kept open). */
 export const terminalExecutor: AgentExecutor<TerminalRun> = {
@@ -110,10 +112,15 @@ export class TerminalRun implements AgentHandle, vscode.Disposable {
       return;
     }
     const execution = integration.executeCommand(this.request.commandLine);
+    let outputRead: () => void = () => undefined;
+    const allRead = new Promise<void>((resolve) => (outputRead = resolve));
     this.disposables.push(
       vscode.window.onDidEndTerminalShellExecution((e) => {
         if (e.execution === execution) {
-          this.finish({ exitCode: this.stopRequested ? undefined : e.exitCode, stopped: this.stopRequested, via: 'shell-integration' });
+          // The end can be told before the last output is: the receipt is often the last line.
+          void within(allRead, OUTPUT_DRAIN_MS).then(() =>
+            this.finish({ exitCode: this.stopRequested ? undefined : e.exitCode, stopped: this.stopRequested, via: 'shell-integration' }),
+          );
         }
       }),
     );
@@ -126,6 +133,7 @@ export class TerminalRun implements AgentHandle, vscode.Disposable {
         // the stream ends with the terminal; nothing to report
       }
     }
+    outputRead();
   }
 
   /** The terminal's shell integration, once active; undefined when it is off or did not come in time. */

@@ -1,0 +1,92 @@
+/** The readable rendering of real agent JSON streams (render-stream), and its receipt line read back. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { renderStream } from '../../src/cli/commands/renderStream';
+import { readReceipt } from '../../src/core/insights/receipts';
+import { StreamRenderer } from '../../src/core/insights/streamRender';
+import { capture } from './cliCapture';
+
+const fixture = (rel: string): string => readFileSync(path.join(__dirname, '..', 'fixtures', 'agent-output', rel), 'utf8');
+
+function render(agent: string, text: string, cuts: readonly number[] = []): { out: string; exit: number } {
+  const r = new StreamRenderer(agent);
+  let out = '';
+  let from = 0;
+  for (const cut of [...new Set(cuts)].sort((a, b) => a - b)) {
+    out += r.push(text.slice(from, cut));
+    from = cut;
+  }
+  out += r.push(text.slice(from)) + r.end();
+  return { out, exit: r.exitCode };
+}
+
+describe('render-stream', () => {
+  it("renders Claude's stream-json: the session, one line per tool call, the text, the result with its cost; then the receipt line", () => {
+    assert.deepEqual(render('claude', fixture('claude/stream-json.jsonl')), {
+      out: [
+        '● claude-opus-4-6 session started',
+        '→ Write /private/tmp/gump-cli-tests/stream-test.txt',
+        'Created `stream-test.txt` with the content "stream works".',
+        '■ done · 2 turns · $0.03 · tokens 4 in, 107 out, 38,897 cache read, 1,774 cache write',
+        'ralph-receipt: {"cost":0.033231000000000004,"tokens":{"input":4,"output":107,"cacheRead":38897,"cacheWrite":1774},"model":"claude-opus-4-6","turns":2}',
+        '',
+      ].join('\n'),
+      exit: 0,
+    });
+  });
+
+  it("renders Codex's exec --json: reasoning, commands with their exit, the message, the turn's tokens", () => {
+    assert.deepEqual(render('codex', fixture('codex/exec-json.jsonl')).out.split('\n'), [
+      '… **Preparing to list files with bash shell**',
+      '$ bash -lc ls (exit 0)',
+      'Files here: `file1.txt`, `file2.txt`.',
+      '■ turn done · tokens 6,040 in, 129 out, 4,992 cache read',
+      'ralph-receipt: {"tokens":{"input":6040,"output":129,"cacheRead":4992,"cacheWrite":0},"turns":1,"cachedInInput":true}',
+      '',
+    ]);
+  });
+
+  it('the receipt line gives the same receipt as the raw stream (what a terminal that shows the rendering records)', () => {
+    for (const [agent, file] of [['claude', 'claude/stream-json.jsonl'], ['codex', 'codex/exec-json.jsonl'], ['amp', 'amp/stream-json.jsonl']] as const) {
+      assert.deepEqual(readReceipt('my-agent', render(agent, fixture(file)).out), readReceipt(agent, fixture(file)), file);
+    }
+  });
+
+  it('a cut-off stream exits 1 and prints no receipt; other text passes through; text from the agent cannot drive the terminal', () => {
+    const cut = render('claude', fixture('claude/stream-json-truncated.jsonl'));
+    assert.equal(cut.exit, 1);
+    assert.doesNotMatch(cut.out, /ralph-receipt:/);
+    const hostile = '{"type":"assistant","message":{"content":[{"type":"text","text":"look \\u001b[2J here"},{"type":"tool_use","name":"Bash","input":{"command":"echo \\u001b]0;pwned\\u0007"}}]}}\nplain words\n';
+    assert.deepEqual(render('claude', hostile).out.split('\n'), ['look \\u001b[2J here', '→ Bash echo \\u001b]0;pwned\\u0007', 'plain words', '']);
+    const error = fixture('claude/json-result.json').replace('"is_error":false', '"is_error":true').replace('"subtype":"success"', '"subtype":"error_max_turns"');
+    assert.equal(render('claude', error).exit, 1);
+  });
+
+  it('property: chunk boundaries anywhere give the same rendering', () => {
+    const files = [['claude', 'claude/stream-json.jsonl'], ['codex', 'codex/docs-sample.jsonl'], ['amp', 'amp/stream-json.jsonl']] as const;
+    fc.assert(
+      fc.property(fc.constantFrom(...files), fc.array(fc.nat(), { maxLength: 10 }), ([agent, file], raw) => {
+        const text = fixture(file);
+        assert.deepEqual(render(agent, text, raw.map((n) => n % (text.length + 1))), render(agent, text));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('the CLI filter reads stdin in chunks and exits with the stream\'s status', async () => {
+    const c = capture();
+    async function* stdin(): AsyncIterable<Uint8Array> {
+      const bytes = new TextEncoder().encode(fixture('claude/stream-json.jsonl'));
+      for (let i = 0; i < bytes.length; i += 97) {
+        yield bytes.slice(i, i + 97);
+      }
+    }
+    assert.equal(await renderStream(['render-stream'], c.io, stdin()), 0);
+    assert.match(c.out.stdout, /■ done · 2 turns · \$0\.03/);
+    const bad = capture();
+    assert.equal(await renderStream(['render-stream', '--agent', 'gpt'], bad.io, stdin()), 1);
+    assert.match(bad.out.stderr, /--agent is claude, amp or codex \(got "gpt"\)/);
+  });
+});
