@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { showFile, showFiles } from '../../src/node/parallel/git';
+import { branchAndChanges, uncommitted } from '../../src/node/parallel/worktrees';
 import { git } from './parallelRepo';
 
 describe('parallel: git reads', () => {
@@ -47,5 +48,26 @@ describe('parallel: git reads', () => {
 
   it('a path git’s line-based input cannot carry is read on its own', async () => {
     assert.deepEqual(await showFiles(dir, [{ rev: 'HEAD', path: 'a\nb' }, { rev: 'HEAD', path: 'prd.json' }]), [undefined, '{"userStories": []}\n']);
+  });
+
+  it('branchAndChanges names the branch (none when detached) and lists what uncommitted lists, in one git process', async () => {
+    writeFileSync(path.join(dir, 'new file.txt'), 'x');
+    writeFileSync(path.join(dir, 'prd.json'), '{}\n');
+    const both = await branchAndChanges(dir);
+    assert.equal(both.branch, 'main');
+    assert.deepEqual(both.paths, await uncommitted(dir));
+    assert.deepEqual([...both.paths].sort(), ['new file.txt', 'prd.json']);
+    git(dir, 'checkout', '-q', '--detach');
+    assert.equal((await branchAndChanges(dir)).branch, undefined);
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'branch', '-q', '--set-upstream-to', 'main');
+    assert.equal((await branchAndChanges(dir)).branch, 'main', 'an upstream is not part of the name');
+    const unborn = mkdtempSync(path.join(tmpdir(), 'ralph-git-'));
+    try {
+      git(unborn, 'init', '-q', '-b', 'ralph/new');
+      assert.equal((await branchAndChanges(unborn)).branch, 'ralph/new');
+    } finally {
+      rmSync(unborn, { recursive: true, force: true });
+    }
   });
 });

@@ -18,7 +18,7 @@ import { detectFeatCommit } from '../../core/runs/runs';
 import { applyEdits } from '../../core/textEdit';
 import { atLeast, commitsNotOn, firstLine, git, gitOk, ParallelError, showFile, showFiles } from './git';
 import { commitTreeMerge, hasMergeHooks, mergeTree } from './treeMerge';
-import { type RepoInfo, type StoryWorktree, uncommitted } from './worktrees';
+import { branchAndChanges, type RepoInfo, type StoryWorktree } from './worktrees';
 
 export interface MergeOptions {
   /** `merge` (default: `git merge --no-ff`) or `rebase` (the story's commits replayed on the feature branch). */
@@ -159,13 +159,12 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
   const ready = heads.code === 0 && theirs !== undefined && theirs !== '';
   const planned = ready ? planMemory(repo, wt, before, prdRel, progressRel) : undefined;
   const merged = ready && atLeast(repo.gitVersion, 2, 38) ? mergeTree(repo.root, before, theirs) : undefined;
-  const hooks = hasMergeHooks(repo.root);
+  const hooks = hasMergeHooks(repo.root, repo);
   // Settled here too, so that a refusal below leaves no rejection unhandled.
   for (const p of [planned, merged, hooks]) {
     p?.catch(() => undefined);
   }
-  const [on, dirty] = await Promise.all([git(repo.root, ['symbolic-ref', '--quiet', '--short', 'HEAD']), uncommitted(repo.root)]);
-  const current = on.stdout.trim();
+  const { branch: current = '', paths: dirty } = await branchAndChanges(repo.root);
   if (current !== repo.featureBranch) {
     throw new ParallelError('detached-head', `The main worktree is on ${current || 'a detached HEAD'}, not on ${repo.featureBranch}: ${storyId} was not merged.`);
   }

@@ -66,10 +66,24 @@ export async function mergeTree(root: string, ours: string, theirs: string): Pro
 /** The hooks a `git merge` + `git commit` runs; a merge made off the tree runs none of them. */
 const MERGE_HOOKS = ['pre-merge-commit', 'pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'post-merge', 'reference-transaction'];
 
-/** Whether the repository has a hook that a normal merge would run (then the merge is made the normal way). */
-export async function hasMergeHooks(root: string): Promise<boolean> {
+/** The hooks folder of each repository a run merges into, asked once a run (the hooks in it are looked for at every merge). */
+const hooksFolders = new WeakMap<object, Promise<string>>();
+
+/**
+ * Whether the repository has a hook that a normal merge would run (then the merge is made the
+ * normal way). `run`: the run's own object (its RepoInfo), under which the folder is remembered.
+ */
+export async function hasMergeHooks(root: string, run?: object): Promise<boolean> {
   // --git-path follows core.hooksPath.
-  const dir = (await git(root, ['rev-parse', '--path-format=absolute', '--git-path', 'hooks'])).stdout.trim();
+  const ask = () => git(root, ['rev-parse', '--path-format=absolute', '--git-path', 'hooks']).then((r) => r.stdout.trim());
+  let folder = run ? hooksFolders.get(run) : undefined;
+  if (!folder) {
+    folder = ask();
+    if (run) {
+      hooksFolders.set(run, folder);
+    }
+  }
+  const dir = await folder;
   if (!dir) {
     return true; // cannot tell: the normal way is the safe one
   }

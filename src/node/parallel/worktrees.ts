@@ -107,13 +107,33 @@ export async function checkOutPrdBranch(top: string, prdPath: string): Promise<s
 
 /** Paths with uncommitted changes (untracked files too), Ralph Workbench's `.ralph/` excepted. */
 export async function uncommitted(root: string): Promise<string[]> {
+  return (await statusOf(root, false)).paths;
+}
+
+/**
+ * The branch checked out in `root` (undefined: a detached HEAD) and its uncommitted paths, in one
+ * git process (`status --branch`): a merge asks both, and every git process costs the runner
+ * several ms of its event loop.
+ */
+export async function branchAndChanges(root: string): Promise<{ branch: string | undefined; paths: string[] }> {
+  return statusOf(root, true);
+}
+
+async function statusOf(root: string, withBranch: boolean): Promise<{ branch: string | undefined; paths: string[] }> {
   // Untrimmed: each entry starts with its two status columns, the first often a space.
-  const r = await git(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
+  const r = await git(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', ...(withBranch ? ['--branch'] : [])]);
   if (r.code !== 0) {
     throw new ParallelError('git', `Checking for uncommitted changes in ${root}: git status failed: ${firstLine(r.stderr)}`);
   }
   const paths: string[] = [];
   const parts = r.stdout.split('\0');
+  let branch: string | undefined;
+  if (withBranch && parts[0]?.startsWith('## ')) {
+    // `## <branch>[...<upstream>][ [ahead n]]`, `## No commits yet on <branch>`, or `## HEAD (no branch)`.
+    const head = parts.shift()?.slice(3) ?? '';
+    const name = head.startsWith('No commits yet on ') ? head.slice('No commits yet on '.length) : head.split('...')[0].split(' [')[0];
+    branch = head.startsWith('HEAD (no branch)') ? undefined : name;
+  }
   for (let i = 0; i < parts.length; i++) {
     const entry = parts[i];
     if (entry.length < 4) {
@@ -124,7 +144,7 @@ export async function uncommitted(root: string): Promise<string[]> {
       i++; // the rename's source follows
     }
   }
-  return paths.filter((p) => !isRalphState(p));
+  return { branch, paths: paths.filter((p) => !isRalphState(p)) };
 }
 
 /** The default parent folder of the worktrees: `<repo>/../.<repo>-ralph-worktrees`. */
@@ -148,11 +168,10 @@ async function newPlace(repo: RepoInfo, storyId: string, options: AddOptions): P
   if (problem) {
     throw new ParallelError('bad-branch', `git refuses the branch name ${JSON.stringify(branch)}: ${problem}.`);
   }
-  // git has the last word on names (its rules can grow): ask it too (both questions at once).
-  const [check, exists] = await Promise.all([git(repo.root, ['check-ref-format', '--branch', branch]), git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])]);
-  if (check.code !== 0) {
-    throw new ParallelError('bad-branch', `git refuses the branch name ${JSON.stringify(branch)} for ${storyId}: ${firstLine(check.stderr)}.`);
-  }
+  // branchNameProblem is git check-ref-format's rule (a property test holds it to git's); should
+  // git's rules grow, the `worktree add -b` / `checkout -b` below refuses with git's own reason.
+  // No git process for it: each costs the runner several ms of its event loop (spawn is synchronous).
+  const exists = await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
   if (exists.code === 0) {
     throw new ParallelError('bad-branch', `The branch ${branch} exists already (an earlier run of ${storyId}?): merge or delete it before running ${storyId} again, so none of its commits is lost.`);
   }
