@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { Commands } from '../constants';
 import { errorMessage } from '../core/errorMessage';
 import { mergeEditsIntoPrd, type MergeSummary } from '../core/import/index';
+import { existsSync } from 'node:fs';
 import { writeFileAtomically } from '../node/atomicWrite';
 import { readIssuesForImport } from '../node/github/importIssues';
 import { type ImportPlan, planFileImport, planGitHubImport, warningLine } from '../node/import/plan';
@@ -132,10 +133,11 @@ export function registerImportCommands(context: vscode.ExtensionContext, deps: I
     if (!apply) {
       return { applied: false, summary: plan.summary, warnings: plan.warnings.length };
     }
-    if (plan.before === undefined) {
+    if (plan.before === undefined && !existsSync(prdUri.fsPath)) {
       await writeFileAtomically(prdUri.fsPath, plan.after);
     } else {
-      // Against the text as it is now (an agent may have written meanwhile): the same merge, as one undoable edit.
+      // Against the text as it is now (an agent may have written meanwhile, even a prd.json that was
+      // not there at the preview): the same merge, as one undoable edit, never a file replaced.
       await editTextFile(prdUri, (text) => mergeEditsIntoPrd(text, plan.result).edits);
     }
     deps.log.info(`[import] ${question(plan, prdName)} Applied.`);
