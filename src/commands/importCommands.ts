@@ -110,7 +110,11 @@ export function registerImportCommands(context: vscode.ExtensionContext, deps: I
     if (!folder) {
       return undefined;
     }
-    const prdUri = deps.prds.prdUri(folder);
+    // Where the import writes: ralph.prdPath through the path rule (a setting or a symlink leading outside the folder is refused).
+    const prdUri = await deps.prds.prdUriForWrite(folder);
+    if (!(prdUri instanceof vscode.Uri)) {
+      throw new Error(prdUri.message);
+    }
     const source = resource ?? (await pickSource(folder));
     if (!source) {
       return undefined;

@@ -14,6 +14,7 @@ import { openDocument } from '../util/documents';
 import { countPrdParse } from './prdParses';
 import { affects, readSetting } from './settings';
 import { resolveSettingPath } from './workspaceFiles';
+import type { WorkspacePathError } from '../node/workspacePath';
 
 export interface PrdEntry {
   readonly folder: vscode.WorkspaceFolder;
@@ -88,6 +89,14 @@ export class PrdWorkspace extends Disposable {
 
   prdUri(folder: vscode.WorkspaceFolder): vscode.Uri {
     return vscode.Uri.joinPath(folder.uri, ...prdRelativePath(folder).split('/'));
+  }
+
+  /**
+   * prd.json's real place for a write (an import): ralph.prdPath resolved through the path rule
+   * (inside the folder after symlinks, a regular file or none yet); the rule's message when it is not.
+   */
+  async prdUriForWrite(folder: vscode.WorkspaceFolder): Promise<vscode.Uri | WorkspacePathError> {
+    return resolveSettingPath(folder.uri, prdRelativePath(folder), 'ralph.prdPath', 'used', { regularFile: true });
   }
 
   refreshAll(): void {

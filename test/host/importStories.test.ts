@@ -8,7 +8,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { answering, closeAllEditors, extension, findStory, isStory, readPrd, snapshot, waitForTree, workspaceFolder, writePrd } from './helpers';
+import * as os from 'node:os';
+import { answering, closeAllEditors, expectCommandError, extension, findStory, isStory, readPrd, snapshot, waitForTree, workspaceFolder, writePrd } from './helpers';
 
 const COMMAND = 'ralph.importStories';
 const IMPORTED = ['BACK-217', 'BACK-217.03', 'BACK-458'];
@@ -61,5 +62,20 @@ suite('Import Stories…', () => {
     const again = await run('Apply');
     assert.equal(again.questions.length, 0);
     assert.equal((await snapshot()).filter(isStory).length, 15);
+  });
+
+  test('a ralph.prdPath leading outside the workspace is refused with the path rule\'s message, and nothing is written there', async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'ralph-import-outside-'));
+    const c = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
+    const victim = path.join(outside, 'victim.json');
+    await c.update('prdPath', path.relative(workspaceFolder().uri.fsPath, victim), vscode.ConfigurationTarget.Workspace);
+    try {
+      const message = await expectCommandError(COMMAND, () => answering('Apply', () => Promise.resolve(vscode.commands.executeCommand(COMMAND, vscode.Uri.file(backlog())))));
+      assert.match(message, /ralph\.prdPath ".*victim\.json" points outside the workspace folder/);
+      assert.equal(fs.existsSync(victim), false);
+    } finally {
+      await c.update('prdPath', undefined, vscode.ConfigurationTarget.Workspace);
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

@@ -48,6 +48,26 @@ describe('ralph-workbench import (in process)', () => {
     assert.equal(readFileSync(path.join(root, 'prd.json'), 'utf8'), written);
   });
 
+  it('ralph.prdPath leading outside the folder, or a prd.json that is a symlink to a file outside, is refused: nothing written there', async () => {
+    const root = workspace();
+    const outside = workspace();
+    cpSync(path.join(FIXTURES, 'backlog', 'backlog'), path.join(root, 'backlog'), { recursive: true });
+    fs.mkdirSync(path.join(root, '.vscode'));
+    writeFileSync(path.join(root, '.vscode', 'settings.json'), JSON.stringify({ 'ralph.prdPath': path.relative(root, path.join(outside, 'victim.json')) }));
+    const viaSetting = await run(['import', 'backlog', '--root', root], { cwd: root });
+    assert.equal(viaSetting.code, 1);
+    assert.match(viaSetting.err, /ralph\.prdPath ".*victim\.json" points outside the workspace folder/);
+    assert.equal(existsSync(path.join(outside, 'victim.json')), false);
+    rmSync(path.join(root, '.vscode'), { recursive: true });
+    const target = path.join(outside, 'target.json');
+    writeFileSync(target, '{"userStories": []}\n');
+    fs.symlinkSync(target, path.join(root, 'prd.json'));
+    const viaLink = await run(['import', 'backlog', '--root', root], { cwd: root });
+    assert.equal(viaLink.code, 1);
+    assert.match(viaLink.err, /ralph\.prdPath "prd\.json" leads outside the workspace folder through a symbolic link/);
+    assert.equal(readFileSync(target, 'utf8'), '{"userStories": []}\n');
+  });
+
   it('--dry-run writes nothing; --json says what it did; --out picks the file', async () => {
     const root = workspace();
     const tasks = path.join(FIXTURES, 'taskmaster', 'tagged', '.taskmaster', 'tasks', 'tasks.json');

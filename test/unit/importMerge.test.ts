@@ -45,6 +45,17 @@ describe('import: re-import into an existing prd.json', () => {
     assert.deepEqual([again.summary.added, again.summary.updated, again.summary.unchanged], [0, 0, 2]);
   });
 
+  it('a story the loop finished stays passing when the source still calls it pending (an import never takes work back)', () => {
+    const first = mergeIntoPrd(undefined, importFiles([taskmaster(TASKS)]), META).text;
+    const done = first.replace('"passes": false', '"passes": true');
+    const again = mergeIntoPrd(done, importFiles([taskmaster(TASKS)]), META);
+    assert.equal(again.text, done, 'nothing written');
+    assert.equal(again.summary.updated, 0);
+    // The source may still mark a story done: that is taken.
+    const marked = mergeIntoPrd(first, importFiles([taskmaster([TASKS[0], { ...TASKS[1], status: 'done' }])]), META);
+    assert.equal((JSON.parse(marked.text) as { userStories: { passes: boolean }[] }).userStories[1].passes, true);
+  });
+
   it('keeps a story the source no longer has, and says so', () => {
     const first = mergeIntoPrd(undefined, importFiles([taskmaster(TASKS)]), META).text;
     const { text, summary } = mergeIntoPrd(first, importFiles([taskmaster([TASKS[0]])]), META);

@@ -4,6 +4,7 @@
  * issues, through the GitHub client). The prd.json is written atomically, and only when it changes;
  * an existing one is edited minimally (core/import/merge.ts).
  */
+import { resolveInsideSync, WorkspacePathError } from '../../node/workspacePath';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -141,7 +142,17 @@ export const importCommand: CliCommand = {
       return 1;
     }
     const root = path.resolve(io.cwd ?? process.cwd(), values.root ?? '.');
-    const prdFile = values.out !== undefined ? path.resolve(io.cwd ?? process.cwd(), values.out) : path.resolve(root, readWorkspaceSettings(root).values.prdPath);
+    let prdFile: string;
+    try {
+      // --out is the user's own choice on the command line; the setting is the workspace's, so it must stay inside it (symlinks followed).
+      prdFile = values.out !== undefined ? path.resolve(io.cwd ?? process.cwd(), values.out) : resolveInsideSync(root, readWorkspaceSettings(root).values.prdPath, { what: 'ralph.prdPath' });
+    } catch (e) {
+      if (e instanceof WorkspacePathError) {
+        io.stderr(`${PREFIX}: ${oneLine(e.message)}\n`);
+        return 1;
+      }
+      throw e;
+    }
     if (!existsSync(path.dirname(prdFile))) {
       io.stderr(`${PREFIX}: the folder of ${oneLine(path.relative(root, prdFile) || prdFile)} does not exist: create it, or choose another --out.\n`);
       return 1;

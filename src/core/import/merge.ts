@@ -114,6 +114,10 @@ export function mergeEditsIntoPrd(existing: string, result: ImportResult): { edi
     for (const field of OWNED) {
       // A dependency list the source no longer has is emptied; a missing one is not added.
       const value = field === 'blockedBy' && story.blockedBy === undefined ? (old.blockedBy !== undefined ? [] : undefined) : story[field];
+      // A story that passes here (the loop finished it) stays passing: the source lags behind the work, never the other way.
+      if (field === 'passes' && old.passes === true && value === false) {
+        continue;
+      }
       if (value !== undefined && JSON.stringify(old[field]) !== JSON.stringify(value)) {
         edits.push(...setValueEdits(existing, [...list, k, field], value, parsedOnce()));
       }
