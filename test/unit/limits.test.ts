@@ -98,6 +98,18 @@ describe('limits: negative cases', () => {
     }
   });
 
+  it('a reset time that is no time, long past, or absurdly far ahead is not believed: no resetAt, never a crash, and the wait is the backoff', () => {
+    for (const t of ['Try again in 99999999999999999999 days.', 'Try again in 4000 days.', 'Claude AI usage limit reached|1000000000', 'Claude AI usage limit reached|9999999999']) {
+      assert.equal(parseResetTime(t, END), undefined, t);
+      const verdict = detectLimit({ exitCode: 1, output: `You've hit your usage limit. ${t}\n`, end: END });
+      assert.ok(verdict, t);
+      assert.equal(verdict.resetAt, undefined, t);
+      assert.deepEqual(limitWait(verdict, END.getTime(), 1), { until: END.getTime() + 60_000, source: 'backoff' });
+    }
+    // A weekly limit's reset a few days ahead is believed.
+    assert.equal(parseResetTime('Try again in 4 days 6 hours.', END)?.getTime(), END.getTime() + (4 * 24 + 6) * 3_600_000);
+  });
+
   it('24-hour clocks and daylight-saving days read right', () => {
     // 15:00 in Berlin (13:00 UTC) had passed at 14:08 UTC: tomorrow's
     assert.equal(parseResetTime('resets at 15:00 (Europe/Berlin)', END)?.toISOString(), at('2025-08-20T13:00:00Z'));

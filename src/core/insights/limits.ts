@@ -91,6 +91,21 @@ const UNIT_MS: Record<string, number> = { day: 86_400_000, hour: 3_600_000, minu
  * in 4 days 6 hours 37 minutes", "wait 2 minutes". Undefined when there is none or it is ambiguous.
  */
 export function parseResetTime(text: string, end: Date, timeZone?: string): Date | undefined {
+  const at = printedResetTime(text, end, timeZone);
+  // Believed only when it is a time at all and a sensible one: not before the run ended (a stale
+  // message), not further than MAX_RESET_AHEAD_MS ahead ("try again in 99999999999999999999 days").
+  // Else there is no reset time, and the loop backs off as when none was printed.
+  if (at === undefined || !Number.isFinite(at.getTime())) {
+    return undefined;
+  }
+  const ahead = at.getTime() - end.getTime();
+  return ahead >= -5 * 60_000 && ahead <= MAX_RESET_AHEAD_MS ? at : undefined;
+}
+
+/** The longest wait a printed reset time may ask for: a weekly limit's, and a day more. */
+export const MAX_RESET_AHEAD_MS = 8 * 86_400_000;
+
+function printedResetTime(text: string, end: Date, timeZone?: string): Date | undefined {
   const epoch = /\|(\d{10})\b/.exec(text);
   if (epoch) {
     return new Date(Number(epoch[1]) * 1000);

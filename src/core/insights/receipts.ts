@@ -92,7 +92,7 @@ export class ReceiptReader {
 }
 
 /** A line as a terminal shows it: escapes removed, and after a carriage return only what overwrote it. */
-function visibleLine(raw: string): string {
+export function visibleLine(raw: string): string {
   // Most lines (an agent's JSON) hold neither: skip the regular expressions then (every line passes here).
   const plain = raw.includes('\x1b') || raw.includes('\x9b') ? stripAnsi(raw) : raw;
   const cr = plain.includes('\r') ? plain.replace(/\r+$/, '').lastIndexOf('\r') : -1;
@@ -104,19 +104,25 @@ function visibleLine(raw: string): string {
  * the workspace's ralph.sh and a command of the user's own, every format. runs.jsonl's `agent`
  * names the preset, or the program of a custom command (`claude`, `codex`), which picks the same.
  */
-export function receiptReaderFor(agent: string): ReceiptReader {
+export function receiptReaderFor(agent: string, options: { readonly customLines?: boolean } = {}): ReceiptReader {
+  // customLines false: only the agent's own stream counts (render-stream, whose input is the agent's
+  // output: a `ralph-receipt:` line there is the agent's text, not a receipt).
+  const custom = options.customLines === false ? NO_LINES : undefined;
   switch (agent) {
     case 'claude':
     case 'amp':
-      return new ReceiptReader([claudeFormat()]);
+      return new ReceiptReader([claudeFormat()], custom);
     case 'codex':
-      return new ReceiptReader([codexFormat()]);
+      return new ReceiptReader([codexFormat()], custom);
     case 'copilot':
-      return new ReceiptReader([copilotFormat()]);
+      return new ReceiptReader([copilotFormat()], custom);
     default:
-      return new ReceiptReader([claudeFormat(), codexFormat(), copilotFormat()]);
+      return new ReceiptReader([claudeFormat(), codexFormat(), copilotFormat()], custom);
   }
 }
+
+/** A line format that reads nothing. */
+const NO_LINES: LineFormat = { line: () => undefined, skipped: () => undefined, result: () => undefined };
 
 /** A receipt's fields of a runs.jsonl line (what the agent reported, nothing else). */
 export function receiptFields(r: Receipt | undefined): Pick<RunRecord, 'receipt' | 'cost' | 'tokens' | 'model' | 'turns'> {

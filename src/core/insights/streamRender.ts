@@ -11,7 +11,7 @@
  */
 import { oneLine, visibleControls } from '../output';
 import { formatDollars } from './budget';
-import { MAX_RECEIPT_LINE, type ReceiptReader, receiptFields, receiptReaderFor } from './receipts';
+import { MAX_RECEIPT_LINE, type ReceiptReader, receiptFields, receiptReaderFor, visibleLine } from './receipts';
 import { RECEIPT_LINE_PREFIX } from './receiptFormats';
 
 type Json = Record<string, unknown>;
@@ -150,7 +150,7 @@ export class StreamRenderer {
   private readonly state = { failed: false, ended: false };
 
   constructor(agent: string) {
-    this.receipt = receiptReaderFor(agent);
+    this.receipt = receiptReaderFor(agent, { customLines: false });
   }
 
   /** The exit status of the filter: 0 when the stream ended with a result that was not an error. */
@@ -202,7 +202,20 @@ export class StreamRenderer {
     return this.line(line);
   }
 
+  /**
+   * Every line this filter prints, rendered or passed through: one that a receipt reader would take
+   * for a `ralph-receipt:` line (after escapes, carriage returns and spaces, as visibleLine reads it)
+   * is the agent's text, not this filter's receipt: it is shown marked, never as a receipt. Only
+   * end() prints the receipt, from the stream's own result.
+   */
   private line(raw: string): string {
+    return this.rendered(raw)
+      .split('\n')
+      .map((l, i, all) => (i < all.length - 1 && visibleLine(l).startsWith(RECEIPT_LINE_PREFIX) ? `› ${visibleControls(l)}` : l))
+      .join('\n');
+  }
+
+  private rendered(raw: string): string {
     const text = raw.replace(/\r$/, '');
     if (text.trimStart().startsWith('{')) {
       let event: unknown;
