@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { featureResolver, UNKNOWN_FEATURE } from '../../src/core/insights/features';
+import { dashboardStatsMessage } from '../../src/core/insights/charts';
 import { summaries } from '../../src/core/insights/format';
+import { parseDashboardHostMessage } from '../../src/core/webview/dashboardProtocol';
 import { computeStats, MAX_POINTS, parseDateBound } from '../../src/core/insights/stats';
 import { parseRuns, parseRunLine, RUN_OUTCOMES, serializeRun } from '../../src/core/runs/runs';
 import { readFeatures } from '../../src/node/insights/features';
@@ -121,6 +123,19 @@ describe('run insights: aggregation (issue 21)', () => {
       }),
       { numRuns: 30 },
     );
+  });
+});
+
+describe('run insights: the dashboard message', () => {
+  it('a branchName too long for the protocol leaves only its choice out: the page never refuses the figures', () => {
+    const long = `ralph/${'x'.repeat(3000)}`;
+    const runs = [runRecord({ storyId: 'US-001' }), runRecord({ storyId: 'US-002' })];
+    const stats = computeStats(runs, (r) => (r.storyId === 'US-001' ? long : 'ralph/tasks'));
+    const message = dashboardStatsMessage('f'.repeat(3000), {}, stats, 0);
+    const parsed = parseDashboardHostMessage(message);
+    assert.ok(parsed.ok, parsed.ok ? '' : parsed.error);
+    assert.deepEqual(message.type === 'stats' && message.features.map((f) => f.name), ['ralph/tasks']);
+    assert.match(message.type === 'stats' ? message.headline : '', /^2 runs/);
   });
 });
 

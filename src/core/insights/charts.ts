@@ -5,7 +5,7 @@
  * story title cannot get a message refused.
  */
 import { formatDuration } from '../runs/runs';
-import { type ChartData, DASHBOARD_LIMITS } from '../webview/dashboardProtocol';
+import { type ChartData, DASHBOARD_LIMITS, type DashboardFilter, type DashboardHostMessage } from '../webview/dashboardProtocol';
 import { formatCost, formatTokens, percent, summaries } from './format';
 import type { RunStats } from './stats';
 
@@ -107,4 +107,14 @@ export function dashboardCharts(s: RunStats): ChartData[] {
       rows: recent(limited).map((x) => [x.storyId, String(x.rateLimited), formatDuration(x.limitWaitMs)]),
     }),
   ];
+}
+
+/**
+ * The dashboard's stats message, within the protocol's limits whatever the files say: a feature
+ * whose name (a prd.json `branchName`) is too long to be a filter is left out of the choices (its
+ * runs still count under "All features"), the folder's name is clamped.
+ */
+export function dashboardStatsMessage(folder: string, filter: DashboardFilter, stats: RunStats, skipped: number): DashboardHostMessage {
+  const features = stats.features.filter((f) => f.name.length <= DASHBOARD_LIMITS.text).slice(0, DASHBOARD_LIMITS.features);
+  return { type: 'stats', folder: clamp(folder), filter, features, headline: clamp(dashboardHeadline(stats)), skipped, charts: dashboardCharts(stats) };
 }

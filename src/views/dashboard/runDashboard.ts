@@ -6,7 +6,7 @@
  * follows runs.jsonl live.
  */
 import * as vscode from 'vscode';
-import { dashboardCharts, dashboardHeadline } from '../../core/insights/charts';
+import { dashboardStatsMessage } from '../../core/insights/charts';
 import { parseDateBound, type StatsFilter } from '../../core/insights/stats';
 import { type DashboardFilter, type DashboardHostMessage, parseDashboardPageMessage } from '../../core/webview/dashboardProtocol';
 import type { RunInsights } from '../../services/runInsights';
@@ -86,7 +86,7 @@ export class RunDashboardController extends Disposable implements PageController
     if (stats.runs === 0 && stats.filteredOut === 0) {
       return { type: 'empty', message: `No runs recorded in ${folder.name} yet: each iteration of a loop adds one to .ralph/runs.jsonl.` };
     }
-    return { type: 'stats', folder: folder.name, filter: this.filter, features: stats.features.slice(0, 1000), headline: dashboardHeadline(stats), skipped, charts: dashboardCharts(stats) };
+    return dashboardStatsMessage(folder.name, this.filter, stats, skipped);
   }
 }
 
