@@ -167,10 +167,13 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
 
   it('advance: one commit touching prd.json only marks the merged story passing, then dispatches the newly ready stories up to max-parallel', () => {
     const { dir, origin, seed, cli } = scratch();
-    // The story's pull request merged into the feature branch: its work, without the passes flag.
+    // The story's pull request merged into the feature branch: its work, without the passes flag,
+    // and (its agent's doing) another issue named for the story in prd.json.
+    const baseSha = git(origin, 'rev-parse', FEATURE);
     git(seed, 'checkout', '-q', '-b', `${FEATURE}-US-001`);
     writeFileSync(path.join(seed, 'signin.ts'), 'export const signIn = 1;\n');
-    git(seed, 'add', 'signin.ts');
+    writeFileSync(path.join(seed, 'prd.json'), readFileSync(path.join(seed, 'prd.json'), 'utf8').replace('"issue": 12', '"issue": 99'));
+    git(seed, 'add', 'signin.ts', 'prd.json');
     git(seed, 'commit', '-q', '-m', 'feat: US-001 - Sign in');
     git(seed, 'checkout', '-q', FEATURE);
     git(seed, 'merge', '-q', '--no-ff', '-m', 'Merge pull request #7', `${FEATURE}-US-001`);
@@ -192,6 +195,7 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
       'github.event.pull_request.base.ref': FEATURE,
       'github.event.pull_request.head.ref': `${FEATURE}-US-001`,
       'github.event.pull_request.number': '7',
+      'github.event.pull_request.base.sha': baseSha,
       'github.token': 'ghs_test',
       "vars.RALPH_MAX_PARALLEL || '3'": '2',
     });
@@ -221,6 +225,7 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
       'github.event.pull_request.base.ref': FEATURE,
       'github.event.pull_request.head.ref': `${FEATURE}-fix-typo`,
       'github.event.pull_request.number': '9',
+      'github.event.pull_request.base.sha': before,
       'github.token': 'ghs_test',
       "vars.RALPH_MAX_PARALLEL || '3'": '3',
     });
@@ -246,6 +251,7 @@ describe('GitHub Actions workflow, its steps run locally (scratch origin, preten
       'github.event.pull_request.base.ref': FEATURE,
       'github.event.pull_request.head.ref': `${FEATURE}-US-001`,
       'github.event.pull_request.number': '8',
+      'github.event.pull_request.base.sha': before,
       'github.token': 'ghs_test',
       "vars.RALPH_MAX_PARALLEL || '3'": '2',
     });

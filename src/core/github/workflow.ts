@@ -243,10 +243,12 @@ ${indent(steps.join('\n'), 4)}`;
 /** The `advance` job: after a story's pull request merged into its feature branch. */
 function advanceJob(o: WorkflowOptions): string {
   const steps = [
-    `- name: Check out the feature branch
+    `# Its history too: the issue to close is read from prd.json as it was before the merge.
+- name: Check out the feature branch
   uses: actions/checkout@v4
   with:
-    ref: \${{ github.event.pull_request.base.ref }}`,
+    ref: \${{ github.event.pull_request.base.ref }}
+    fetch-depth: 0`,
     SETUP_NODE,
     GIT_IDENTITY,
     `# One commit touching prd.json only; another merge may push first: then start again from its head.
@@ -275,15 +277,18 @@ ${indent(PACKAGE_CHECK, 4)}
     echo "::error::Could not push the commit that marks $story passing to $BASE."
     exit 1`,
     `# A "Closes #n" in the pull request closes the issue only when it merges into the default branch.
+# The issue is the one prd.json named before the merge: the story's commits could name another.
 - name: Close the story's issue
   env:
     BASE: \${{ github.event.pull_request.base.ref }}
+    BASE_SHA: \${{ github.event.pull_request.base.sha }}
     HEAD_REF: \${{ github.event.pull_request.head.ref }}
     PR_NUMBER: \${{ github.event.pull_request.number }}
     GH_TOKEN: \${{ github.token }}
   run: |
     story="\${HEAD_REF#"$BASE"-}"
-    issue="$(${CLI_INVOCATION} github issue-of --story "$story" --prd "$RALPH_PRD" --skip-unknown)"
+    git show "$BASE_SHA:$RALPH_PRD" > "$RUNNER_TEMP/ralph-prd-before.json"
+    issue="$(${CLI_INVOCATION} github issue-of --story "$story" --prd "$RUNNER_TEMP/ralph-prd-before.json" --skip-unknown)"
     if [ -n "$issue" ] && [ "$(gh issue view "$issue" --json state --jq .state)" = "OPEN" ]; then
       gh issue close "$issue" --reason completed --comment "Done: pull request #$PR_NUMBER merged into $BASE."
     fi`,
