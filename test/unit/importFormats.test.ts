@@ -132,6 +132,13 @@ describe('import: Kiro tasks.md (written forms)', () => {
   });
 });
 
+describe('import: Taskmaster tasks.json (small real file, prd.json written by hand)', () => {
+  it('gives the prd.json written by hand: details written as a list and an acceptanceCriteria list are kept', () => {
+    const file = inWorkspace('taskmaster/kyc', '.taskmaster/tasks/tasks.json');
+    assertGivesExpected([file], { projectName: 'kyc', sourceLabel: file.file }, 'taskmaster-kyc.prd.json');
+  });
+});
+
 describe('import: Taskmaster tasks.json (real file, tagged)', () => {
   const result = importFiles([fixture(TASKMASTER)]);
 
@@ -163,6 +170,16 @@ describe('import: Taskmaster tasks.json (real file, tagged)', () => {
     assert.deepEqual([byId(r.stories, 'TM-20').priority, byId(r.stories, 'TM-9').priority], [3, 1]);
     assert.deepEqual(byId(r.stories, 'TM-11').acceptanceCriteria, ['Test with screen readers on multiple browsers. Verify keyboard navigation works for all interactive elements. Conduct an accessibility audit using automated tools and manual testing.']);
     assert.deepEqual(r.warnings, []);
+  });
+
+  it('reports a text field written as neither text nor a list of lines, with its line, and imports the rest of the task', () => {
+    const text = JSON.stringify({ tasks: [{ id: 1, title: 'A', details: ['kept'] }, { id: 2, title: 'B', description: 'kept too', details: { step: 1 }, acceptanceCriteria: [{ given: 'x' }] }] }, null, 2);
+    const r = importFiles([{ file: 'tasks/tasks.json', text }]);
+    assert.deepEqual(r.stories.map((s) => [s.id, s.description, s.acceptanceCriteria]), [['TM-1', 'kept', []], ['TM-2', 'kept too', []]]);
+    assert.deepEqual(r.warnings.map((w) => [w.line, w.message]), [
+      [10, 'task 2: "details" is not text or a list of lines: not imported'],
+      [10, 'task 2: "acceptanceCriteria" is not text or a list of lines: not imported'],
+    ]);
   });
 
   it('legacy tasks with Taskmaster statuses such as deferred keep the status in notes', () => {
