@@ -70,7 +70,8 @@ function criteriaOf(v: unknown): string[] | undefined {
 function subtaskCriterion(parent: string, s: Json): string {
   const deps = Array.isArray(s.dependencies) ? s.dependencies.map(str).filter((d) => d !== '') : [];
   const head = `${parent}.${str(s.id)} ${str(s.title)}`.trim();
-  const parts = [head, str(s.description) !== '' ? `: ${str(s.description)}` : '', (textOf(s.details) ?? '') !== '' ? ` — ${textOf(s.details)}` : '', str(s.testStrategy) !== '' ? ` (test: ${str(s.testStrategy)})` : '', deps.length > 0 ? ` (after ${deps.join(', ')})` : '', str(s.status) !== '' ? ` [${str(s.status)}]` : ''];
+  const details = textOf(s.details) ?? '';
+  const parts = [head, str(s.description) !== '' ? `: ${str(s.description)}` : '', details !== '' ? ` — ${details}` : '', str(s.testStrategy) !== '' ? ` (test: ${str(s.testStrategy)})` : '', deps.length > 0 ? ` (after ${deps.join(', ')})` : '', str(s.status) !== '' ? ` [${str(s.status)}]` : ''];
   return parts.join('');
 }
 
