@@ -4,9 +4,11 @@
  * (the caller reads it), else `master`.
  * - id: TM-<id>; title; description: description, then details; passes: status done (or completed);
  * - priority: critical 0, high 1, medium 2 (also when absent), low 3;
- * - acceptance criteria: testStrategy, then the sub-tasks (the rule for sub-tasks: they are
- *   acceptance criteria of their task, their number, title, description, details, status,
- *   dependencies and test strategy kept in the criterion's text);
+ * - acceptance criteria: testStrategy, then an `acceptanceCriteria` list, then the sub-tasks (the
+ *   rule for sub-tasks: they are acceptance criteria of their task, their number, title,
+ *   description, details, status, dependencies and test strategy kept in the criterion's text);
+ * - a text field may be written as a list of lines (real files write `details` so): the lines
+ *   are kept, one a line; a field that is not text at all is reported, never dropped silently;
  * - blockedBy: dependencies (TM-<id>); a status other than pending/done/in-progress goes to notes.
  */
 import { parse, type ParseError, parseTree, printParseErrorCode, type Node } from 'jsonc-parser';
@@ -45,10 +47,31 @@ function taskList(data: unknown, tag: string | undefined, defaultTag: string | u
   return { tasks: (data as Record<string, Json>)[wanted].tasks as unknown[], path: [wanted, 'tasks'] };
 }
 
+/**
+ * A text field as text: a string or number, or a list of them (one a line). Absent: ''. Anything
+ * else (an object, a list of objects) is undefined, for the caller to report.
+ */
+function textOf(v: unknown): string | undefined {
+  if (v === undefined || v === null) {
+    return '';
+  }
+  if (Array.isArray(v)) {
+    return v.every((x) => typeof x === 'string' || typeof x === 'number') ? v.map(str).filter((x) => x !== '').join('\n') : undefined;
+  }
+  return typeof v === 'string' || typeof v === 'number' ? str(v) : undefined;
+}
+
+/** Criteria written as a list (one criterion an item) or as one text. Not text: undefined. */
+function criteriaOf(v: unknown): string[] | undefined {
+  const text = textOf(v);
+  return text === undefined ? undefined : Array.isArray(v) ? v.map(str).filter((x) => x !== '') : text !== '' ? [text] : [];
+}
+
 function subtaskCriterion(parent: string, s: Json): string {
   const deps = Array.isArray(s.dependencies) ? s.dependencies.map(str).filter((d) => d !== '') : [];
   const head = `${parent}.${str(s.id)} ${str(s.title)}`.trim();
-  const parts = [head, str(s.description) !== '' ? `: ${str(s.description)}` : '', str(s.details) !== '' ? ` — ${str(s.details)}` : '', str(s.testStrategy) !== '' ? ` (test: ${str(s.testStrategy)})` : '', deps.length > 0 ? ` (after ${deps.join(', ')})` : '', str(s.status) !== '' ? ` [${str(s.status)}]` : ''];
+  const details = textOf(s.details) ?? '';
+  const parts = [head, str(s.description) !== '' ? `: ${str(s.description)}` : '', details !== '' ? ` — ${details}` : '', str(s.testStrategy) !== '' ? ` (test: ${str(s.testStrategy)})` : '', deps.length > 0 ? ` (after ${deps.join(', ')})` : '', str(s.status) !== '' ? ` [${str(s.status)}]` : ''];
   return parts.join('');
 }
 
@@ -90,11 +113,18 @@ export function importTaskmaster(text: string, file: string, options: { tag?: st
     }
     const deps = Array.isArray(t.dependencies) ? t.dependencies.map(str).filter((d) => d !== '') : [];
     const subtasks = Array.isArray(t.subtasks) ? t.subtasks.filter(isRecord) : [];
-    const criteria = [...(str(t.testStrategy) !== '' ? [str(t.testStrategy)] : []), ...subtasks.map((s) => subtaskCriterion(original, s))];
+    const field = <T>(name: string, value: T | undefined, empty: T): T => {
+      if (value === undefined) {
+        warnings.push({ line: lineOf(index), message: `task ${original}: "${name}" is not text or a list of lines: not imported` });
+      }
+      return value ?? empty;
+    };
+    const description = [field('description', textOf(t.description), ''), field('details', textOf(t.details), '')];
+    const criteria = [...field('testStrategy', criteriaOf(t.testStrategy), []), ...field('acceptanceCriteria', criteriaOf(t.acceptanceCriteria), []), ...subtasks.map((s) => subtaskCriterion(original, s))];
     stories.push({
       id: storyId('taskmaster', original),
       title: str(t.title),
-      description: [str(t.description), str(t.details)].filter((s) => s !== '').join('\n\n'),
+      description: description.filter((s) => s !== '').join('\n\n'),
       acceptanceCriteria: criteria,
       priority,
       passes: status === 'done' || status === 'completed',
