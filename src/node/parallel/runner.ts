@@ -7,7 +7,6 @@
  * raise a Needs You item, stop. Each agent run becomes one runs.jsonl line, written when the fate
  * of its work is known (merged, conflicted, failed its check, or not finished).
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorMessage } from '../../core/errorMessage';
@@ -23,8 +22,7 @@ import type { MergeMode, ParallelState } from '../../core/parallel/state';
 import { analyzePrd, type PrdAnalysis } from '../../core/prd/index';
 import type { MergeResult, RunRecord } from '../../core/runs/runs';
 import { recordIteration } from '../runRecorder';
-import { commitsNotOn, git, ParallelError, topOf } from './git';
-import { storyBranchName } from '../../core/parallel/names';
+import { git, ParallelError, topOf } from './git';
 import { MergeQueue } from './mergeQueue';
 import { mergedLeftovers, resumeParallel } from './resume';
 import { readPredictionInputs } from './predictionInputs';
@@ -32,7 +30,7 @@ import { acquireRunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
 import { finishedInWorktree, type MemoryPaths, runLine, StoryRun, type StoryRunContext, updateFromFeature } from './storyRun';
 import { SpareWorktrees } from './spares';
-import { addWorktree, checkOutPrdBranch, defaultWorktreeRoot, listWorktrees, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
+import { addWorktree, checkOutPrdBranch, defaultWorktreeRoot, existingStoryWorktree, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
 
 export interface ParallelRunOptions {
   readonly config: Partial<ParallelConfig>;
@@ -558,41 +556,13 @@ export class ParallelRunner {
     }
   }
 
-  /**
-   * The story's own worktree or branch when one is there already: a run killed between
-   * `git worktree add` and its first record, or in the middle of it, leaves a worktree the state
-   * does not know, or a branch without its worktree. The story continues there: a branch holding
-   * commits gets its worktree back (`git worktree add` without -b); one holding nothing is deleted
-   * and made afresh by the caller.
-   */
+  /** The story's own worktree or branch when one is there already (worktrees.ts `existingStoryWorktree`), said when it was added again. */
   private async existingWorktree(storyId: string): Promise<StoryWorktree | undefined> {
-    const repo = this.repo as RepoInfo;
-    const branch = storyBranchName(repo.featureBranch, storyId);
-    const folder = path.resolve(this.worktreeRoot, storyId);
-    if ((await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])).code !== 0) {
-      return undefined;
+    const { wt, readded } = await existingStoryWorktree(this.repo as RepoInfo, this.worktreeRoot, storyId);
+    if (wt && readded !== undefined) {
+      this.emit({ kind: 'note', storyId, message: `${storyId}: its branch ${wt.branch} (${readded} commit(s) not merged) had lost its worktree; it was added again at ${wt.folder} and the story continues there.` });
     }
-    await git(repo.root, ['worktree', 'prune']);
-    const base = (await git(repo.root, ['merge-base', `refs/heads/${repo.featureBranch}`, `refs/heads/${branch}`])).stdout.trim();
-    const found = (await listWorktrees(repo.root)).find((w) => w.branch === branch);
-    if (found && path.resolve(found.folder) === folder) {
-      return base ? { storyId, branch, folder: found.folder, base } : undefined;
-    }
-    if (found || !base || existsSync(folder)) {
-      return undefined; // elsewhere, unrelated, or a folder in the way: addWorktree says what to do
-    }
-    const ahead = await commitsNotOn(repo.root, `refs/heads/${branch}`, `refs/heads/${repo.featureBranch}`);
-    if (ahead.length === 0) {
-      await git(repo.root, ['branch', '-D', branch]);
-      return undefined;
-    }
-    const r = await git(repo.root, ['worktree', 'add', folder, branch]);
-    if (r.code !== 0) {
-      return undefined;
-    }
-    await prepareRalphFolder(folder);
-    this.emit({ kind: 'note', storyId, message: `${storyId}: its branch ${branch} (${ahead.length} commit(s) not merged) had lost its worktree; it was added again at ${folder} and the story continues there.` });
-    return { storyId, branch, folder, base };
+    return wt;
   }
 
   private async readPrd(): Promise<PrdAnalysis | undefined> {

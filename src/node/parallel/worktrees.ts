@@ -326,3 +326,38 @@ export async function listWorktrees(root: string): Promise<ListedWorktree[]> {
   }
   return list;
 }
+
+/**
+ * The story's own worktree or branch when one is there already: a run killed between
+ * `git worktree add` and its first record, or in the middle of it, leaves a worktree the state
+ * does not know, or a branch without its worktree. The story continues there: a branch holding
+ * commits gets its worktree back (`git worktree add` without -b; `readded`: how many commits it
+ * holds); one holding nothing is deleted, and the caller makes the worktree afresh.
+ */
+export async function existingStoryWorktree(repo: RepoInfo, worktreeRoot: string, storyId: string): Promise<{ wt?: StoryWorktree; readded?: number }> {
+  const branch = storyBranchName(repo.featureBranch, storyId);
+  const folder = path.resolve(worktreeRoot, storyId);
+  if ((await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])).code !== 0) {
+    return {};
+  }
+  await git(repo.root, ['worktree', 'prune']);
+  const base = (await git(repo.root, ['merge-base', `refs/heads/${repo.featureBranch}`, `refs/heads/${branch}`])).stdout.trim();
+  const found = (await listWorktrees(repo.root)).find((w) => w.branch === branch);
+  if (found && path.resolve(found.folder) === folder) {
+    return base ? { wt: { storyId, branch, folder: found.folder, base } } : {};
+  }
+  if (found || !base || existsSync(folder)) {
+    return {}; // elsewhere, unrelated, or a folder in the way: addWorktree says what to do
+  }
+  const ahead = await commitsNotOn(repo.root, `refs/heads/${branch}`, `refs/heads/${repo.featureBranch}`);
+  if (ahead.length === 0) {
+    await git(repo.root, ['branch', '-D', branch]);
+    return {};
+  }
+  const r = await git(repo.root, ['worktree', 'add', folder, branch]);
+  if (r.code !== 0) {
+    return {};
+  }
+  await prepareRalphFolder(folder);
+  return { wt: { storyId, branch, folder, base }, readded: ahead.length };
+}
