@@ -60,6 +60,8 @@ export interface AgentWork {
   /** Skip the `feat:` commit (an agent cut off). */
   readonly noCommit?: boolean;
   readonly learning?: string;
+  /** The folder of prd.json and progress.txt (default: the top of the repository). */
+  readonly memoryDir?: string;
 }
 
 /** What a Ralph agent does in its worktree: the code, passes in prd.json, a progress entry, the `feat:` commit. */
@@ -74,7 +76,8 @@ export function agentWork(folder: string, storyId: string, work: AgentWork = {})
     const at = text.indexOf('\n', text.indexOf(work.agentsNote.after)) + 1;
     writeFileSync(file, `${text.slice(0, at)}${work.agentsNote.line}\n${text.slice(at)}`);
   }
-  const prdFile = path.join(folder, 'prd.json');
+  const memory = path.join(folder, work.memoryDir ?? '');
+  const prdFile = path.join(memory, 'prd.json');
   let prd = readFileSync(prdFile, 'utf8');
   for (const id of [storyId, ...(work.alsoPasses ?? [])]) {
     const r = setPassesByIdEdits(prd, id, true);
@@ -85,7 +88,7 @@ export function agentWork(folder: string, storyId: string, work: AgentWork = {})
   }
   writeFileSync(prdFile, prd);
   appendFileSync(
-    path.join(folder, 'progress.txt'),
+    path.join(memory, 'progress.txt'),
     `## 2026-01-02 10:00 - ${storyId}\n- Implemented ${storyId}\n- **Learnings for future iterations:**\n  - ${work.learning ?? `learning of ${storyId}`}\n---\n\n`,
   );
   if (!work.noCommit) {

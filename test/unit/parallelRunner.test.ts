@@ -128,6 +128,8 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.deepEqual(featSubjects(root).sort(), ['feat: US-001 - Story US-001', `feat: ${winner} - Story ${winner}`].sort());
     assert.ok(!existsSync(path.join(root, 'CHECK_FAILS')));
     assert.equal(git(root, 'status', '--porcelain'), '');
+    // The merges' scratch ref (fast-import needs one) is gone with the run; the user's refs are all there is.
+    assert.equal(git(root, 'for-each-ref', '--format=%(refname)', 'refs/ralph/'), '');
     const progress = readFileSync(path.join(root, 'progress.txt'), 'utf8');
     assert.equal(count(progress, 'learning of US-001'), 1);
     assert.equal(count(progress, `learning of ${winner}`), 1);

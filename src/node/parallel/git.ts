@@ -22,14 +22,18 @@ export class ParallelError extends Error {
   }
 }
 
+/** git's environment for the runner: no pager, no prompt for credentials, no editor (this runs unattended), git's messages in English. */
+export function gitEnv(env?: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+  return { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_PAGER: 'cat', LC_ALL: 'C', ...env };
+}
+
 /** Runs git in `cwd`, with `env` added to its environment; resolves with the exit code (never rejects for a non-zero exit). */
 export function git(cwd: string, args: readonly string[], input?: string, env?: Readonly<Record<string, string>>): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       'git',
       args,
-      // No pager, no prompt for credentials, no editor: this runs unattended.
-      { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_PAGER: 'cat', LC_ALL: 'C', ...env } },
+      { cwd, maxBuffer: 64 * 1024 * 1024, env: gitEnv(env) },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') {
           reject(new ParallelError('git', `git could not run (${error.code ?? error.message}): is git installed and on PATH?`));
@@ -96,7 +100,7 @@ export async function showFiles(cwd: string, specs: readonly { readonly rev: str
     return Promise.all(specs.map((s) => showFile(cwd, s.rev, s.path)));
   }
   const out = await new Promise<Buffer | undefined>((resolve) => {
-    const child = execFile('git', ['cat-file', '--batch'], { cwd, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' } }, (error, stdout) =>
+    const child = execFile('git', ['cat-file', '--batch'], { cwd, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024, env: gitEnv() }, (error, stdout) =>
       resolve(error ? undefined : stdout),
     );
     child.stdin?.end(specs.map((s) => `${s.rev}:${s.path}\n`).join(''));

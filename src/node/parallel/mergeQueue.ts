@@ -7,7 +7,6 @@
 import type { MergeMode, ParallelState, StoryRunRecord, StoryRunState } from '../../core/parallel/state';
 import { withStory } from '../../core/parallel/state';
 import { errorMessage } from '../../core/errorMessage';
-import { git } from './git';
 import { type MergeOptions, type MergeOutcome, mergeStory } from './mergeStory';
 import type { ParallelStateStore } from './stateFile';
 import { type RepoInfo, removeWorktree, type StoryWorktree } from './worktrees';
@@ -85,11 +84,10 @@ export class MergeQueue {
   }
 
   private async mergeNow(wt: StoryWorktree): Promise<QueueOutcome> {
-    const before = (await git(this.repo.root, ['rev-parse', 'HEAD'])).stdout.trim();
-    await this.record(wt, 'merging', { before });
     let outcome: MergeOutcome;
     try {
-      outcome = await mergeStory(this.repo, wt, this.options);
+      // `merging`, with the head to go back to, is on disk before the merge changes anything (a resume undoes a half merge).
+      outcome = await mergeStory(this.repo, wt, this.options, (before) => this.record(wt, 'merging', { before }).then(() => undefined));
     } catch (e) {
       // The main tree was not in a state to merge, or git failed: the story stays done, to merge later.
       await this.record(wt, 'done', { note: errorMessage(e) });

@@ -17,7 +17,7 @@ import type { MergeMode } from '../../core/parallel/state';
 import { detectFeatCommit } from '../../core/runs/runs';
 import { applyEdits } from '../../core/textEdit';
 import { atLeast, commitsNotOn, firstLine, git, gitOk, ParallelError, showFile, showFiles } from './git';
-import { commitTreeMerge, hasMergeHooks, mergeTree } from './treeMerge';
+import { commitMaker, commitTreeMerge, hasMergeHooks, mergeTree } from './treeMerge';
 import { branchAndChanges, type RepoInfo, type StoryWorktree } from './worktrees';
 
 export interface MergeOptions {
@@ -146,22 +146,39 @@ async function abortMerge(root: string, before: string): Promise<void> {
  * must be clean. Returns the outcome; throws ParallelError only when the main tree is not in a
  * state to merge (dirty, on another branch) or git itself fails.
  */
-export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: MergeOptions = {}): Promise<MergeOutcome> {
+export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: MergeOptions = {}, onStart?: (before: string) => Promise<void>): Promise<MergeOutcome> {
+  const heads = await git(repo.root, ['rev-parse', 'HEAD', `refs/heads/${wt.branch}^{commit}`]);
+  const [before, theirs] = heads.stdout.trim().split('\n');
+  const ready = heads.code === 0 && theirs !== undefined && theirs !== '';
+  // Written while the merge reads (the next story may wait on this merge); nothing changes before it is.
+  const started = ready && onStart ? onStart(before) : Promise.resolve();
+  started.catch(() => undefined);
+  try {
+    return await mergeFrom(repo, wt, options, { before, theirs, ready, started, failure: heads.stderr });
+  } finally {
+    await started;
+  }
+}
+
+async function mergeFrom(
+  repo: RepoInfo,
+  wt: StoryWorktree,
+  options: MergeOptions,
+  { before, theirs, ready, started, failure }: { before: string; theirs: string; ready: boolean; started: Promise<void>; failure: string },
+): Promise<MergeOutcome> {
   const prdRel = posix(options.prdPath ?? 'prd.json');
   const progressRel = posix(options.progressPath ?? 'progress.txt');
   const memoryFiles = new Set([prdRel, progressRel]);
   const storyId = wt.storyId;
-  const heads = await git(repo.root, ['rev-parse', 'HEAD', `refs/heads/${wt.branch}^{commit}`]);
-  const [before, theirs] = heads.stdout.trim().split('\n');
   // Independent looks at once (the next story may wait on this merge): the branch and the files of
   // the main tree, and, reading only (a merged tree is objects, no ref or file), what the merge
   // needs: prd.json and progress.txt as they must become, the merged tree, the hooks.
-  const ready = heads.code === 0 && theirs !== undefined && theirs !== '';
   const planned = ready ? planMemory(repo, wt, before, prdRel, progressRel) : undefined;
   const merged = ready && atLeast(repo.gitVersion, 2, 38) ? mergeTree(repo.root, before, theirs) : undefined;
   const hooks = hasMergeHooks(repo.root, repo);
+  const maker = commitMaker(repo.root, repo); // asked at a run's first merge only
   // Settled here too, so that a refusal below leaves no rejection unhandled.
-  for (const p of [planned, merged, hooks]) {
+  for (const p of [planned, merged, hooks, maker]) {
     p?.catch(() => undefined);
   }
   const { branch: current = '', paths: dirty } = await branchAndChanges(repo.root);
@@ -172,7 +189,7 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
     throw new ParallelError('dirty', `The main worktree has uncommitted changes (${dirty.slice(0, 5).join(', ')}): ${storyId} was not merged; commit or stash them and merge again.`);
   }
   if (!planned) {
-    throw new ParallelError('git', `Reading the branch ${wt.branch} of ${storyId}: git rev-parse failed: ${firstLine(heads.stderr)}`);
+    throw new ParallelError('git', `Reading the branch ${wt.branch} of ${storyId}: git rev-parse failed: ${firstLine(failure)}`);
   }
   const memory = await planned;
   if (typeof memory === 'string') {
@@ -186,6 +203,7 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
   }
   const mode = options.mode ?? 'merge';
   let commit: string;
+  await started;
   if (mode === 'merge' && treeMerge?.contentsOnly && memory.progress !== undefined && !(await hooks)) {
     const made = await commitTreeMerge(repo.root, {
       head: before,
@@ -197,7 +215,7 @@ export async function mergeStory(repo: RepoInfo, wt: StoryWorktree, options: Mer
       ],
       message: mergeMessage(wt),
       reflogAction: `merge ${wt.branch}`,
-    });
+    }, repo);
     if ('refused' in made) {
       throw inTheWay(storyId, made.refused);
     }

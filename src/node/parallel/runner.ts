@@ -30,7 +30,8 @@ import { acquireRunLock } from './runLock';
 import { ParallelStateStore } from './stateFile';
 import { finishedInWorktree, type MemoryPaths, runLine, StoryRun, type StoryRunContext, updateFromFeature } from './storyRun';
 import { SpareWorktrees } from './spares';
-import { addWorktree, checkOutPrdBranch, defaultWorktreeRoot, existingStoryWorktree, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
+import { forgetMergeScratch } from './treeMerge';
+import { type AddOptions, addWorktree, checkOutPrdBranch, defaultWorktreeRoot, existingStoryWorktree, preflight, prepareRalphFolder, removeWorktree, type RepoInfo, type StoryWorktree } from './worktrees';
 
 export interface ParallelRunOptions {
   readonly config: Partial<ParallelConfig>;
@@ -131,6 +132,9 @@ export class ParallelRunner {
       return await this.runLocked();
     } finally {
       await Promise.allSettled([...this.work]);
+      if (this.repo) {
+        await forgetMergeScratch(this.repo.root);
+      }
       await lock.release();
     }
   }
@@ -354,9 +358,10 @@ export class ParallelRunner {
     try {
       if (!wt) {
         wt = await this.onWorktrees(async () => {
-          const found = await this.existingWorktree(id);
+          const { wt: found, absent } = await this.existingWorktree(id);
           fresh = !found;
-          return found ?? (await this.reuseSpare(id)) ?? (await addWorktree(repo, id, { worktreeRoot: this.options.worktreeRoot }));
+          const options = { worktreeRoot: this.options.worktreeRoot, branchIsNew: absent, later: (work: Promise<unknown>) => this.track(work) };
+          return found ?? (await this.reuseSpare(id, options)) ?? (await addWorktree(repo, id, options));
         });
         this.worktrees.set(id, wt);
       } else if (trouble?.why === 'conflict') {
@@ -513,8 +518,8 @@ export class ParallelRunner {
   }
 
   /** A spare worktree (a merged story's) made the story's, or undefined: none, or one that could not be taken (then removed). */
-  private async reuseSpare(storyId: string): Promise<StoryWorktree | undefined> {
-    const { wt, drop } = await this.spares.take(this.repo as RepoInfo, storyId, { worktreeRoot: this.options.worktreeRoot });
+  private async reuseSpare(storyId: string, options: AddOptions): Promise<StoryWorktree | undefined> {
+    const { wt, drop } = await this.spares.take(this.repo as RepoInfo, storyId, options);
     if (drop) {
       this.removeLater(drop);
     }
@@ -557,12 +562,12 @@ export class ParallelRunner {
   }
 
   /** The story's own worktree or branch when one is there already (worktrees.ts `existingStoryWorktree`), said when it was added again. */
-  private async existingWorktree(storyId: string): Promise<StoryWorktree | undefined> {
-    const { wt, readded } = await existingStoryWorktree(this.repo as RepoInfo, this.worktreeRoot, storyId);
+  private async existingWorktree(storyId: string): Promise<{ wt?: StoryWorktree; absent?: true }> {
+    const { wt, readded, absent } = await existingStoryWorktree(this.repo as RepoInfo, this.worktreeRoot, storyId);
     if (wt && readded !== undefined) {
       this.emit({ kind: 'note', storyId, message: `${storyId}: its branch ${wt.branch} (${readded} commit(s) not merged) had lost its worktree; it was added again at ${wt.folder} and the story continues there.` });
     }
-    return wt;
+    return { wt, absent };
   }
 
   private async readPrd(): Promise<PrdAnalysis | undefined> {

@@ -2,8 +2,8 @@
  * A story's merge made off the main working tree (issue 19: merges off the critical path). With
  * git ≥ 2.38, `git merge-tree --write-tree` merges the story's branch into the feature branch in
  * git's object store alone; prd.json and progress.txt are then put into that tree as the queue's
- * rules make them, the merge commit is made with `git commit-tree`, and one `git reset --keep`
- * moves the feature branch to it, writing only the files the merge changed. A `git merge --no-ff`
+ * rules make them and the merge commit is made, both in one `git fast-import`, and one `git reset
+ * --keep` moves the feature branch to it, writing only the files the merge changed. A `git merge --no-ff`
  * followed by `git commit` leaves the same commit, index and files, but reads and refreshes every
  * tracked file of the main tree several times over (a few hundred ms at 5,000 files).
  *
@@ -11,11 +11,11 @@
  * the files not (git finishes without it), and it refuses, changing nothing, when a file it would
  * write has changes of the user's or is untracked in the way.
  */
-import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { access } from 'node:fs/promises';
 import { constants } from 'node:fs';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { firstLine, git, gitOk, ParallelError } from './git';
+import { firstLine, git, gitEnv, gitOk, ParallelError } from './git';
 
 export interface TreeMerge {
   /** The merged tree (prd.json and progress.txt as git's text merge left them, markers and all). */
@@ -117,14 +117,28 @@ export interface TreeMergeCommit {
   readonly reflogAction: string;
 }
 
+/** The ref `git fast-import` leaves each merge commit on (it must name one) until the feature branch moves to it; a run deletes it when it ends. */
+export const MERGE_SCRATCH_REF = 'refs/ralph/merging';
+
+/** Deletes the scratch ref when a run ends (its commits are on the feature branch, or were undone). */
+export async function forgetMergeScratch(root: string): Promise<void> {
+  await git(root, ['update-ref', '-d', MERGE_SCRATCH_REF]).catch(() => undefined);
+}
+
 /**
  * Makes the merge commit from a merged tree with `replace` put in, then moves the feature branch
  * (checked out in `root`, clean) to it with `git reset --keep`. Returns the commit, or git's
- * complaint when the branch could not move (nothing was changed then).
+ * complaint when the branch could not move (nothing was changed then). `run`: the run's own
+ * object, under which the repository's commit settings are remembered (see `commitIdents`).
  */
-export async function commitTreeMerge(root: string, m: TreeMergeCommit): Promise<{ commit: string } | { refused: string }> {
-  const tree = await replaceFiles(root, m.head, m.tree, m.replace);
-  const commit = await gitOk(root, ['commit-tree', tree, '-p', m.head, '-p', m.theirs, '-m', m.message], 'Making the merge commit');
+export async function commitTreeMerge(root: string, m: TreeMergeCommit, run?: object): Promise<{ commit: string } | { refused: string }> {
+  const maker = await commitMaker(root, run);
+  const made = await fastImportMerge(root, m, maker.kind === 'fast-import' ? maker : undefined);
+  // A commit only git makes as the repository wants it (signed, another encoding, no identity): from the same tree.
+  const commit =
+    maker.kind === 'fast-import'
+      ? made
+      : await gitOk(root, ['commit-tree', ...(maker.sign ? ['-S'] : []), `${made}^{tree}`, '-p', m.head, '-p', m.theirs, '-m', m.message], 'Making the merge commit');
   const moved = await git(root, ['reset', '--quiet', '--keep', commit], undefined, { GIT_REFLOG_ACTION: m.reflogAction });
   if (moved.code !== 0) {
     return { refused: moved.stderr || moved.stdout };
@@ -132,62 +146,186 @@ export async function commitTreeMerge(root: string, m: TreeMergeCommit): Promise
   return { commit };
 }
 
+/** The author and committer lines of a merge commit as `git commit-tree` would write them. */
+export interface CommitIdents {
+  readonly author: string;
+  readonly committer: string;
+}
+
 /**
- * `tree` with each of `files` set to its text. Files at the top of the repository (prd.json and
- * progress.txt, mostly) take three git processes: their blobs stored at once, the tree's entries
- * listed, a tree made with them replaced (`mktree`), each keeping the merged tree's mode (what a
- * `git add` after `git merge` records); deeper ones go through a private index.
+ * Who makes a run's merge commits: fast-import, with git's identities (`git var`: user.name,
+ * GIT_AUTHOR_NAME…), or git itself, signing as `git commit` does when commit.gpgSign is set (a
+ * merge made the normal way is signed then), for another i18n.commitEncoding, or when git knows no
+ * identity (then `git commit-tree` says so, as it always did).
  */
-async function replaceFiles(root: string, head: string, tree: string, files: readonly ReplacedFile[]): Promise<string> {
-  if (files.length === 0) {
-    return tree;
+export type CommitMaker = ({ readonly kind: 'fast-import' } & CommitIdents) | { readonly kind: 'git'; readonly sign: boolean };
+
+const makers = new WeakMap<object, Promise<CommitMaker>>();
+
+/** The run's commit maker, asked at its first merge (`run`: the run's own object) and dated at each. */
+export function commitMaker(root: string, run?: object): Promise<CommitMaker> {
+  let asked = run ? makers.get(run) : undefined;
+  if (!asked) {
+    asked = askMaker(root);
+    if (run) {
+      makers.set(run, asked);
+    }
   }
-  if (files.every((f) => !f.path.includes('/') && !/[\0\n\t]/.test(f.path))) {
-    return replaceTopFiles(root, tree, files);
+  return asked.then((m) => (m.kind === 'git' ? m : { kind: 'fast-import', author: dated(m.author, 'GIT_AUTHOR_DATE'), committer: dated(m.committer, 'GIT_COMMITTER_DATE') }));
+}
+
+async function askMaker(root: string): Promise<CommitMaker> {
+  const [author, committer, settings] = await Promise.all([
+    git(root, ['var', 'GIT_AUTHOR_IDENT']),
+    git(root, ['var', 'GIT_COMMITTER_IDENT']),
+    git(root, ['config', '--get-regexp', '^(commit\\.gpgsign|i18n\\.commitencoding)$']),
+  ]);
+  const values = new Map(
+    settings.stdout
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => {
+        const at = line.indexOf(' ');
+        return [(at < 0 ? line : line.slice(0, at)).toLowerCase(), at < 0 ? 'true' : line.slice(at + 1).trim().toLowerCase()] as const;
+      }),
+  );
+  const sign = values.has('commit.gpgsign') && !['false', 'no', 'off', '0'].includes(values.get('commit.gpgsign') ?? '');
+  const encoding = values.get('i18n.commitencoding');
+  const ident = /^.+ <.*> \d+ [+-]\d{4}$/;
+  if (sign || (encoding !== undefined && !['utf-8', 'utf8'].includes(encoding)) || !ident.test(author.stdout.trim()) || !ident.test(committer.stdout.trim())) {
+    return { kind: 'git', sign };
   }
-  const blobs = await Promise.all(files.map((f) => git(root, ['hash-object', '-w', '--stdin'], f.text)));
-  const bad = blobs.find((b) => b.code !== 0);
-  if (bad) {
-    throw new ParallelError('git', `Storing ${files.map((f) => f.path).join(', ')} for the merge: git hash-object failed: ${firstLine(bad.stderr)}`);
+  return { kind: 'fast-import', author: author.stdout.trim(), committer: committer.stdout.trim() };
+}
+
+/** An identity with the time of now, as git would date a commit made now; a date fixed by git's environment variable stays. */
+function dated(ident: string, dateVariable: string): string {
+  if (process.env[dateVariable]) {
+    return ident;
   }
-  // `<mode> blob <oid>\t<path>` each; a file the feature branch lacks is a plain one.
-  const listed = (await git(root, ['ls-tree', '-z', head, '--', ...files.map((f) => f.path)])).stdout.split('\0');
-  const modes = files.map((f) => /^(100644|100755) /.exec(listed.find((l) => l.endsWith(`\t${f.path}`)) ?? '')?.[1] ?? '100644');
-  const dir = await mkdtemp(path.join(tmpdir(), 'ralph-merge-'));
-  const env = { GIT_INDEX_FILE: path.join(dir, 'index') };
+  const now = new Date();
+  const offset = -now.getTimezoneOffset();
+  const zone = `${offset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}${String(Math.abs(offset) % 60).padStart(2, '0')}`;
+  return ident.replace(/ \d+ [+-]\d{4}$/, ` ${Math.floor(now.getTime() / 1000)} ${zone}`);
+}
+
+/** A path as fast-import reads it: C-style quoted, so that any name (spaces, quotes, a newline) is one path. */
+function quotePath(p: string): string {
+  return `"${p.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\x00-\x1f\x7f]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`)}"`;
+}
+
+/**
+ * The merge commit (or, without `who`, a commit of the same tree for git to make its own from)
+ * in one `git fast-import`, where storing the files, listing the tree, making the new tree and
+ * the commit took four git processes (each costs the runner's event loop several ms to start):
+ * the merged tree is the root, each replaced file keeps the merged tree's mode (what a `git add`
+ * after `git merge` records), at any depth. Its objects are stored as a commit's would be (loose,
+ * below fastimport.unpackLimit); the commit is on MERGE_SCRATCH_REF until the branch moves.
+ */
+async function fastImportMerge(root: string, m: TreeMergeCommit, who: CommitIdents | undefined): Promise<string> {
+  const session = startGit(root, ['fast-import', '--quiet', '--force', '--done']);
   try {
-    await gitOk(root, ['read-tree', tree], 'Reading the merged tree', env);
-    const lines = files.map((f, k) => `${modes[k]} ${blobs[k].stdout.trim()}\t${f.path}\n`).join('');
-    await gitOk(root, ['update-index', '--index-info'], 'Putting prd.json and progress.txt in the merge', env, lines);
-    return await gitOk(root, ['write-tree'], 'Writing the merged tree', env);
+    // The modes first: `ls` answers at once, one line each.
+    session.write(m.replace.map((f) => `ls ${m.tree} ${quotePath(f.path)}\n`).join(''));
+    const modes: string[] = [];
+    for (const _ of m.replace) {
+      const answer = await session.line();
+      if (answer === undefined) {
+        break;
+      }
+      modes.push(/^(100644|100755) blob /.exec(answer)?.[1] ?? '100644');
+    }
+    if (modes.length === m.replace.length) {
+      const message = Buffer.from(`${m.message}\n`);
+      const placeholder = 'Ralph Workbench <ralph-workbench@invalid> 0 +0000';
+      session.write(
+        `commit ${MERGE_SCRATCH_REF}\nmark :1\nauthor ${who?.author ?? placeholder}\ncommitter ${who?.committer ?? placeholder}\ndata ${message.length}\n`,
+      );
+      session.write(message);
+      session.write(`from ${m.head}\nmerge ${m.theirs}\nM 040000 ${m.tree} ""\n`);
+      m.replace.forEach((f, k) => {
+        const text = Buffer.from(f.text);
+        session.write(`M ${modes[k]} inline ${quotePath(f.path)}\ndata ${text.length}\n`);
+        session.write(text);
+        session.write('\n');
+      });
+      session.write('\nget-mark :1\ndone\n');
+    }
+    session.end();
+    const commit = await session.line();
+    const { code, stderr } = await session.exit;
+    if (code !== 0 || commit === undefined || !/^[0-9a-f]{40,64}$/.test(commit)) {
+      throw new ParallelError('git', `Making the merge commit: git fast-import failed: ${firstLine(stderr)}`);
+    }
+    return commit;
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    session.end();
   }
 }
 
-async function replaceTopFiles(root: string, tree: string, files: readonly ReplacedFile[]): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'ralph-merge-'));
-  let oids: string[];
-  try {
-    const paths = await Promise.all(
-      files.map(async (f, k) => {
-        const file = path.join(dir, String(k));
-        await writeFile(file, f.text);
-        return file;
-      }),
-    );
-    // --no-filters: the text as given, as `hash-object --stdin` stores it (no end-of-line or clean filter).
-    const out = await gitOk(root, ['hash-object', '-w', '--no-filters', '--stdin-paths'], `Storing ${files.map((f) => f.path).join(', ')} for the merge`, undefined, `${paths.join('\n')}\n`);
-    oids = out.split('\n');
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-  // `<mode> <type> <oid>\t<name>` NUL each: what mktree -z reads back.
-  const entries = (await gitOk(root, ['ls-tree', '-z', tree], 'Listing the merged tree')).split('\0').filter((e) => e !== '');
-  const byName = new Map(entries.map((e) => [e.slice(e.indexOf('\t') + 1), e] as const));
-  files.forEach((f, k) => {
-    const mode = /^(100644|100755) blob /.exec(byName.get(f.path) ?? '')?.[1] ?? '100644';
-    byName.set(f.path, `${mode} blob ${oids[k]}\t${f.path}`);
+/** A git process talked to line by line: what it prints is read one line at a time. */
+interface GitSession {
+  write(data: string | Buffer): void;
+  end(): void;
+  /** The next line it printed; undefined once it has closed its output. */
+  line(): Promise<string | undefined>;
+  readonly exit: Promise<{ code: number; stderr: string }>;
+}
+
+function startGit(cwd: string, args: readonly string[]): GitSession {
+  const child = spawn('git', args, { cwd, env: gitEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let partial = '';
+  let closed = false;
+  let wake: (() => void) | undefined;
+  const woken = (): void => {
+    wake?.();
+    wake = undefined;
+  };
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts);
+    woken();
   });
-  return gitOk(root, ['mktree', '-z'], 'Writing the merged tree', undefined, `${[...byName.values()].join('\0')}\0`);
+  child.stdout.on('close', () => {
+    closed = true;
+    woken();
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-16 * 1024);
+  });
+  // A git that died has closed its input: what is still written is dropped, its exit says why.
+  child.stdin.on('error', () => undefined);
+  const exit = new Promise<{ code: number; stderr: string }>((resolve, reject) => {
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      closed = true;
+      woken();
+      reject(new ParallelError('git', `git could not run (${e.code ?? e.message}): is git installed and on PATH?`));
+    });
+    child.on('close', (code) => resolve({ code: code ?? 1, stderr }));
+  });
+  exit.catch(() => undefined);
+  return {
+    write: (data) => {
+      if (child.stdin.writable) {
+        child.stdin.write(data);
+      }
+    },
+    end: () => {
+      if (child.stdin.writable) {
+        child.stdin.end();
+      }
+    },
+    line: async () => {
+      while (lines.length === 0 && !closed) {
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+      return lines.shift();
+    },
+    exit,
+  };
 }

@@ -155,6 +155,13 @@ export function defaultWorktreeRoot(repoRoot: string): string {
 export interface AddOptions {
   /** The parent folder of the worktrees (default: `defaultWorktreeRoot`). */
   readonly worktreeRoot?: string;
+  /** The caller has just seen that the story's branch does not exist (`existingStoryWorktree`): no second look. */
+  readonly branchIsNew?: boolean;
+  /**
+   * Given, tidying the new worktree does not wait for (deleting the merged spare's branch) is
+   * handed here instead of awaited: the story's agent starts a git process sooner.
+   */
+  readonly later?: (work: Promise<unknown>) => void;
 }
 
 /** The branch and folder of a story's new worktree; refuses a name git would refuse and anything in the way. */
@@ -171,8 +178,8 @@ async function newPlace(repo: RepoInfo, storyId: string, options: AddOptions): P
   // branchNameProblem is git check-ref-format's rule (a property test holds it to git's); should
   // git's rules grow, the `worktree add -b` / `checkout -b` below refuses with git's own reason.
   // No git process for it: each costs the runner several ms of its event loop (spawn is synchronous).
-  const exists = await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
-  if (exists.code === 0) {
+  const exists = options.branchIsNew ? undefined : await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]);
+  if (exists?.code === 0) {
     throw new ParallelError('bad-branch', `The branch ${branch} exists already (an earlier run of ${storyId}?): merge or delete it before running ${storyId} again, so none of its commits is lost.`);
   }
   const folder = path.join(options.worktreeRoot ?? defaultWorktreeRoot(repo.root), storyId);
@@ -245,7 +252,12 @@ export async function reuseWorktree(repo: RepoInfo, spare: StoryWorktree, storyI
   }
   await prepareRalphFolder(folder);
   // Merged whole (checked above): -d cannot lose a commit.
-  await git(repo.root, ['branch', '-d', spare.branch]);
+  const tidy = git(repo.root, ['branch', '-d', spare.branch]);
+  if (options.later) {
+    options.later(tidy);
+  } else {
+    await tidy;
+  }
   return { storyId, branch, folder, base: head };
 }
 
@@ -332,13 +344,14 @@ export async function listWorktrees(root: string): Promise<ListedWorktree[]> {
  * `git worktree add` and its first record, or in the middle of it, leaves a worktree the state
  * does not know, or a branch without its worktree. The story continues there: a branch holding
  * commits gets its worktree back (`git worktree add` without -b; `readded`: how many commits it
- * holds); one holding nothing is deleted, and the caller makes the worktree afresh.
+ * holds); one holding nothing is deleted, and the caller makes the worktree afresh. `absent`:
+ * the story has no branch now (the caller need not look again).
  */
-export async function existingStoryWorktree(repo: RepoInfo, worktreeRoot: string, storyId: string): Promise<{ wt?: StoryWorktree; readded?: number }> {
+export async function existingStoryWorktree(repo: RepoInfo, worktreeRoot: string, storyId: string): Promise<{ wt?: StoryWorktree; readded?: number; absent?: true }> {
   const branch = storyBranchName(repo.featureBranch, storyId);
   const folder = path.resolve(worktreeRoot, storyId);
   if ((await git(repo.root, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])).code !== 0) {
-    return {};
+    return { absent: true };
   }
   await git(repo.root, ['worktree', 'prune']);
   const base = (await git(repo.root, ['merge-base', `refs/heads/${repo.featureBranch}`, `refs/heads/${branch}`])).stdout.trim();
@@ -351,8 +364,8 @@ export async function existingStoryWorktree(repo: RepoInfo, worktreeRoot: string
   }
   const ahead = await commitsNotOn(repo.root, `refs/heads/${branch}`, `refs/heads/${repo.featureBranch}`);
   if (ahead.length === 0) {
-    await git(repo.root, ['branch', '-D', branch]);
-    return {};
+    const deleted = await git(repo.root, ['branch', '-D', branch]);
+    return deleted.code === 0 ? { absent: true } : {};
   }
   const r = await git(repo.root, ['worktree', 'add', folder, branch]);
   if (r.code !== 0) {
