@@ -228,10 +228,10 @@ async function fastImportMerge(root: string, m: TreeMergeCommit, who: CommitIden
     // The modes first: `ls` answers at once, one line each.
     session.write(m.replace.map((f) => `ls ${m.tree} ${quotePath(f.path)}\n`).join(''));
     const modes: string[] = [];
-    for (const _ of m.replace) {
+    while (modes.length < m.replace.length) {
       const answer = await session.line();
       if (answer === undefined) {
-        break;
+        break; // git stopped: its exit says why
       }
       modes.push(/^(100644|100755) blob /.exec(answer)?.[1] ?? '100644');
     }
