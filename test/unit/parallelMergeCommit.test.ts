@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MergeQueue } from '../../src/node/parallel/mergeQueue';
 import { ParallelStateStore } from '../../src/node/parallel/stateFile';
-import { MERGE_SCRATCH_REF } from '../../src/node/parallel/treeMerge';
+import { commitTreeMerge, MERGE_SCRATCH_REF } from '../../src/node/parallel/treeMerge';
 import { addWorktree, preflight } from '../../src/node/parallel/worktrees';
 import { agentWork, cleanRepos, FEATURE, git, makeRepo, passing } from './parallelRepo';
 
@@ -95,5 +95,21 @@ describe('parallel: the merge commit made off the main tree', function () {
     assert.ok(madeOffTheTree(root));
     assert.match(git(root, 'cat-file', '-p', head), /^gpgsig -----BEGIN PGP SIGNATURE-----$/m);
     assert.deepEqual(passing(root), ['US-001']);
+  });
+
+  it('a fast-import that fails is a clear refusal with git\'s reason, and the feature branch does not move', async () => {
+    const root = makeRepo();
+    const head = git(root, 'rev-parse', 'HEAD');
+    const missing = '0123456789abcdef0123456789abcdef01234567';
+    await assert.rejects(
+      commitTreeMerge(root, { head, theirs: head, tree: missing, replace: [{ path: 'prd.json', text: '{}\n' }], message: 'Merge x', reflogAction: 'merge x' }),
+      (e: Error & { code?: string }) => {
+        assert.equal(e.code, 'git');
+        assert.match(e.message, /^Making the merge commit: git fast-import failed: .+/);
+        return true;
+      },
+    );
+    assert.equal(git(root, 'rev-parse', 'HEAD'), head);
+    assert.equal(git(root, 'status', '--porcelain'), '');
   });
 });
