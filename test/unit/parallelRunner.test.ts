@@ -19,7 +19,7 @@ import { addWorktree, preflight } from '../../src/node/parallel/worktrees';
 import { makePrd } from './helpers';
 import { agentWork, cleanRepos, git, makeRepo, passing, readJson } from './parallelRepo';
 
-type Behaviour = 'pass' | 'conflict' | 'break-check' | 'fail' | 'hang' | 'wrong-branch' | 'no-progress' | 'edit-other' | 'ask';
+type Behaviour = 'pass' | 'conflict' | 'break-check' | 'fail' | 'hang' | 'wrong-branch' | 'detached' | 'no-progress' | 'edit-other' | 'ask';
 
 /** Runs each story's behaviour in its worktree, as an agent process would. */
 function scriptedExecutor(plan: Record<string, Behaviour>, started: string[] = []): AgentExecutor {
@@ -46,6 +46,10 @@ function scriptedExecutor(plan: Record<string, Behaviour>, started: string[] = [
             break;
           case 'wrong-branch':
             git(cwd, 'checkout', '-q', '-b', `${id}-stray`);
+            agentWork(cwd, id, { files: { [`src/${id}.ts`]: 'x\n' } });
+            break;
+          case 'detached':
+            git(cwd, 'checkout', '-q', '--detach');
             agentWork(cwd, id, { files: { [`src/${id}.ts`]: 'x\n' } });
             break;
           case 'edit-other':
@@ -220,6 +224,16 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.deepEqual(passing(root), ['US-004']);
     // The stray commit is not lost.
     assert.match(git(root, 'log', '--format=%s', 'US-001-stray'), /feat: US-001/);
+  });
+
+  it('an agent that commits on a detached HEAD: it needs you, its commit is kept, the others merge', async () => {
+    const root = makeRepo();
+    const stop = await runnerFor(root, { 'US-001': 'detached' }).run();
+    const why = stop.needsYou.find((n) => n.storyId === 'US-001');
+    assert.match(why?.message ?? '', /left the worktree on a detached HEAD instead of ralph\/demo-US-001/, JSON.stringify(stop.needsYou));
+    assert.deepEqual(passing(root).sort(), ['US-002', 'US-003', 'US-004']);
+    const kept = readJson<ParallelState>(path.join(root, PARALLEL_STATE_FILE)).stories.find((s) => s.storyId === 'US-001');
+    assert.match(git(kept?.worktree ?? root, 'log', '-1', '--format=%s', 'HEAD'), /^feat: US-001/);
   });
 
   it('an agent that also marks another story passing: its own story merges, the other edit does not, and the run says so', async () => {

@@ -27,7 +27,7 @@ import { applyEdits } from '../../core/textEdit';
 import { readPromptInputs } from '../promptInputs';
 import { openAgentLog, writePromptFile } from '../runFiles';
 import { commitsNotOn, firstLine, git, showFile } from './git';
-import { type StoryWorktree, uncommitted } from './worktrees';
+import { branchAndChanges, type StoryWorktree } from './worktrees';
 
 /** The files of the workspace, relative to a tree's top (the main one or a worktree). */
 export interface MemoryPaths {
@@ -265,16 +265,15 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
   const none = { commit: null, storyPasses: false, filesChanged: [], uncommitted: [] };
   // Every look at once (they only read; the next story waits on this one's merge): where HEAD is,
   // whether the start is below it, the commits, prd.json, the files changed, what is uncommitted.
-  const [head, ancestor, commits, prd, diff, dirty] = await Promise.all([
-    git(wt.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']),
+  const [{ branch: onBranch, paths: dirty }, ancestor, commits, prd, diff] = await Promise.all([
+    // The branch and what is uncommitted in one git process (each costs the runner's event loop several ms).
+    branchAndChanges(wt.folder).catch(() => ({ branch: undefined, paths: [] as string[] })),
     git(wt.folder, ['merge-base', '--is-ancestor', wt.base, 'HEAD']),
     commitsNotOn(wt.folder, 'HEAD', wt.base).catch(() => [] as { sha: string; subject: string }[]),
     readFile(path.join(wt.folder, ctx.files.prd), 'utf8').catch(() => undefined),
     git(wt.folder, ['diff', '--name-only', '-z', wt.base, 'HEAD']),
-    uncommitted(wt.folder).catch(() => [] as string[]),
   ]);
   // An agent that checked out another branch took its work with it.
-  const onBranch = head.code === 0 ? head.stdout.trim() : undefined;
   if (onBranch !== wt.branch) {
     const where = onBranch ? `the branch ${onBranch}` : 'a detached HEAD';
     return { ...none, outcome: 'error', message: `its agent left the worktree on ${where} instead of ${wt.branch}; nothing was merged. Its commits are kept there: check out ${wt.branch} in ${wt.folder} (or move the commits onto it), then Retry.` };
