@@ -172,8 +172,12 @@ describe('parallel: a merged story\'s worktree reused for the next story', funct
     assert.ok(!listed.includes(spare.folder));
   });
 
-  it('is not taken, and not touched, when it holds a commit the feature branch lacks or an uncommitted change', async () => {
+  it('is not taken, and not touched, when it holds a commit the feature branch lacks or an uncommitted change, or is on another branch', async () => {
     const { root, repo, spare } = await mergedSpare();
+    git(spare.folder, 'checkout', '-q', '-b', 'stray');
+    assert.equal(await reuseWorktree(repo, spare, 'US-002'), undefined);
+    git(spare.folder, 'checkout', '-q', spare.branch);
+    git(spare.folder, 'branch', '-q', '-D', 'stray');
     writeFileSync(path.join(spare.folder, 'scratch.txt'), 'mine\n');
     assert.equal(await reuseWorktree(repo, spare, 'US-002'), undefined);
     git(spare.folder, 'add', 'scratch.txt');

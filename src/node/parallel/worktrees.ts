@@ -217,19 +217,20 @@ export async function addWorktree(repo: RepoInfo, storyId: string, options: AddO
 export async function reuseWorktree(repo: RepoInfo, spare: StoryWorktree, storyId: string, options: AddOptions = {}): Promise<StoryWorktree | undefined> {
   // Every question at once (the story's agent waits for this): where the spare is, whether its
   // branch is merged whole, its files, the feature branch's head.
-  const [{ branch, folder }, on, ahead, st, head] = await Promise.all([
+  const [{ branch, folder }, ahead, st, head] = await Promise.all([
     newPlace(repo, storyId, options),
-    git(spare.folder, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(() => undefined),
     commitsNotOn(repo.root, `refs/heads/${spare.branch}`, `refs/heads/${repo.featureBranch}`).catch(() => undefined),
-    // A change or an untracked file keeps the spare; ignored ones are leftovers (listed whole, a
-    // folder as one entry: git does not walk a node_modules it ignores).
-    git(spare.folder, ['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignored=matching']).catch(() => undefined),
+    // Its branch (`## <branch>` first), then its files: a change or an untracked file keeps the
+    // spare; ignored ones are leftovers (listed whole, a folder as one entry: git does not walk a
+    // node_modules it ignores).
+    git(spare.folder, ['status', '--branch', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignored=matching']).catch(() => undefined),
     featureHead(repo),
   ]);
-  if (on?.code !== 0 || on.stdout.trim() !== spare.branch || ahead?.length !== 0 || st?.code !== 0) {
+  const [on = '', ...files] = st?.code === 0 ? st.stdout.split('\0') : [];
+  if (on !== `## ${spare.branch}` || ahead?.length !== 0) {
     return undefined;
   }
-  const entries = st.stdout.split('\0').filter((e) => e.length > 3 && !isRalphState(e.slice(3).replace(/\/$/, '')));
+  const entries = files.filter((e) => e.length > 3 && !isRalphState(e.slice(3).replace(/\/$/, '')));
   if (entries.some((e) => !e.startsWith('!! '))) {
     return undefined;
   }
