@@ -16,6 +16,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fmt, median, runCommandTimed, until, watch } from './bench-page.mjs';
 import { cleanupAll, demoSettings, makeTempDir, openWorkbench, repoRoot } from './vscode-host.mjs';
 
 const args = process.argv.slice(2);
@@ -27,11 +28,6 @@ function verdict(name, ok, detail) {
   results.push({ name, ok });
   console.log(`${ok ? 'PASS' : 'MISS'}  ${name}: ${detail}`);
 }
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const fmt = (xs) => `median ${Math.round(median(xs))} ms (runs: ${xs.map((x) => Math.round(x)).join(', ')})`;
 
 /** A deterministic backlog: `n` stories, the first 10 % done, each blocked by up to 3 earlier ones. */
 function generatePrd(n) {
@@ -75,43 +71,6 @@ async function findEditorFrame(page) {
   return null;
 }
 
-async function until(what, probe, timeoutMs = 60_000) {
-  const start = Date.now();
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-/**
- * Starts watching the frame's DOM; resolves with the page's Date.now() at the first animation frame
- * after `selector` matches (checked on every mutation), or null after `timeoutMs`.
- */
-function watch(frame, selector, timeoutMs = 15_000) {
-  return frame.evaluate(
-    ([sel, ms]) =>
-      new Promise((resolve) => {
-        const done = () => {
-          obs.disconnect();
-          clearTimeout(timer);
-          requestAnimationFrame(() => resolve(Date.now()));
-        };
-        const obs = new MutationObserver(() => {
-          if (document.querySelector(sel)) done();
-        });
-        const timer = setTimeout(() => {
-          obs.disconnect();
-          resolve(null);
-        }, ms);
-        if (document.querySelector(sel)) done();
-        else obs.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
-      }),
-    [selector, timeoutMs],
-  );
-}
-
 /** Resolves with the page's Date.now() at the first animation frame after the scene's transform leaves `before` (null after 10 s). */
 function transformChanged(frame, before) {
   return frame.evaluate(
@@ -134,13 +93,7 @@ function transformChanged(frame, before) {
 /** Opens the graph editor through the command palette; the ms from Enter to nodes painted. */
 async function timeOpen(wb) {
   const { page } = wb;
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 10_000 });
-  await input.fill('>Ralph: Open Task Graph in Editor');
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Ralph: Open Task Graph in Editor' }).first().waitFor({ state: 'visible', timeout: 10_000 });
-  const t0 = Date.now();
-  await input.press('Enter');
+  const t0 = await runCommandTimed(page, 'Ralph: Open Task Graph in Editor');
   // Poll for the frame, then watch it for the first node (it may be there already).
   const frame = await until('the editor task-graph webview', () => findEditorFrame(page));
   // Above 600 stories in view the drawing is a canvas overview (painted in the same render that

@@ -205,7 +205,7 @@ export function toRecord(v: unknown): RunRecord | string {
   const start = o.start;
   const end = str('end', start);
   const duration = typeof o.durationMs === 'number' && Number.isFinite(o.durationMs) ? o.durationMs : Math.max(0, Date.parse(end) - Date.parse(start) || 0);
-  return {
+  const record: Mutable<RunRecord> = {
     start,
     end,
     storyId: o.storyId,
@@ -222,12 +222,22 @@ export function toRecord(v: unknown): RunRecord | string {
     promptFile: str('promptFile'),
     iteration: num('iteration', 1),
     loopId: str('loopId'),
-    ...receiptOf(o),
-    ...(typeof o.signature === 'string' && o.signature.trim() !== '' ? { signature: o.signature.slice(0, MAX_SIGNATURE) } : {}),
-    ...uncommittedOf(o),
-    ...parallelOf(o.parallel),
   };
+  // The optional fields are set one by one, in serializeRun's order: spreading partial objects into
+  // the literal cost the stats reader (100,000 lines, scripts/bench-insights.mjs) more than JSON.parse.
+  addReceipt(record, o);
+  if (typeof o.signature === 'string' && o.signature.trim() !== '') {
+    record.signature = o.signature.slice(0, MAX_SIGNATURE);
+  }
+  addUncommitted(record, o);
+  const parallel = parallelOf(o.parallel);
+  if (parallel) {
+    record.parallel = parallel;
+  }
+  return record;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The receipt fields in their order, each only when known. */
 function receiptFields(r: RunRecord): Pick<RunRecord, 'cost' | 'tokens' | 'model' | 'turns' | 'receipt'> {
@@ -240,31 +250,32 @@ function receiptFields(r: RunRecord): Pick<RunRecord, 'cost' | 'tokens' | 'model
   };
 }
 
-type ReceiptPart = Pick<RunRecord, 'cost' | 'tokens' | 'model' | 'turns' | 'receipt' | 'resetAt'>;
-
-const NO_RECEIPT: ReceiptPart = Object.freeze({});
-
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
-/** The receipt fields and resetAt of a parsed line; a field of the wrong kind is dropped, not guessed. */
-function receiptOf(o: Record<string, unknown>): ReceiptPart {
-  // Most lines of an older runs.jsonl have none of them: no allocation (the stats read 100,000 lines).
-  if (o.cost === undefined && o.tokens === undefined && o.model === undefined && o.turns === undefined && o.receipt === undefined && o.resetAt === undefined) {
-    return NO_RECEIPT;
+/** The receipt fields and resetAt of a parsed line, set on `record`; a field of the wrong kind is dropped, not guessed. */
+function addReceipt(record: Mutable<RunRecord>, o: Record<string, unknown>): void {
+  if (typeof o.cost === 'number' && Number.isFinite(o.cost) && o.cost >= 0) {
+    record.cost = o.cost;
   }
   const t = o.tokens;
-  const tk = typeof t === 'object' && t !== null && !Array.isArray(t) ? (t as Record<string, unknown>) : undefined;
-  const tokens = tk && isCount(tk.input) && isCount(tk.output) && isCount(tk.cacheRead) && isCount(tk.cacheWrite) ? { input: tk.input, output: tk.output, cacheRead: tk.cacheRead, cacheWrite: tk.cacheWrite } : undefined;
-  return {
-    ...receiptFields({
-      cost: typeof o.cost === 'number' && Number.isFinite(o.cost) && o.cost >= 0 ? o.cost : undefined,
-      tokens,
-      model: typeof o.model === 'string' && o.model !== '' ? o.model : undefined,
-      turns: isCount(o.turns) ? o.turns : undefined,
-      receipt: typeof o.receipt === 'string' && (RECEIPT_STATES as readonly string[]).includes(o.receipt) ? (o.receipt as ReceiptState) : undefined,
-    } as RunRecord),
-    ...(typeof o.resetAt === 'string' && !Number.isNaN(Date.parse(o.resetAt)) ? { resetAt: o.resetAt } : {}),
-  };
+  if (typeof t === 'object' && t !== null && !Array.isArray(t)) {
+    const tk = t as Record<string, unknown>;
+    if (isCount(tk.input) && isCount(tk.output) && isCount(tk.cacheRead) && isCount(tk.cacheWrite)) {
+      record.tokens = { input: tk.input, output: tk.output, cacheRead: tk.cacheRead, cacheWrite: tk.cacheWrite };
+    }
+  }
+  if (typeof o.model === 'string' && o.model !== '') {
+    record.model = o.model;
+  }
+  if (isCount(o.turns)) {
+    record.turns = o.turns;
+  }
+  if (typeof o.receipt === 'string' && (RECEIPT_STATES as readonly string[]).includes(o.receipt)) {
+    record.receipt = o.receipt as ReceiptState;
+  }
+  if (typeof o.resetAt === 'string' && !Number.isNaN(Date.parse(o.resetAt))) {
+    record.resetAt = o.resetAt;
+  }
 }
 
 /** The parallel fields in their order, unknown keys dropped. */
@@ -278,33 +289,34 @@ function parallelFields(p: ParallelRunFields): ParallelRunFields {
   };
 }
 
-function parallelOf(v: unknown): Pick<RunRecord, 'parallel'> {
+function parallelOf(v: unknown): ParallelRunFields | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-    return {};
+    return undefined;
   }
   const o = v as Record<string, unknown>;
   if (typeof o.worktree !== 'string' || typeof o.branch !== 'string') {
-    return {};
+    return undefined;
   }
   const merge = typeof o.merge === 'string' && (MERGE_RESULTS as readonly string[]).includes(o.merge) ? (o.merge as MergeResult) : undefined;
-  return {
-    parallel: parallelFields({
-      wave: typeof o.wave === 'number' && Number.isInteger(o.wave) && o.wave >= 0 ? o.wave : 0,
-      worktree: o.worktree,
-      branch: o.branch,
-      merge,
-      mergeCommit: typeof o.mergeCommit === 'string' && /^[0-9a-f]{7,64}$/.test(o.mergeCommit) ? o.mergeCommit : undefined,
-    }),
-  };
+  return parallelFields({
+    wave: typeof o.wave === 'number' && Number.isInteger(o.wave) && o.wave >= 0 ? o.wave : 0,
+    worktree: o.worktree,
+    branch: o.branch,
+    merge,
+    mergeCommit: typeof o.mergeCommit === 'string' && /^[0-9a-f]{7,64}$/.test(o.mergeCommit) ? o.mergeCommit : undefined,
+  });
 }
 
-function uncommittedOf(o: Record<string, unknown>): Pick<RunRecord, 'uncommitted' | 'uncommittedMore'> {
+function addUncommitted(record: Mutable<RunRecord>, o: Record<string, unknown>): void {
   const list = Array.isArray(o.uncommitted) ? o.uncommitted.filter((p): p is string => typeof p === 'string') : [];
   if (list.length === 0) {
-    return {};
+    return;
   }
   const more = (typeof o.uncommittedMore === 'number' && Number.isFinite(o.uncommittedMore) ? o.uncommittedMore : 0) + Math.max(0, list.length - MAX_UNCOMMITTED);
-  return { uncommitted: list.slice(0, MAX_UNCOMMITTED), ...(more > 0 ? { uncommittedMore: more } : {}) };
+  record.uncommitted = list.slice(0, MAX_UNCOMMITTED);
+  if (more > 0) {
+    record.uncommittedMore = more;
+  }
 }
 
 export interface RunsSummary {
