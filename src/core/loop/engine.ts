@@ -72,6 +72,8 @@ export interface RunRequest {
   readonly fallback?: readonly string[];
   /** Cost and token caps (ralph.budget.*, the CLI's --max-cost / --max-tokens). */
   readonly budget?: Budget;
+  /** ralph.agent.maxLimitedInARow: stop after this many rate-limited iterations in a row (0: never). */
+  readonly maxLimitedInARow?: number;
 }
 
 export class RunEngine<F, H extends AgentHandle> {
@@ -110,6 +112,7 @@ export class RunEngine<F, H extends AgentHandle> {
       prdLabel: request.prdLabel,
       firstStory: request.storyId,
       budget: request.budget,
+      maxLimitedInARow: request.maxLimitedInARow,
     });
     const run = this.runs.start(folder, loop.config.maxIterations, new Date());
     const agents: AgentChoice = { fallback: request.fallback ?? [], limitedUntil: new Map() };
@@ -183,9 +186,11 @@ export class RunEngine<F, H extends AgentHandle> {
     this.ports.log.info(
       `[runner] ${storyId}: rate-limited by ${agent} (${limit.message}); waiting until ${when}${wait.source === 'reset' ? ' (its reset time)' : ' (no reset time printed: backing off)'}`,
     );
+    loop.limitWait(true);
     try {
       await this.clock.sleep(Math.max(0, wait.until - this.clock.now()), control.signal);
     } finally {
+      loop.limitWait(false);
       this.waits.delete(runId);
       this.runs.update(runId, { limit: undefined });
     }
@@ -260,7 +265,8 @@ export class RunEngine<F, H extends AgentHandle> {
       log.info(`[runner] ${note}`);
     }
     this.ports.recorded?.(folder, record);
-    if (limit) {
+    // once the breaker trips the loop stops (its next step says why): no wait before it
+    if (limit && !loop.limitBreakerTripped) {
       await this.waitOutLimit(runId, loop, step.storyId, prepared.agent, limit, ended, agents);
     }
     return record;

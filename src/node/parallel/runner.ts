@@ -311,6 +311,8 @@ export class ParallelRunner {
   }
 
   private async end(stop: ParallelStop): Promise<void> {
+    // a wait the limit breaker left behind holds nothing up any more
+    this.limitWaits.endAll();
     for (const spare of this.spares.drain()) {
       this.removeLater(spare);
     }
@@ -420,7 +422,7 @@ export class ParallelRunner {
       await (this.queue as MergeQueue).record(wt, 'interrupted', { note: result.message }).catch(() => undefined);
       await this.writeLine(line, wave, undefined, id);
     }
-    this.post({ kind: 'agentEnded', storyId: id, outcome: result.outcome, message: result.message, filesChanged: result.filesChanged, spent: spendOf(result.receipt) });
+    this.post({ kind: 'agentEnded', storyId: id, outcome: result.outcome, message: result.message, filesChanged: result.filesChanged, spent: spendOf(result.receipt), resetAt: result.limit?.resetAt });
   }
 
 

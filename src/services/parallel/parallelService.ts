@@ -143,6 +143,7 @@ export class ParallelService extends Disposable {
           failureLimit: s.failureLimit,
           noProgressLimit: s.noProgressLimit,
           allowOverlap: s.parallelAllowOverlap,
+          maxLimitedInARow: s.agentMaxLimitedInARow,
         },
         mergeMode: s.parallelMerge,
         checkCommand: s.parallelCheckCommand.trim() || undefined,
