@@ -352,8 +352,10 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
       lookup,
     });
   };
+  // a command line of the user's own has no presets to fall back on
+  const fallback = (a.agentCommand ?? s.agentCommand).trim() === '' ? s.agentFallback : [];
   if (maxAgents === 1) {
-    return runOneAtATime(a, s, budget, planAgent, io, interrupts);
+    return runOneAtATime(a, s, budget, fallback, planAgent, io, interrupts);
   }
   const runner = new ParallelRunner(
     a.root,
@@ -375,11 +377,12 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
       only: a.story !== undefined ? [a.story] : undefined,
       manageBranch: s.manageBranch,
       budget,
+      fallback,
     },
     {
       executor: processExecutor,
       onEvent: out,
-      planAgent: (req) => planAgent(req.storyId, req.promptPath, req.cwd),
+      planAgent: (req) => planAgent(req.storyId, req.promptPath, req.cwd, req.presetId),
     },
   );
   let interrupted = 0;
@@ -414,7 +417,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
  * needed). `--story` runs that story once; the exit status follows the parallel runner's: 1 when a
  * breaker left a story needing the user or the run could not start.
  */
-async function runOneAtATime(a: RunArgs, s: SettingValues, budget: Budget, planAgent: (storyId: string, promptPath: string, cwd: string, fallbackPreset?: string) => AgentCommandPlan, io: CliIo, interrupts: Interrupts): Promise<number> {
+async function runOneAtATime(a: RunArgs, s: SettingValues, budget: Budget, fallback: readonly string[], planAgent: (storyId: string, promptPath: string, cwd: string, fallbackPreset?: string) => AgentCommandPlan, io: CliIo, interrupts: Interrupts): Promise<number> {
   const ignored = [a.check !== undefined && '--check', a.merge !== undefined && '--merge', a.allowOverlap && '--allow-overlap', a.worktreeRoot !== undefined && '--worktree-root'].filter((f): f is string => typeof f === 'string');
   if (ignored.length > 0) {
     io.stderr(`ralph-workbench run: one at a time, stories run in the folder itself and are not merged: ${ignored.join(', ')} ${ignored.length === 1 ? 'does' : 'do'} not apply\n`);
@@ -430,8 +433,7 @@ async function runOneAtATime(a: RunArgs, s: SettingValues, budget: Budget, planA
     budget,
     timeoutMs: (a.timeoutMinutes ?? s.parallelRunTimeoutMinutes) * 60_000,
     planAgent: (storyId, promptPath, presetId) => planAgent(storyId, promptPath, a.root, presetId),
-    // a command line of the user's own has no presets to fall back on
-    fallback: (a.agentCommand ?? s.agentCommand).trim() === '' ? s.agentFallback : [],
+    fallback,
     onEvent: (e) => io.stdout(a.json ? `${JSON.stringify({ ...e, time: new Date().toISOString() })}\n` : `${serialLine(e)}\n`),
     warn: (line) => io.stderr(`ralph-workbench run: ${line}\n`),
   });

@@ -7,6 +7,7 @@
  * headless; the extension's Runner (src/services/run/runner.ts) supplies the VS Code parts, the
  * CLI's `run --parallel 1` (src/cli/serialRun.ts) the headless ones.
  */
+import { type AgentChoice, agentChoice, availableFallback } from './agentChoice';
 import { type Clock, realClock } from './clock';
 import type { AgentExecutor, AgentHandle, AgentLaunch } from './executor';
 import { completeIteration } from './iteration';
@@ -115,7 +116,7 @@ export class RunEngine<F, H extends AgentHandle> {
       maxLimitedInARow: request.maxLimitedInARow,
     });
     const run = this.runs.start(folder, loop.config.maxIterations, new Date());
-    const agents: AgentChoice = { fallback: request.fallback ?? [], limitedUntil: new Map() };
+    const agents = agentChoice(request.fallback);
     this.loops.set(run.id, loop);
     let allowDirtyCheckout = false;
     try {
@@ -271,23 +272,4 @@ export class RunEngine<F, H extends AgentHandle> {
     }
     return record;
   }
-}
-
-/** The agents a run may use: the configured one (known after its first iteration), the fallback presets, and until when each is limited. */
-interface AgentChoice {
-  configured?: string;
-  readonly fallback: readonly string[];
-  readonly limitedUntil: Map<string, number>;
-}
-
-/**
- * The preset to run instead of the configured agent: the first of the fallback list that is not
- * limited, while the configured one is; undefined when the configured agent may run (or none may).
- */
-function availableFallback(a: AgentChoice, now: number): string | undefined {
-  const free = (agent: string): boolean => (a.limitedUntil.get(agent) ?? 0) <= now;
-  if (a.configured === undefined || free(a.configured)) {
-    return undefined;
-  }
-  return a.fallback.find((p) => p !== a.configured && free(p));
 }
