@@ -41,6 +41,8 @@ export interface SerialRunOptions {
   readonly storyId?: string;
   readonly failureLimit: number;
   readonly noProgressLimit: number;
+  /** ralph.agent.maxLimitedInARow (--max-limited): rate-limited runs in a row before the loop stops (0: never). */
+  readonly maxLimitedInARow?: number;
   readonly budget?: Budget;
   /** End an agent that runs longer (0: no limit); the iteration counts as a failure (exit 124, as timeout(1)). */
   readonly timeoutMs?: number;
@@ -140,6 +142,7 @@ export class SerialRun {
         failureLimit: this.o.failureLimit,
         budget: this.o.budget,
         noProgressLimit: this.o.noProgressLimit,
+        maxLimitedInARow: this.o.maxLimitedInARow,
         prdLabel: this.o.settings.prdPath,
         fallback: this.o.fallback,
       });

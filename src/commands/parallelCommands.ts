@@ -34,7 +34,8 @@ export function registerParallelCommands(context: vscode.ExtensionContext, deps:
   const launch = (folder: vscode.WorkspaceFolder, options: ParallelStartOptions): Promise<ParallelStop | undefined> =>
     parallel.start(folder, options).then(
       (stop) => {
-        const show = stop.needsYou.length > 0 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+        // the limit breaker needs the user as a Needs You item does (wait for the reset, or change the plan)
+        const show = stop.needsYou.length > 0 || stop.reason === 'rate-limit' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
         void show(`Ralph: ${stop.message}`);
         return stop;
       },

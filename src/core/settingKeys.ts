@@ -29,6 +29,8 @@ export const SETTING_KEYS = {
   agentCommand: { key: 'agent.command', default: '' },
   // Issue 21: while the agent is rate-limited, the next run uses the first of these presets that is not.
   agentFallback: { key: 'agent.fallback', default: [] as readonly string[] },
+  // Issue 21: a loop stops after this many rate-limited runs in a row (every retry is a paid run); 0: never.
+  agentMaxLimitedInARow: { key: 'agent.maxLimitedInARow', default: 5, min: 0, integer: true },
   promptTemplateFile: { key: 'prompt.templateFile', default: '' },
   // The floors are what the code has always accepted (package.json's minimum may be higher: the
   // Settings UI warns, the run still uses the value).

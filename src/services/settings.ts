@@ -21,6 +21,8 @@ export interface RalphSettings {
   readonly agentCommand: string;
   /** ralph.agent.fallback: presets to switch to while the agent is limited (issue 21). */
   readonly agentFallback: readonly string[];
+  /** ralph.agent.maxLimitedInARow: a loop stops after this many rate-limited runs in a row (0: never). */
+  readonly agentMaxLimitedInARow: number;
   readonly promptTemplateFile: string;
   readonly maxIterations: number;
   readonly noProgressLimit: number;
@@ -75,6 +77,7 @@ export function readSettings(folder?: vscode.Uri): RalphSettings {
     agentPreset: v.agentPreset as AgentPresetId,
     agentCommand: v.agentCommand,
     agentFallback: v.agentFallback,
+    agentMaxLimitedInARow: v.agentMaxLimitedInARow,
     promptTemplateFile: v.promptTemplateFile,
     maxIterations: v.maxIterations,
     noProgressLimit: v.noProgressLimit,

@@ -322,6 +322,27 @@ suite('agent iterations (run commands, loop rules, runs.jsonl) with the fake age
     }
   });
 
+  test('ralph.agent.maxLimitedInARow: a loop whose agent keeps hitting its limit stops with its own reason and says when the agent said it resets (issue 21)', async function () {
+    this.timeout(120_000);
+    const attempts = ws('.git', 'fake-agent-attempts');
+    fs.rmSync(attempts, { recursive: true, force: true });
+    const c = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
+    try {
+      // limited every time, the reset an hour ahead: with the breaker at 1 the loop never waits
+      const command = `FAKE_AGENT_RESET_S=3600 FAKE_AGENT_PLAN='{"US-006": ["limit", "limit"]}' node "${fakeAgentPath()}" \${promptFile}`;
+      await c.update('agent.preset', 'custom', vscode.ConfigurationTarget.Workspace);
+      await c.update('agent.command', command, vscode.ConfigurationTarget.Workspace);
+      await c.update('agent.maxLimitedInARow', 1, vscode.ConfigurationTarget.Workspace);
+      const r = await runCommand('ralph.startLoop', 5);
+      assert.equal(r.stop.reason, 'rate-limit', r.stop.message);
+      assert.match(r.stop.message, /^Stopped: the agent hit its usage or rate limit in 1 run in a row \(last: US-006; it said the limit resets at \d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
+      assert.deepEqual(runsJsonl().map((x) => x.outcome), ['rate-limited']);
+    } finally {
+      await c.update('agent.maxLimitedInARow', undefined, vscode.ConfigurationTarget.Workspace);
+      fs.rmSync(attempts, { recursive: true, force: true });
+    }
+  });
+
   test('the no-progress breaker stops a stuck loop after 2 iterations', async () => {
     await useFakeAgent({ mode: 'no-progress' });
     const r = await runCommand('ralph.startLoop', 10);

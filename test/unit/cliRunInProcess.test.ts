@@ -166,10 +166,24 @@ describe('CLI run in-process: --parallel 1 is the serial loop', function () {
     assert.match(out.stdout, /waiting until \d\d:\d\d:\d\d \(in 1 h 0[01] min\); Ctrl-C stops/);
     assert.equal(await done, 0, `${out.stdout}\n${out.stderr}`);
     assert.match(out.stderr, /SIGINT: stopping — ending the running agent or its wait/);
-    assert.match(out.stdout, /Stopped: you stopped the loop/);
+    assert.match(out.stdout, /Stopped: you stopped the loop while it waited for node's limit to reset \(after 1 iteration, last story US-001\); no agent was running/);
     assert.deepEqual(runsOf(root).map((r) => r.outcome), ['rate-limited']);
     assert.deepEqual(passing(root), []);
   });
+
+  for (const parallel of ['1', '2'] as const) {
+    it(`--max-limited 1${parallel === '2' ? ' in parallel worktrees' : ''}: the first limited run stops the loop at once, saying how often and when the agent said the limit resets; exit 1 (the user must act)`, async () => {
+      const root = makeRepo();
+      const { io, out, interrupts } = capture();
+      const code = await runRun(['--parallel', parallel, '--max-limited', '1', '--agent-command', limitThenPass(3600)], io, interrupts, root);
+      assert.equal(code, 1, `${out.stdout}\n${out.stderr}`);
+      assert.match(out.stdout, /Stopped: the agent hit its usage or rate limit in 1 run in a row \(last: US-001; it said the limit resets at \d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
+      assert.match(out.stdout, /raise ralph\.agent\.maxLimitedInARow \(1; 0: never stop\)/);
+      assert.doesNotMatch(out.stdout, /⏸/, 'no wait');
+      // in parallel another story may have run alongside; US-001 ran once
+      assert.deepEqual(runsOf(root).filter((r) => r.storyId === 'US-001').map((r) => r.outcome), ['rate-limited']);
+    });
+  }
 });
 
 describe('CLI run in-process: a run that cannot start exits 1', function () {

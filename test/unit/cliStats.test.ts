@@ -23,11 +23,11 @@ describe('CLI stats (issue 21)', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
     const lines = r.stdout.split('\n');
-    assert.equal(lines[0], '6 runs, 50% passed, 1h 10m in all (2026-11-17 to 2026-11-20)');
+    assert.equal(lines[0], '6 runs, 60% passed (1 rate-limited run not counted), 1h 10m in all (2026-11-17 to 2026-11-20)');
     assert.equal(lines[1], 'Total cost $4.50 over 3 stories; most: US-001 at $2.50; 2 runs with unknown cost.');
     assert.equal(lines[3], '1 rate-limited run, 30m 00s waiting on limits.');
     assert.match(r.stdout, /^ {2}US-002 +2 +1 +\$2\.00 +0 +5\.00k +1\.40k +35m 00s +0ms {2}Task API$/m);
-    assert.match(r.stdout, /^ {2}loop-b +3 +33% +\$2\.00 {2}2026-11-20T10:00:00\.000Z$/m);
+    assert.match(r.stdout, /^ {2}loop-b +3 +50% +\$2\.00 {2}2026-11-20T10:00:00\.000Z$/m);
     assert.match(r.stdout, /^ {2}2026-11-17 +3 +\$2\.50 +\$2\.50$/m);
     assert.match(r.stdout, /^ {2}2026-11-20 +3 +\$2\.00 +\$4\.50$/m);
   });

@@ -31,7 +31,7 @@ describe('Run Dashboard charts (issue 21)', () => {
     );
     assert.equal(m.charts[0].summary, 'Total cost $4.50 over 3 stories; most: US-001 at $2.50; 2 runs with unknown cost.');
     assert.deepEqual(m.charts[0].rows[0], ['US-001', 'Invoice schema', '$2.50', '1', '3']);
-    assert.equal(m.headline, '6 runs · 50% passed · $4.50 (+2 unknown) · 14.1k tokens · 1h 10m of agent time');
+    assert.equal(m.headline, '6 runs · 60% passed (1 rate-limited run not counted) · $4.50 (+2 unknown) · 14.1k tokens · 1h 10m of agent time');
   });
 
   it('clamps a hostile story title so that the message is never refused', () => {

@@ -43,7 +43,7 @@ describe('run insights: aggregation (issue 21)', () => {
     assert.match(summaries.costPerStory(s), /^Total cost \$4\.50 over 3 stories; most: US-001 at \$2\.50; 2 runs with unknown cost\.$/);
   });
 
-  it('gives the cumulative cost per day and over time, and the success rate per loop', () => {
+  it('gives the cumulative cost per day and over time', () => {
     const s = computeStats(demoRuns(), features);
     assert.deepEqual(
       s.days.map((d) => [d.day, d.runs, d.cost, d.cumulative]),
@@ -56,17 +56,28 @@ describe('run insights: aggregation (issue 21)', () => {
       s.costOverTime.map((p) => p.cumulative),
       [0.5, 1.75, 2.5, 2.5, 4.5, 4.5],
     );
-    assert.deepEqual(
-      s.loops.map((l) => [l.loopId, l.runs, l.passed, Math.round(l.successRate * 100)]),
-      [
-        ['loop-a', 3, 2, 67],
-        ['loop-b', 3, 1, 33],
-      ],
-    );
     assert.equal(
       s.durations.map((d) => d.durationMs / 60_000).join(','),
       '10,20,15,5,12,8',
     );
+  });
+
+  it('leaves rate-limited runs out of the success rate (they are shown as limit waits), overall and per loop', () => {
+    // loop-b: a rate-limited run, a pass and a failure: 1 of the 2 runs that ran their course passed
+    const s = computeStats(demoRuns(), features);
+    assert.deepEqual(
+      s.loops.map((l) => [l.loopId, l.runs, l.passed, Math.round(l.successRate * 100)]),
+      [
+        ['loop-a', 3, 2, 67],
+        ['loop-b', 3, 1, 50],
+      ],
+    );
+    close(s.successRate, 3 / 5);
+    assert.equal(summaries.successPerLoop(s), '2 loops; 60% of 5 iterations passed (1 rate-limited run not counted).');
+    // only limited runs: no rate at all, not 0 %
+    const limitedOnly = computeStats([runAt(0, 5, { outcome: 'rate-limited', storyPasses: false })], features);
+    assert.equal(limitedOnly.successRate, 0);
+    assert.equal(summaries.successPerLoop(limitedOnly), '1 loop; no iteration ran its course (1 rate-limited run not counted).');
   });
 
   it('counts the wait on a limit until the printed reset, or the next run of the story when it came first', () => {

@@ -82,6 +82,48 @@ describe('limits: negative cases', () => {
     assert.equal(detectLimit({ exitCode: 2, output: later, end: END }), undefined);
   });
 
+  it("a story's own failing tests that log a 429 and \"rate limit exceeded\" are a failure, not the agent's limit; the agent's own message after them still is", () => {
+    // what an agent (or ralph.sh) prints when the story's `npm test` fails: the API client's test
+    // logs the 429 it was given, then jest's ordinary failure summary and npm's error follow
+    const npmTest = [
+      '> invoices@1.0.0 test',
+      '> jest',
+      '',
+      ' PASS  src/invoice.test.ts',
+      ' FAIL  src/apiClient.test.ts',
+      '  ● api client › retries after a 429',
+      '',
+      '    console.warn',
+      '      GET /v1/invoices failed: 429 Too Many Requests: {"error":"rate limit exceeded","retry_after":2}',
+      '',
+      '    expect(received).toBe(expected) // Object.is equality',
+      '',
+      '    Expected: 2',
+      '    Received: 1',
+      '',
+      '      41 |     await client.list();',
+      '    > 42 |     expect(calls).toBe(2);',
+      '         |                   ^',
+      '',
+      '      at Object.<anonymous> (src/apiClient.test.ts:42:19)',
+      '',
+      'Test Suites: 1 failed, 1 passed, 2 total',
+      'Tests:       1 failed, 11 passed, 12 total',
+      'Snapshots:   0 total',
+      'Time:        3.104 s',
+      'Ran all test suites.',
+      'npm ERR! Test failed.  See above for more details.',
+      '',
+    ].join('\n');
+    assert.equal(detectLimit({ exitCode: 1, output: npmTest, end: END }), undefined);
+    // the same with Windows line ends and colours
+    assert.equal(detectLimit({ exitCode: 1, output: `\x1b[31m${npmTest.replace(/\n/g, '\r\n')}\x1b[0m`, end: END }), undefined);
+    // the agent's own limit message after the story's output: the agent's, whatever came before
+    for (const f of ['claude-rate-limit-reached.txt', 'codex-exceeded-retry-limit-429.txt', 'copilot-model-call-rate-limited.txt', 'claude-529-retrying.txt']) {
+      assert.equal(detectLimit({ exitCode: 1, output: npmTest + read(f), end: END })?.kind, EXPECTED[f].kind, f);
+    }
+  });
+
   it('plain failures are not limits', () => {
     for (const out of ['Error: ENOENT: no such file', 'npm ERR! code 1', 'retry limit reached for flaky test', 'waited 429 ms', 'Overloaded method foo(int)']) {
       assert.equal(detectLimit({ exitCode: 1, output: out, end: END }), undefined, out);

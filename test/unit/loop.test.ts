@@ -180,6 +180,55 @@ describe('loop controller', () => {
     assert.equal(run.stop.reason, 'max-iterations');
   });
 
+  it('after ralph.agent.maxLimitedInARow limited runs in a row the loop stops (rate-limit), naming the count and the last reset the agent printed; 0 never stops', () => {
+    const reset = new Date('2026-11-26T15:00:00Z');
+    const limit: LimitVerdict = { limited: true, kind: 'usage-limit', message: 'Claude AI usage limit reached|1795791600', resetAt: reset };
+    const always: Agent = (text) => ({ text, exitCode: 1, limit });
+    const three = drive(new LoopController({ maxLimitedInARow: 3 }), makePrd(chain), always);
+    assert.deepEqual(three.ran, ['US-001', 'US-001', 'US-001']);
+    assert.equal(three.stop.reason, 'rate-limit');
+    assert.equal(
+      three.stop.message,
+      'Stopped: the agent hit its usage or rate limit in 3 runs in a row (last: US-001; it said the limit resets at 2026-11-26 15:00 UTC) (0/3 stories pass). Each retry is a paid run, so the loop waits no longer: run it again after the reset, or raise ralph.agent.maxLimitedInARow (3; 0: never stop).',
+    );
+    // the default is 5; no reset printed: the message says so
+    const noReset: Agent = (text) => ({ text, exitCode: 1, limit: { limited: true, kind: 'rate-limit', message: 'API Error: Rate limit reached' } });
+    const five = drive(new LoopController(), makePrd(chain), noReset);
+    assert.equal(five.ran.length, 5);
+    assert.match(five.stop.message, /in 5 runs in a row \(last: US-001; it printed no reset time\)/);
+    // 0: never; the loop goes on until the limit lifts
+    const lifts: Agent = (text, id, i) => (i <= 7 ? { text, exitCode: 1, limit } : honest(text, id, i));
+    const never = drive(new LoopController({ maxLimitedInARow: 0 }), makePrd(chain), lifts);
+    assert.equal(never.stop.reason, 'all-pass', never.stop.message);
+    assert.equal(never.ran.length, 10);
+  });
+
+  it('the limit breaker counts limited runs in a row: another outcome between them starts the count again', () => {
+    const limit: LimitVerdict = { limited: true, kind: 'rate-limit', message: 'API Error: Rate limit reached' };
+    // limited, limited, a pass, limited, limited: never 3 in a row
+    const mixed: Agent = (text, id, i) => (i === 3 || i >= 6 ? honest(text, id, i) : { text, exitCode: 1, limit });
+    const run = drive(new LoopController({ maxLimitedInARow: 3 }), makePrd(chain), mixed);
+    assert.equal(run.stop.reason, 'all-pass', run.stop.message);
+  });
+
+  it('a stop while the loop waits for the agent\'s limit says so, not that an agent was ended', () => {
+    const limit: LimitVerdict = { limited: true, kind: 'usage-limit', message: 'Claude AI usage limit reached|1795791600' };
+    for (const mode of ['now', 'after-iteration'] as const) {
+      const loop = new LoopController();
+      const prd = analyzePrd(makePrd(chain));
+      const step = loop.nextStep(prd);
+      assert.equal(step.kind, 'run');
+      loop.recordIteration({ storyId: 'US-001', exitCode: 1, passingBefore: 0, passingAfter: 0, totalAfter: 3, storyPasses: false, completeSignal: false, limit, agent: 'claude' });
+      loop.limitWait(true);
+      loop.requestStop(mode);
+      loop.limitWait(false);
+      const stop = loop.nextStep(prd);
+      assert.equal(stop.kind, 'stop');
+      assert.equal(stop.reason, 'stop-requested');
+      assert.equal(stop.message, "Stopped: you stopped the loop while it waited for claude's limit to reset (after 1 iteration, last story US-001); no agent was running (0/3 stories pass).");
+    }
+  });
+
   it('a limit message from a run that exited 0 or was stopped is no limit', () => {
     const limit: LimitVerdict = { limited: true, kind: 'rate-limit', message: 'rate limit' };
     const base = { storyId: 'US-1', passingBefore: 0, passingAfter: 0, storyPasses: false, completeSignal: false, limit };
@@ -251,8 +300,8 @@ describe('loop controller', () => {
     assert.equal(run.stop.message, 'Stopped: reached the maximum of 3 iterations (3/12 stories pass).');
     const def = drive(new LoopController(), makePrd(many), honest);
     assert.equal(def.ran.length, 10);
-    const bad = new LoopController({ maxIterations: 0, noProgressLimit: Number.NaN, failureLimit: -1 });
-    assert.deepEqual({ ...bad.config, prdLabel: undefined }, { maxIterations: 10, noProgressLimit: 2, failureLimit: 2, prdLabel: undefined });
+    const bad = new LoopController({ maxIterations: 0, noProgressLimit: Number.NaN, failureLimit: -1, maxLimitedInARow: -1 });
+    assert.deepEqual({ ...bad.config, prdLabel: undefined }, { maxIterations: 10, noProgressLimit: 2, failureLimit: 2, maxLimitedInARow: 5, prdLabel: undefined });
   });
 
   it('stops when nothing is ready and says which stories block the rest', () => {

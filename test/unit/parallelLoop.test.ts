@@ -168,8 +168,46 @@ describe('ParallelLoop: the parallel loop as events in, commands out', () => {
     loop.begin();
     assert.deepEqual(show(loop.handle({ kind: 'agentEnded', storyId: 'A', outcome: 'rate-limited' })), ['limitWait A']);
     assert.deepEqual(show(loop.handle({ kind: 'stopRequested', mode: 'now' })), []);
-    assert.deepEqual(show(loop.handle({ kind: 'limitEnded' })), ['stop stop-requested']);
+    const stop = loop.handle({ kind: 'limitEnded' });
+    assert.deepEqual(show(stop), ['stop stop-requested']);
+    assert.equal((stop[0] as ParallelStop).message, "Stopped: you stopped the loop while it waited for the agent's limit to reset; 0 iterations ran (0/5 stories pass).");
     assert.equal(loop.handle({ kind: 'limitEnded' }).length, 0);
+  });
+
+  it('the limit breaker, overall: after maxLimitedInARow limited runs in a row across the slots the loop stops (rate-limit) once the running agents end, without another wait', () => {
+    const loop = loopOf(five, { config: { maxAgents: 2, maxLimitedInARow: 2 } });
+    assert.deepEqual(show(loop.begin()), ['start A', 'start B']);
+    assert.deepEqual(show(loop.handle({ kind: 'agentEnded', storyId: 'A', outcome: 'rate-limited', resetAt: new Date('2026-11-26T15:00:00Z') })), ['limitWait A']);
+    // B is limited too, while A's wait runs: the second in a row trips it; A's wait no longer holds the loop
+    const stop = loop.handle({ kind: 'agentEnded', storyId: 'B', outcome: 'rate-limited' });
+    assert.deepEqual(show(stop), ['stop rate-limit']);
+    assert.equal(
+      (stop[0] as ParallelStop).message,
+      'Stopped: the agent hit its usage or rate limit in 2 runs in a row (last: B; it printed no reset time) (0/5 stories pass). Each retry is a paid run, so the loop waits no longer: run it again after the reset, or raise ralph.agent.maxLimitedInARow (2; 0: never stop).',
+    );
+    assert.equal(loop.handle({ kind: 'limitEnded' }).length, 0);
+  });
+
+  it('the limit breaker lets the running agents finish and merge; a limited run between other outcomes starts the count again; 0 never stops', () => {
+    const loop = loopOf(five, { config: { maxAgents: 2, maxLimitedInARow: 1 } });
+    assert.deepEqual(show(loop.begin()), ['start A', 'start B']);
+    assert.deepEqual(show(loop.handle({ kind: 'agentEnded', storyId: 'A', outcome: 'rate-limited' })), [], 'no wait, nothing new starts: B still runs');
+    assert.deepEqual(show(loop.handle({ kind: 'agentEnded', storyId: 'B', outcome: 'passed' })), ['merge B']);
+    assert.deepEqual(show(loop.handle({ kind: 'merged', storyId: 'B', outcome: 'merged' })), ['stop rate-limit']);
+    const never = loopOf(five, { config: { maxAgents: 1, maxLimitedInARow: 0 } });
+    never.begin();
+    for (let k = 0; k < 8; k++) {
+      assert.deepEqual(show(never.handle({ kind: 'agentEnded', storyId: 'A', outcome: 'rate-limited' })), ['limitWait A']);
+      assert.deepEqual(show(never.handle({ kind: 'limitEnded' })), ['start A']);
+    }
+    const streaks = loopOf(five, { config: { maxAgents: 1, maxLimitedInARow: 2 } });
+    streaks.begin();
+    for (const id of ['A', 'B', 'C']) {
+      assert.deepEqual(show(streaks.handle({ kind: 'agentEnded', storyId: id, outcome: 'rate-limited' })), [`limitWait ${id}`]);
+      assert.deepEqual(show(streaks.handle({ kind: 'limitEnded' })), [`start ${id}`]);
+      assert.deepEqual(show(streaks.handle({ kind: 'agentEnded', storyId: id, outcome: 'passed' })), [`merge ${id}`, `start ${String.fromCharCode(id.charCodeAt(0) + 1)}`]);
+      assert.deepEqual(show(streaks.handle({ kind: 'merged', storyId: id, outcome: 'merged' })), []);
+    }
   });
 
   it('the failure breaker is per story: a story that failed twice needs you, the others go on', () => {

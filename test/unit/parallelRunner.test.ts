@@ -328,6 +328,37 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.equal(stop.needsYou.length, 0);
   });
 
+  it('ralph.agent.fallback in parallel: while the agent is limited the story runs again at once with the first fallback preset that is not; runs.jsonl names the agent that ran', async () => {
+    const root = makeRepo();
+    const asked: (string | undefined)[] = [];
+    const sleeps: number[] = [];
+    const passOnly = scriptedExecutor({});
+    let starts = 0;
+    const runner = new ParallelRunner(root, options({ only: ['US-001'], fallback: ['claude', 'codex'] }), {
+      executor: {
+        start: (launch) => {
+          starts++;
+          if (starts > 1) {
+            return passOnly.start(launch);
+          }
+          // the configured agent hits its limit, its reset an hour ahead
+          launch.onOutput?.(`Claude AI usage limit reached|${Math.floor(Date.now() / 1000) + 3600}\n`);
+          return { exit: Promise.resolve({ exitCode: 1, stopped: false, via: 'process' }), stop: async () => undefined, dispose: () => undefined };
+        },
+      },
+      planAgent: (req) => {
+        asked.push(req.presetId);
+        return { ok: true, commandLine: 'agent', env: { RALPH_STORY_ID: req.storyId }, warnings: [], agent: req.presetId ?? 'claude' };
+      },
+      clock: { now: () => Date.now(), sleep: async (ms) => void sleeps.push(ms) },
+    });
+    const stop = await runner.run();
+    assert.equal(stop.reason, 'all-pass', stop.message);
+    assert.deepEqual(asked, [undefined, 'codex'], 'the configured agent first, then the first fallback that is not limited (claude itself is skipped)');
+    assert.deepEqual(sleeps, [], 'no wait while another agent may run');
+    assert.deepEqual(runsOf(root).map((r) => [r.storyId, r.agent, r.outcome]), [['US-001', 'claude', 'rate-limited'], ['US-001', 'codex', 'passed']]);
+  });
+
   it('a story that waits on another starts once it has merged, in a worktree that holds its blocker', async () => {
     const root = makeRepo(makePrd([{ id: 'US-001' }, { id: 'US-002', dependsOn: ['US-001'] }], { branchName: 'ralph/demo' }));
     const events: RunnerEvent[] = [];

@@ -232,6 +232,40 @@ describe('run engine: runs are objects, several at once', () => {
       assert.deepEqual(lines.map((l) => [l.agent, l.outcome]), [['claude', 'rate-limited'], ['codex', 'passed']]);
     });
 
+    it('after maxLimitedInARow limited runs in a row the loop stops with its own reason, without waiting once more', async () => {
+      const f = folder('breaker');
+      const prds = new Map([[f.root, analyzePrd(makePrd([{ id: 'US-1' }]))]]);
+      const { clock, sleeps } = fakeClock();
+      const { engine: e, agents } = engine(prds, { clock });
+      const done = e.run(f, { maxIterations: 10, maxLimitedInARow: 2 });
+      for (const n of [1, 2]) {
+        await until(`agent ${n}`, () => agents.length === n);
+        agents[n - 1].print(limitLine(NOW + 120_000));
+        agents[n - 1].end(1);
+      }
+      const out = await done;
+      assert.equal(out.stop.reason, 'rate-limit', out.stop.message);
+      assert.match(out.stop.message, /in 2 runs in a row \(last: US-1; it said the limit resets at 2026-11-26 10:02 UTC\)/);
+      assert.equal(agents.length, 2);
+      assert.deepEqual(sleeps, [132_000], 'one wait, after the first limited run; none after the one that tripped the breaker');
+    });
+
+    it('Stop during a limit wait says the loop was stopped while it waited for the limit, not that an agent was ended', async () => {
+      const f = folder('stop-in-wait');
+      const prds = new Map([[f.root, analyzePrd(makePrd([{ id: 'US-1' }]))]]);
+      const held = fakeClock(true);
+      const { engine: e, agents } = engine(prds, { clock: held.clock });
+      const done = e.run(f, { maxIterations: 5 });
+      await until('the agent', () => agents.length === 1);
+      agents[0].print(limitLine(NOW + 3_600_000));
+      agents[0].end(1);
+      await until('the wait', () => e.all()[0]?.limit !== undefined);
+      assert.equal(await e.stopNow(), true);
+      const out = await done;
+      assert.equal(out.stop.reason, 'stop-requested');
+      assert.equal(out.stop.message, "Stopped: you stopped the loop while it waited for custom's limit to reset (after 1 iteration, last story US-1); no agent was running (0/1 stories pass).");
+    });
+
     it('with no reset time printed, backs off 1 then 2 minutes; Stop during the wait ends the loop without running the agent again', async () => {
       const f = folder('backoff');
       const prds = new Map([[f.root, analyzePrd(makePrd([{ id: 'US-1' }]))]]);

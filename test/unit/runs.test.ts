@@ -186,6 +186,12 @@ describe('runs.jsonl', () => {
     assert.deepEqual(RUN_OUTCOMES, ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error', 'rate-limited']);
   });
 
+  it("the Runs view's success rate leaves rate-limited runs out, as the dashboard's does", () => {
+    const runs = [record({ outcome: 'rate-limited', storyPasses: false }), record({ outcome: 'rate-limited', storyPasses: false }), record(), record({ outcome: 'failed', storyPasses: false })];
+    assert.equal(summarizeRuns(runs).successRate, 0.5);
+    assert.equal(summarizeRuns([record({ outcome: 'rate-limited', storyPasses: false })]).successRate, 0);
+  });
+
   it('formats durations', () => {
     assert.deepEqual(
       [0, 850, 42000, 245000, 3720000, -1].map(formatDuration),

@@ -3,7 +3,8 @@
  * loop in a terminal, over SSH, in CI or in a container. The same core as the extension: the
  * schedule, the prompt, the worktrees, the merge queue, runs.jsonl and the stop rules. Each
  * agent's output goes to `.ralph/logs/<run>.log`; stdout gets one status line per event (JSON
- * lines with --json). Exit 1 when a story was left needing the user or the run could not start,
+ * lines with --json). Exit 1 when a story was left needing the user, the limit breaker stopped it
+ * (ralph.agent.maxLimitedInARow) or the run could not start,
  * 0 otherwise. SIGINT/SIGTERM stop cleanly (agents get SIGTERM, then SIGKILL after a grace period;
  * the queue's state is saved); a second one ends the process at once, its agents SIGKILLed first.
  */
@@ -33,6 +34,12 @@ const PRESET_IDS: readonly string[] = AGENT_PRESETS.map((p) => p.id);
 
 /** Stops that mean the run could not start (exit 1): no prd.json, or one that cannot be read. */
 const COULD_NOT_START: readonly StopReason[] = ['prd-missing', 'invalid-prd'];
+/**
+ * Stops that leave the work undone until the user acts (exit 1, as a story left needing them):
+ * the limit breaker (wait for the reset or change the plan), and in a serial run the failure and
+ * no-progress breakers (the parallel loop lists those as Needs You items).
+ */
+const NEEDS_THE_USER: readonly StopReason[] = [...COULD_NOT_START, 'rate-limit'];
 
 export const runUsage = `Usage: ralph-workbench run [--story ID | --next] [options]
 
@@ -61,6 +68,9 @@ Options:
                          maxCostPerStory); a deliberate stop (exit 0)
   --max-tokens N         Start nothing new once the runs reported using N tokens
                          (ralph.budget.maxTokensPerLoop)
+  --max-limited N        Stop after N runs in a row ended at the agent's usage or rate limit,
+                         counted across the slots (ralph.agent.maxLimitedInARow, default 5;
+                         0: never); exit 1
   --allow-overlap        Start stories predicted to change the same files at once
   --worktree-root DIR    Where the worktrees go (default <repo>/../.<repo>-ralph-worktrees)
   --root DIR             The workspace folder (default: the current folder)
@@ -81,8 +91,8 @@ render-stream (render-stream --help).
 Each agent's output: .ralph/logs/<run>.log. The queue's state: .ralph/parallel.json (a run
 that was killed resumes from it). One run per workspace at a time (.ralph/run.lock).
 Exit status: 0 when every runnable story passes, the iteration limit is reached or you stopped
-it; 1 when a story needs you (a merge conflict, a failed check, the failure breaker) or the run
-could not start.
+it; 1 when a story needs you (a merge conflict, a failed check, the failure breaker), the agent
+hit its limit --max-limited times in a row, or the run could not start.
 `;
 
 const OPTIONS = {
@@ -99,6 +109,7 @@ const OPTIONS = {
   'timeout-minutes': { type: 'string' },
   'max-cost': { type: 'string' },
   'max-tokens': { type: 'string' },
+  'max-limited': { type: 'string' },
   'allow-overlap': { type: 'boolean' },
   'worktree-root': { type: 'string' },
   root: { type: 'string' },
@@ -123,6 +134,8 @@ export interface RunArgs {
   /** --max-cost (US dollars) and --max-tokens: the loop's caps, over the settings'. */
   readonly maxCost?: number;
   readonly maxTokens?: number;
+  /** --max-limited: rate-limited runs in a row before the loop stops (0: never), over ralph.agent.maxLimitedInARow. */
+  readonly maxLimited?: number;
   readonly allowOverlap: boolean;
   readonly worktreeRoot?: string;
 }
@@ -174,6 +187,7 @@ export function parseRunArgs(argv: readonly string[], cwd: string): { args?: Run
     timeoutMinutes: minutesArg(values['timeout-minutes']),
     maxCost: dollarsArg(values['max-cost']),
     maxTokens: count('max-tokens', 0),
+    maxLimited: count('max-limited', 0),
   };
   const bad = Object.values(numbers).find((v): v is string => typeof v === 'string');
   if (bad) {
@@ -211,6 +225,7 @@ export function parseRunArgs(argv: readonly string[], cwd: string): { args?: Run
       timeoutMinutes: numbers.timeoutMinutes as number | undefined,
       maxCost: numbers.maxCost as number | undefined,
       maxTokens: numbers.maxTokens as number | undefined,
+      maxLimited: numbers.maxLimited as number | undefined,
       allowOverlap: values['allow-overlap'] === true,
       worktreeRoot: str('worktree-root') !== undefined ? path.resolve(cwd, str('worktree-root') as string) : undefined,
     },
@@ -337,8 +352,10 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
       lookup,
     });
   };
+  // a command line of the user's own has no presets to fall back on
+  const fallback = (a.agentCommand ?? s.agentCommand).trim() === '' ? s.agentFallback : [];
   if (maxAgents === 1) {
-    return runOneAtATime(a, s, budget, planAgent, io, interrupts);
+    return runOneAtATime(a, s, budget, fallback, planAgent, io, interrupts);
   }
   const runner = new ParallelRunner(
     a.root,
@@ -349,6 +366,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
         failureLimit: a.failureLimit ?? s.failureLimit,
         noProgressLimit: a.noProgressLimit ?? s.noProgressLimit,
         allowOverlap: a.allowOverlap || s.parallelAllowOverlap,
+        maxLimitedInARow: a.maxLimited ?? s.agentMaxLimitedInARow,
       },
       mergeMode: a.merge ?? (s.parallelMerge as MergeMode),
       checkCommand: check.trim() || undefined,
@@ -359,11 +377,12 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
       only: a.story !== undefined ? [a.story] : undefined,
       manageBranch: s.manageBranch,
       budget,
+      fallback,
     },
     {
       executor: processExecutor,
       onEvent: out,
-      planAgent: (req) => planAgent(req.storyId, req.promptPath, req.cwd),
+      planAgent: (req) => planAgent(req.storyId, req.promptPath, req.cwd, req.presetId),
     },
   );
   let interrupted = 0;
@@ -390,7 +409,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
     io.stderr(`ralph-workbench run: ${stop.needsYou.length === 1 ? 'a story needs' : `${stop.needsYou.length} stories need`} you:\n${stop.needsYou.map((n) => `  ${n.message}`).join('\n')}\n`);
     return 1;
   }
-  return COULD_NOT_START.includes(stop.reason) ? 1 : 0;
+  return NEEDS_THE_USER.includes(stop.reason) ? 1 : 0;
 }
 
 /**
@@ -398,7 +417,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
  * needed). `--story` runs that story once; the exit status follows the parallel runner's: 1 when a
  * breaker left a story needing the user or the run could not start.
  */
-async function runOneAtATime(a: RunArgs, s: SettingValues, budget: Budget, planAgent: (storyId: string, promptPath: string, cwd: string, fallbackPreset?: string) => AgentCommandPlan, io: CliIo, interrupts: Interrupts): Promise<number> {
+async function runOneAtATime(a: RunArgs, s: SettingValues, budget: Budget, fallback: readonly string[], planAgent: (storyId: string, promptPath: string, cwd: string, fallbackPreset?: string) => AgentCommandPlan, io: CliIo, interrupts: Interrupts): Promise<number> {
   const ignored = [a.check !== undefined && '--check', a.merge !== undefined && '--merge', a.allowOverlap && '--allow-overlap', a.worktreeRoot !== undefined && '--worktree-root'].filter((f): f is string => typeof f === 'string');
   if (ignored.length > 0) {
     io.stderr(`ralph-workbench run: one at a time, stories run in the folder itself and are not merged: ${ignored.join(', ')} ${ignored.length === 1 ? 'does' : 'do'} not apply\n`);
@@ -410,11 +429,11 @@ async function runOneAtATime(a: RunArgs, s: SettingValues, budget: Budget, planA
     storyId: a.story,
     failureLimit: a.failureLimit ?? s.failureLimit,
     noProgressLimit: a.noProgressLimit ?? s.noProgressLimit,
+    maxLimitedInARow: a.maxLimited ?? s.agentMaxLimitedInARow,
     budget,
     timeoutMs: (a.timeoutMinutes ?? s.parallelRunTimeoutMinutes) * 60_000,
     planAgent: (storyId, promptPath, presetId) => planAgent(storyId, promptPath, a.root, presetId),
-    // a command line of the user's own has no presets to fall back on
-    fallback: (a.agentCommand ?? s.agentCommand).trim() === '' ? s.agentFallback : [],
+    fallback,
     onEvent: (e) => io.stdout(a.json ? `${JSON.stringify({ ...e, time: new Date().toISOString() })}\n` : `${serialLine(e)}\n`),
     warn: (line) => io.stderr(`ralph-workbench run: ${line}\n`),
   });
@@ -430,7 +449,7 @@ async function runOneAtATime(a: RunArgs, s: SettingValues, budget: Budget, planA
   });
   try {
     const stop = await run.run();
-    return stop.reason === 'failures' || stop.reason === 'no-progress' || COULD_NOT_START.includes(stop.reason) ? 1 : 0;
+    return stop.reason === 'failures' || stop.reason === 'no-progress' || NEEDS_THE_USER.includes(stop.reason) ? 1 : 0;
   } catch (e) {
     io.stderr(`ralph-workbench run: ${e instanceof RunError ? e.message : `the run could not start: ${errorMessage(e)}`}\n`);
     return 1;

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { featureResolver } from '../../core/insights/features';
-import { formatCost, formatTokens, percent, summaries } from '../../core/insights/format';
+import { formatCost, formatTokens, passedText, percent, summaries } from '../../core/insights/format';
 import { isFeature, parseDateBound, type RunStats, StatsAccumulator, type StatsFilter } from '../../core/insights/stats';
 import { oneLine } from '../../core/output';
 import { formatDuration, RUNS_FILE } from '../../core/runs/runs';
@@ -118,7 +118,7 @@ function csv(s: RunStats): string {
 
 function text(s: RunStats): string {
   const out: string[] = [];
-  out.push(`${s.runs} runs, ${percent(s.successRate)} passed, ${formatDuration(s.durationMs)} in all${s.first ? ` (${s.first.slice(0, 10)} to ${(s.last ?? s.first).slice(0, 10)})` : ''}`);
+  out.push(`${s.runs} runs, ${passedText(s)}, ${formatDuration(s.durationMs)} in all${s.first ? ` (${s.first.slice(0, 10)} to ${(s.last ?? s.first).slice(0, 10)})` : ''}`);
   out.push(summaries.costPerStory(s), summaries.tokensPerStory(s), summaries.limitWaits(s));
   if (s.stories.length > 0) {
     out.push('', 'Per story:      attempts  passed        cost  unknown   tokens in  tokens out    duration  limit wait');

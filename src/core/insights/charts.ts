@@ -6,7 +6,7 @@
  */
 import { formatDuration } from '../runs/runs';
 import { type ChartData, DASHBOARD_LIMITS, type DashboardFilter, type DashboardHostMessage } from '../webview/dashboardProtocol';
-import { formatCost, formatTokens, percent, summaries } from './format';
+import { formatCost, formatTokens, passedText, percent, summaries } from './format';
 import type { RunStats } from './stats';
 
 function clamp(s: string): string {
@@ -27,7 +27,7 @@ export function dashboardHeadline(s: RunStats): string {
     return 'No runs match the filter.';
   }
   const t = s.tokens;
-  return `${s.runs} runs · ${percent(s.successRate)} passed · ${formatCost(s.cost)}${s.unknownCost > 0 ? ` (+${s.unknownCost} unknown)` : ''} · ${formatTokens(t.input + t.output)} tokens · ${formatDuration(s.durationMs)} of agent time`;
+  return `${s.runs} runs · ${passedText(s)} · ${formatCost(s.cost)}${s.unknownCost > 0 ? ` (+${s.unknownCost} unknown)` : ''} · ${formatTokens(t.input + t.output)} tokens · ${formatDuration(s.durationMs)} of agent time`;
 }
 
 export function dashboardCharts(s: RunStats): ChartData[] {

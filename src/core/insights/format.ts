@@ -25,6 +25,12 @@ export function percent(share: number): string {
   return `${Math.round(share * 100)}%`;
 }
 
+/** "60% passed (1 rate-limited run not counted)": the success rate leaves the limited runs out, and says so. */
+export function passedText(s: Pick<RunStats, 'runs' | 'rateLimited' | 'successRate'>): string {
+  const limited = s.rateLimited > 0 ? ` (${plural(s.rateLimited, 'rate-limited run')} not counted)` : '';
+  return `${s.runs > s.rateLimited ? `${percent(s.successRate)} passed` : 'none ran its course'}${limited}`;
+}
+
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
@@ -55,7 +61,9 @@ export const summaries = {
     return `${plural(s.runs, 'iteration')}, average ${formatDuration(s.durationMs / s.runs)}, longest ${formatDuration(longest.durationMs)} (${longest.storyId}).`;
   },
   successPerLoop(s: RunStats): string {
-    return `${plural(s.loops.length, 'loop')}; ${percent(s.successRate)} of ${plural(s.runs, 'iteration')} passed.`;
+    const ran = s.runs - s.rateLimited;
+    const limited = s.rateLimited > 0 ? ` (${plural(s.rateLimited, 'rate-limited run')} not counted)` : '';
+    return `${plural(s.loops.length, 'loop')}; ${ran > 0 ? `${percent(s.successRate)} of ${plural(ran, 'iteration')} passed` : 'no iteration ran its course'}${limited}.`;
   },
   attemptsPerStory(s: RunStats): string {
     const most = [...s.stories].sort((a, b) => b.attempts - a.attempts)[0];

@@ -28,8 +28,13 @@ const MAX_MESSAGE = 200;
 /** How far after the limit message its reset time may stand (Copilot's wraps over two lines). */
 const RESET_WINDOW = 400;
 
-/** The limit messages, each with what it means. Matched on text with ANSI escapes removed and whitespace collapsed. */
-const PATTERNS: readonly { readonly kind: LimitKind; readonly re: RegExp }[] = [
+type LimitPattern = { readonly kind: LimitKind; readonly re: RegExp };
+
+/**
+ * The agents' own limit messages, in the shapes only an agent prints: counted wherever they stand
+ * in the tail. Matched on text with ANSI escapes removed and whitespace collapsed.
+ */
+const AGENT_PATTERNS: readonly LimitPattern[] = [
   // Claude Code: "Claude AI usage limit reached|1755615600", "Claude usage limit reached. Your limit will reset at 5pm (Europe/Warsaw)."
   { kind: 'usage-limit', re: /\bClaude (?:AI )?usage limit reached/gi },
   // Claude Code 2.x: "You've hit your session limit · resets 5:20am (America/Denver)", "You’ve hit your limit for Claude messages."
@@ -38,13 +43,30 @@ const PATTERNS: readonly { readonly kind: LimitKind; readonly re: RegExp }[] = [
   { kind: 'usage-limit', re: /\b\d+-hour limit reached\b/gi },
   // Copilot CLI: "Sorry, you've hit a rate limit that restricts …", "Sorry, you have been rate-limited."
   { kind: 'rate-limit', re: /\byou(?:'|’)ve hit a rate limit\b|\byou have been rate-limited\b/gi },
-  // Claude Code "API Error: Rate limit reached"; Copilot `{"message":"rate limit exceeded","code":"rate_limited"}`
+  // Claude Code: "API Error: Rate limit reached", "API Error: 429 {…rate_limit_error…}"
+  { kind: 'rate-limit', re: /\bAPI Error: Rate limit reached\b|\bAPI Error:? \(?429\b/gi },
+  // Claude Code: "API Error: 529 Overloaded.", "API Error (529 {…overloaded_error…}) · Retrying in 4 seconds…"
+  { kind: 'overloaded', re: /\bAPI Error:? \(?529\b/gi },
+  // Copilot CLI: `Model call failed: {"message":"rate limit exceeded","code":"rate_limited"}`
+  { kind: 'rate-limit', re: /"code": ?"rate_limited"/gi },
+  // Codex: "exceeded retry limit, last status: 429 Too Many Requests"
+  { kind: 'rate-limit', re: /\bexceeded retry limit, last status: 429\b/gi },
+];
+
+/**
+ * The generic forms (any HTTP 429 or 529, "rate limit exceeded"): Amp's errors have no known shape
+ * of their own, so these stay, but a story's own tests print them too (an API client's test logs the
+ * 429 it was given). They count only in the last GENERIC_LINES lines of output, where the agent's own
+ * error stands: a test log is followed by the test runner's summary and npm's error.
+ */
+const GENERIC_PATTERNS: readonly LimitPattern[] = [
   { kind: 'rate-limit', re: /\brate limit (?:reached|exceeded)\b|"rate_limited"|\brate_limit_error\b/gi },
-  // Codex: "exceeded retry limit, last status: 429 Too Many Requests"; any HTTP 429 an agent prints
   { kind: 'rate-limit', re: /\b429\b[^\n]{0,40}Too Many Requests\b|\bError:? \(?429\b/gi },
-  // Claude Code: "API Error: 529 Overloaded.", `{"type":"overloaded_error",…}`
   { kind: 'overloaded', re: /\b529\b[^\n]{0,60}\boverloaded|\boverloaded_error\b/gi },
 ];
+
+/** How many of the last lines that are not blank the generic forms are looked for in. */
+export const GENERIC_LINES = 3;
 
 export interface LimitInput {
   /** The agent's exit code (null: unknown). */
@@ -64,16 +86,20 @@ export function detectLimit(input: LimitInput): LimitVerdict | undefined {
   if (input.stopped || input.exitCode === 0) {
     return undefined;
   }
-  const text = stripAnsi(input.output.slice(-LIMIT_TAIL_CHARS)).replace(/\s+/g, ' ');
+  const { text, lastLinesFrom } = limitText(input.output);
   let best: { kind: LimitKind; index: number; length: number } | undefined;
-  for (const p of PATTERNS) {
-    for (const m of text.matchAll(p.re)) {
-      // the last message wins: an agent may retry through overloads and then hit the usage limit
-      if (!best || m.index > best.index) {
-        best = { kind: p.kind, index: m.index, length: m[0].length };
+  const consider = (patterns: readonly LimitPattern[], from: number): void => {
+    for (const p of patterns) {
+      for (const m of text.matchAll(p.re)) {
+        // the last message wins: an agent may retry through overloads and then hit the usage limit
+        if (m.index >= from && (!best || m.index > best.index)) {
+          best = { kind: p.kind, index: m.index, length: m[0].length };
+        }
       }
     }
-  }
+  };
+  consider(AGENT_PATTERNS, 0);
+  consider(GENERIC_PATTERNS, lastLinesFrom);
   if (!best) {
     return undefined;
   }
@@ -81,6 +107,24 @@ export function detectLimit(input: LimitInput): LimitVerdict | undefined {
   const resetAt = parseResetTime(after, input.end, input.timeZone);
   const message = text.slice(best.index, best.index + MAX_MESSAGE).trim();
   return { limited: true, kind: best.kind, ...(resetAt ? { resetAt } : {}), message };
+}
+
+/**
+ * The tail read for limit messages, ANSI escapes removed and whitespace collapsed, and where in it
+ * the last GENERIC_LINES lines that are not blank begin.
+ */
+function limitText(output: string): { text: string; lastLinesFrom: number } {
+  const lines = stripAnsi(output.slice(-LIMIT_TAIL_CHARS)).split(/\r\n|\r|\n/);
+  let cut = lines.length;
+  for (let seen = 0; cut > 0 && seen < GENERIC_LINES; cut--) {
+    if (lines[cut - 1].trim() !== '') {
+      seen++;
+    }
+  }
+  const collapse = (part: readonly string[]): string => part.join(' ').replace(/\s+/g, ' ').trim();
+  const head = collapse(lines.slice(0, cut));
+  const last = collapse(lines.slice(cut));
+  return head === '' ? { text: last, lastLinesFrom: 0 } : { text: `${head} ${last}`, lastLinesFrom: head.length + 1 };
 }
 
 const UNIT_MS: Record<string, number> = { day: 86_400_000, hour: 3_600_000, minute: 60_000, min: 60_000, second: 1000, sec: 1000 };

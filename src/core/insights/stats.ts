@@ -9,7 +9,7 @@
  * next run of the same story starts, whichever comes first; with neither, its wait is unknown.
  */
 import { featureName } from '../runs/archive';
-import type { RunOutcome, RunRecord, RunTokens } from '../runs/runs';
+import { type RunOutcome, type RunRecord, type RunTokens, successRate } from '../runs/runs';
 import type { FeatureOf } from './features';
 
 export interface StatsFilter {
@@ -46,7 +46,9 @@ export interface LoopStats {
   readonly start: string;
   readonly runs: number;
   readonly passed: number;
-  /** passed / runs, 0..1. */
+  /** Rate-limited runs: not in the success rate (they are the limit waits). */
+  readonly rateLimited: number;
+  /** passed / (runs − rateLimited), 0..1 (0 when no run ran its course). */
   readonly successRate: number;
   readonly cost: number;
   readonly unknownCost: number;
@@ -82,6 +84,7 @@ export interface DurationPoint {
 
 export interface RunStats extends RunFigures {
   readonly runs: number;
+  /** Of the runs that ran their course (rate-limited ones left out): `successRate` in runs.ts. */
   readonly successRate: number;
   /** Rate-limited runs whose wait cannot be told (no reset time, no later run of the story). */
   readonly limitWaitsUnknown: number;
@@ -188,7 +191,7 @@ export class StatsAccumulator {
   private last?: string;
   private readonly features = new Map<string, number>();
   private readonly stories = new Map<string, MutableStory>();
-  private readonly loops = new Map<string, { loopId: string; start: string; runs: number; passed: number; cost: number; unknownCost: number }>();
+  private readonly loops = new Map<string, { loopId: string; start: string; runs: number; passed: number; rateLimited: number; cost: number; unknownCost: number }>();
   private readonly days = new Map<string, { runs: number; cost: number }>();
   private readonly costOverTime = new Downsampled<CostPoint>(MAX_POINTS, (_a, b) => b);
   private readonly durations = new Downsampled<DurationPoint>(MAX_POINTS, (a, b) => ({ ...(b.durationMs > a.durationMs ? b : a), of: a.of + b.of }));
@@ -246,9 +249,10 @@ export class StatsAccumulator {
       story.pending = { end: endTime, resetAt: timeOf(r.resetAt) };
     }
 
-    const loop = this.loops.get(r.loopId) ?? { loopId: r.loopId, start: r.start, runs: 0, passed: 0, cost: 0, unknownCost: 0 };
+    const loop = this.loops.get(r.loopId) ?? { loopId: r.loopId, start: r.start, runs: 0, passed: 0, rateLimited: 0, cost: 0, unknownCost: 0 };
     loop.runs++;
     loop.passed += passed;
+    loop.rateLimited += r.outcome === 'rate-limited' ? 1 : 0;
     loop.cost += cost;
     loop.unknownCost += known ? 0 : 1;
     this.loops.set(r.loopId, loop);
@@ -307,7 +311,7 @@ export class StatsAccumulator {
     return {
       runs: this.runs,
       passed: this.passed,
-      successRate: this.runs === 0 ? 0 : this.passed / this.runs,
+      successRate: successRate(this.passed, this.runs, this.rateLimited),
       cost: this.cost,
       unknownCost: this.unknownCost,
       tokens: { ...this.tokens },
@@ -320,7 +324,7 @@ export class StatsAccumulator {
       features: [...this.features.entries()].map(([name, runs]) => ({ name, runs })),
       filteredOut: this.filteredOut,
       stories,
-      loops: [...this.loops.values()].map((l) => ({ ...l, successRate: l.runs === 0 ? 0 : l.passed / l.runs })),
+      loops: [...this.loops.values()].map((l) => ({ ...l, successRate: successRate(l.passed, l.runs, l.rateLimited) })),
       days,
       costOverTime: this.costOverTime.result(),
       durations: this.durations.result(),

@@ -7,6 +7,7 @@
  * headless; the extension's Runner (src/services/run/runner.ts) supplies the VS Code parts, the
  * CLI's `run --parallel 1` (src/cli/serialRun.ts) the headless ones.
  */
+import { type AgentChoice, agentChoice, availableFallback } from './agentChoice';
 import { type Clock, realClock } from './clock';
 import type { AgentExecutor, AgentHandle, AgentLaunch } from './executor';
 import { completeIteration } from './iteration';
@@ -72,6 +73,8 @@ export interface RunRequest {
   readonly fallback?: readonly string[];
   /** Cost and token caps (ralph.budget.*, the CLI's --max-cost / --max-tokens). */
   readonly budget?: Budget;
+  /** ralph.agent.maxLimitedInARow: stop after this many rate-limited iterations in a row (0: never). */
+  readonly maxLimitedInARow?: number;
 }
 
 export class RunEngine<F, H extends AgentHandle> {
@@ -110,9 +113,10 @@ export class RunEngine<F, H extends AgentHandle> {
       prdLabel: request.prdLabel,
       firstStory: request.storyId,
       budget: request.budget,
+      maxLimitedInARow: request.maxLimitedInARow,
     });
     const run = this.runs.start(folder, loop.config.maxIterations, new Date());
-    const agents: AgentChoice = { fallback: request.fallback ?? [], limitedUntil: new Map() };
+    const agents = agentChoice(request.fallback);
     this.loops.set(run.id, loop);
     let allowDirtyCheckout = false;
     try {
@@ -183,9 +187,11 @@ export class RunEngine<F, H extends AgentHandle> {
     this.ports.log.info(
       `[runner] ${storyId}: rate-limited by ${agent} (${limit.message}); waiting until ${when}${wait.source === 'reset' ? ' (its reset time)' : ' (no reset time printed: backing off)'}`,
     );
+    loop.limitWait(true);
     try {
       await this.clock.sleep(Math.max(0, wait.until - this.clock.now()), control.signal);
     } finally {
+      loop.limitWait(false);
       this.waits.delete(runId);
       this.runs.update(runId, { limit: undefined });
     }
@@ -260,28 +266,10 @@ export class RunEngine<F, H extends AgentHandle> {
       log.info(`[runner] ${note}`);
     }
     this.ports.recorded?.(folder, record);
-    if (limit) {
+    // once the breaker trips the loop stops (its next step says why): no wait before it
+    if (limit && !loop.limitBreakerTripped) {
       await this.waitOutLimit(runId, loop, step.storyId, prepared.agent, limit, ended, agents);
     }
     return record;
   }
-}
-
-/** The agents a run may use: the configured one (known after its first iteration), the fallback presets, and until when each is limited. */
-interface AgentChoice {
-  configured?: string;
-  readonly fallback: readonly string[];
-  readonly limitedUntil: Map<string, number>;
-}
-
-/**
- * The preset to run instead of the configured agent: the first of the fallback list that is not
- * limited, while the configured one is; undefined when the configured agent may run (or none may).
- */
-function availableFallback(a: AgentChoice, now: number): string | undefined {
-  const free = (agent: string): boolean => (a.limitedUntil.get(agent) ?? 0) <= now;
-  if (a.configured === undefined || free(a.configured)) {
-    return undefined;
-  }
-  return a.fallback.find((p) => p !== a.configured && free(p));
 }

@@ -139,6 +139,7 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     commit: commit === undefined ? undefined : commit?.subject ?? null,
     limit,
     spent: spendOf(o.receipt),
+    agent: o.agent,
   });
   const limited = record.outcome === 'rate-limited' ? limit : undefined;
   const signature = record.outcome === 'failed' && o.output !== undefined ? failureSignature(o.output) : undefined;

@@ -13,6 +13,7 @@
  * maximum: the caller waits for the reset, and the same story runs again.
  */
 import type { LimitVerdict } from '../insights/limits';
+import { type LastLimit, limitBreakerMessage, limitBreakerTripped, maxLimitedOf, stoppedInWaitText } from './limitBreaker';
 import { type Budget, BudgetTracker, type RunSpend } from '../insights/budget';
 import type { PrdAnalysis } from '../prd/index';
 import type { Problem } from '../prd/problems';
@@ -34,6 +35,8 @@ export interface LoopConfig {
   readonly firstStory?: string;
   /** Cost and token caps (ralph.budget.*): no further iteration once the loop's spending reaches one. */
   readonly budget?: Budget;
+  /** Stop after this many rate-limited iterations in a row (ralph.agent.maxLimitedInARow, default 5; 0: never). */
+  readonly maxLimitedInARow?: number;
 }
 
 export const DEFAULT_LOOP_CONFIG: LoopConfig = { maxIterations: 10, noProgressLimit: 2, failureLimit: 2 };
@@ -43,8 +46,9 @@ export const DEFAULT_LOOP_CONFIG: LoopConfig = { maxIterations: 10, noProgressLi
  * `needs-you` (the parallel loop): nothing else can run while stories wait for the user (a merge
  * conflict, a failed check, a question, breakers of both kinds); when every such story tripped the
  * same breaker, the reason is that breaker's (`failures`, `no-progress`), as in the serial loop.
+ * `rate-limit`: the agent hit its limit in ralph.agent.maxLimitedInARow runs in a row (limitBreaker.ts).
  */
-export type StopReason = 'all-pass' | 'nothing-ready' | 'max-iterations' | 'stop-requested' | 'no-progress' | 'failures' | 'invalid-prd' | 'prd-missing' | 'cancelled' | 'needs-you' | 'budget';
+export type StopReason = 'all-pass' | 'nothing-ready' | 'max-iterations' | 'stop-requested' | 'no-progress' | 'failures' | 'invalid-prd' | 'prd-missing' | 'cancelled' | 'needs-you' | 'budget' | 'rate-limit';
 
 export type StopMode = 'after-iteration' | 'now';
 
@@ -93,6 +97,8 @@ export interface IterationResult {
   readonly limit?: LimitVerdict;
   /** What the agent reported spending (its receipt); undefined: unknown. */
   readonly spent?: RunSpend;
+  /** The agent preset that ran (for the messages). */
+  readonly agent?: string;
 }
 
 export interface IterationRecord {
@@ -152,6 +158,10 @@ export class LoopController {
   private limitedInARow = 0;
   /** The story a rate-limited iteration was on: it runs again next. */
   private retryStory: string | undefined;
+  private lastLimit: (LastLimit & { readonly agent?: string }) | undefined;
+  /** The caller waits out the agent's limit now; a stop meanwhile ended no agent. */
+  private waiting = false;
+  private stopInWait = false;
   private stop: StopMode | undefined;
   private lastStory: string | undefined;
   private lastExit: number | null = null;
@@ -167,6 +177,7 @@ export class LoopController {
       prdLabel: config.prdLabel ?? 'prd.json',
       ...(config.firstStory !== undefined ? { firstStory: config.firstStory } : {}),
       ...(config.budget ? { budget: config.budget } : {}),
+      maxLimitedInARow: maxLimitedOf(config.maxLimitedInARow),
     };
     this.spending = new BudgetTracker(config.budget);
   }
@@ -192,6 +203,17 @@ export class LoopController {
     if (this.stop !== 'now') {
       this.stop = mode;
     }
+    this.stopInWait ||= this.waiting;
+  }
+
+  /** The caller starts (true) or ends (false) its wait for the agent's limit after a rate-limited iteration. */
+  limitWait(on: boolean): void {
+    this.waiting = on;
+  }
+
+  /** The limited iterations in a row reached ralph.agent.maxLimitedInARow: no wait, the loop stops. */
+  get limitBreakerTripped(): boolean {
+    return limitBreakerTripped(this.limitedInARow, this.config.maxLimitedInARow ?? 0);
   }
 
   /**
@@ -203,6 +225,9 @@ export class LoopController {
     const n = this.iterations;
     if (this.stop) {
       const done = n === 0 ? 'before the first iteration' : `after ${plural(n, 'iteration')}`;
+      if (this.stopInWait) {
+        return stopStep('stop-requested', withCounts(`Stopped: ${stoppedInWaitText(this.lastLimit?.agent)} (${done}${this.lastStory ? `, last story ${this.lastStory}` : ''}); no agent was running.`, prd));
+      }
       const message =
         this.stop === 'now'
           ? `Stopped: you stopped the loop; the agent was ended ${done}${this.lastStory && n > 0 ? ` (last story ${this.lastStory})` : ''}.`
@@ -221,6 +246,9 @@ export class LoopController {
         `Stopped: ${label} cannot be read as a list of stories${where}. Fix it and start again; no agent was run.`,
         problems.slice(0, 10).map((p) => problemLine(label, p)),
       );
+    }
+    if (this.limitBreakerTripped) {
+      return stopStep('rate-limit', limitBreakerMessage(this.limitedInARow, this.lastLimit, this.config.maxLimitedInARow ?? 0, countsOf(prd)));
     }
     const wanted = n === 0 ? this.config.firstStory : this.retryStory;
     const picked = wanted !== undefined ? prd.doc.stories.find((s) => s.id === wanted && (n === 0 || !s.passes)) : undefined;
@@ -346,6 +374,7 @@ export class LoopController {
     this.limited++;
     this.limitedInARow++;
     this.retryStory = result.storyId;
+    this.lastLimit = { storyId: result.storyId, ...(result.limit?.resetAt ? { resetAt: result.limit.resetAt } : {}), ...(result.agent ? { agent: result.agent } : {}) };
     const what = result.limit?.kind === 'overloaded' ? 'the provider was overloaded' : `the agent hit its ${result.limit?.kind === 'usage-limit' ? 'usage limit' : 'rate limit'}`;
     const notes = [`${result.storyId}: ${what} (not counted as a failure); it runs again after the wait.`];
     const record: IterationRecord = { iteration: this.iterations, outcome: 'rate-limited', progress: false, falseComplete: false, notes };
@@ -359,11 +388,17 @@ function stopStep(reason: StopReason, message: string, details: readonly string[
 }
 
 function withCounts(message: string, prd: PrdAnalysis | undefined): string {
+  const counts = countsOf(prd);
+  return counts ? `${message.replace(/\.$/, '')} ${counts}.` : message;
+}
+
+/** "(2/7 stories pass)"; undefined without stories. */
+function countsOf(prd: PrdAnalysis | undefined): string | undefined {
   if (!prd || !prd.readable || prd.readiness.counts.total === 0) {
-    return message;
+    return undefined;
   }
   const c = prd.readiness.counts;
-  return `${message.replace(/\.$/, '')} (${c.done}/${c.total} stories pass).`;
+  return `(${c.done}/${c.total} stories pass)`;
 }
 
 function problemLine(label: string, p: Problem): string {

@@ -22,6 +22,7 @@ import { type Budget, BudgetTracker, type RunSpend } from '../insights/budget';
 import type { PrdAnalysis } from '../prd/index';
 import type { Story } from '../prd/model';
 import { ReadyTracker } from '../prd/schedule';
+import { type LastLimit, limitBreakerMessage, limitBreakerTripped, maxLimitedOf, stoppedInWaitText } from './limitBreaker';
 import { LoopController, type StopMode, type StopReason } from './loop';
 import { DEFAULT_PARALLEL_CONFIG, NO_ATTEMPTS, type ParallelConfig, planStarts, type StoryCounters, trippedBreaker } from './parallelPlan';
 import { guardedPaths, memoryFileSet } from './sameFile';
@@ -47,7 +48,8 @@ export type AgentOutcome =
 export type MergeOutcome = 'merged' | 'conflict' | 'check-failed' | 'error';
 
 export type ParallelEvent =
-  | { readonly kind: 'agentEnded'; readonly storyId: string; readonly outcome: AgentOutcome; readonly message?: string; readonly filesChanged?: readonly string[]; readonly spent?: RunSpend }
+  /** `resetAt`: a rate-limited run's reset time, when its agent printed one (for the limit breaker's message). */
+  | { readonly kind: 'agentEnded'; readonly storyId: string; readonly outcome: AgentOutcome; readonly message?: string; readonly filesChanged?: readonly string[]; readonly spent?: RunSpend; readonly resetAt?: Date }
   | { readonly kind: 'merged'; readonly storyId: string; readonly outcome: MergeOutcome; readonly message?: string }
   | { readonly kind: 'stopRequested'; readonly mode: StopMode }
   /** The user's Retry on a Needs You item: the story may run again, its breakers reset. */
@@ -125,6 +127,10 @@ export class ParallelLoop {
   /** Limit waits asked for and not ended yet: while there is one, nothing starts and the loop does not stop. */
   private limitWaits = 0;
   private limitedInARow = 0;
+  /** The limit breaker tripped (limitBreaker.ts): the count then and the last limited run; nothing starts or waits any more. */
+  private limitTrip: { readonly inARow: number; readonly last: LastLimit } | undefined;
+  /** A stop came while the loop waited for a limit; how many agents ran then. */
+  private stopInWait: { readonly running: number } | undefined;
   private stopMode: StopMode | undefined;
   private finished: ParallelStop | undefined;
   private waiting: readonly { readonly storyId: string; readonly reason: WaitReason }[] = [];
@@ -141,6 +147,7 @@ export class ParallelLoop {
       failureLimit: pick(c.failureLimit, DEFAULT_PARALLEL_CONFIG.failureLimit),
       noProgressLimit: pick(c.noProgressLimit, DEFAULT_PARALLEL_CONFIG.noProgressLimit),
       allowOverlap: c.allowOverlap ?? DEFAULT_PARALLEL_CONFIG.allowOverlap,
+      maxLimitedInARow: maxLimitedOf(c.maxLimitedInARow),
     };
     this.memory = memoryFileSet(options.memoryFiles);
     this.spending = new BudgetTracker(options.budget);
@@ -202,6 +209,9 @@ export class ParallelLoop {
         this.mergeEnded(event, out);
         break;
       case 'stopRequested':
+        if (this.limitWaits > 0) {
+          this.stopInWait ??= { running: this.runningCount };
+        }
         if (this.stopMode !== 'now') {
           this.stopMode = event.mode;
         }
@@ -287,8 +297,15 @@ export class ParallelLoop {
         this.counters.set(id, { ...c, attempts: Math.max(0, c.attempts - 1) });
         this.iterations--;
         this.limitedInARow++;
-        this.limitWaits++;
         this.release(id, 'pending');
+        if (this.limitTrip || limitBreakerTripped(this.limitedInARow, this.config.maxLimitedInARow ?? 0)) {
+          // The breaker: no wait, nothing new starts, the waits asked for no longer hold the loop;
+          // it stops once the running agents end (their finished work merges).
+          this.limitTrip = { inARow: Math.max(this.limitTrip?.inARow ?? 0, this.limitedInARow), last: { storyId: id, ...(event.resetAt ? { resetAt: event.resetAt } : {}) } };
+          this.limitWaits = 0;
+          return;
+        }
+        this.limitWaits++;
         out.push({ kind: 'limitWait', storyId: id, inARow: this.limitedInARow });
         return;
       case 'passed':
@@ -388,7 +405,7 @@ export class ParallelLoop {
       countersOf: (id) => this.countersOf(id),
       needsYou: (id) => this.open.get(id)?.reason,
       skipped: (id) => this.phase.get(id) === 'skipped',
-      stopping: this.stopMode !== undefined || this.spending.loopCapReached() !== undefined,
+      stopping: this.stopMode !== undefined || this.limitTrip !== undefined || this.spending.loopCapReached() !== undefined,
       limited: this.limitWaits > 0,
     });
     for (const id of plan.start) {
@@ -430,6 +447,10 @@ export class ParallelLoop {
       details.push(`${left} other ${left === 1 ? 'story was' : 'stories were'} not part of this run.`);
     }
     const stop = (reason: StopReason, message: string): ParallelStop => ({ kind: 'stop', reason, message, details, needsYou });
+    if (this.stopMode && this.stopInWait) {
+      const others = this.stopInWait.running > 0 ? (this.stopMode === 'now' ? '; the running agents were ended' : '; the running agents finished') : '';
+      return stop('stop-requested', `Stopped: ${stoppedInWaitText(undefined)}${others}; ${ran} ran${this.iterations > 0 ? ', their finished work merged' : ''} ${counts}.`);
+    }
     if (this.stopMode) {
       return stop('stop-requested', `Stopped: you ${this.stopMode === 'now' ? 'stopped the loop; the running agents were ended' : 'asked to stop after the running iterations'}; ${ran} ran, their finished work merged ${counts}.`);
     }
@@ -438,6 +459,9 @@ export class ParallelLoop {
     }
     if (left > 0 && passing + left === total) {
       return stop('all-pass', `Stopped: every story this run took passes ${counts}.`);
+    }
+    if (this.limitTrip) {
+      return stop('rate-limit', limitBreakerMessage(this.limitTrip.inARow, this.limitTrip.last, this.config.maxLimitedInARow ?? 0, counts));
     }
     const spentOut = this.spending.loopCapReached();
     if (spentOut) {

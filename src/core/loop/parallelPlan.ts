@@ -26,9 +26,11 @@ export interface ParallelConfig {
   readonly noProgressLimit: number;
   /** Let stories predicted to change the same file run at once (`ralph.parallel.allowOverlap`). */
   readonly allowOverlap: boolean;
+  /** The loop stops after this many rate-limited runs in a row across the slots (ralph.agent.maxLimitedInARow, default 5; 0: never). */
+  readonly maxLimitedInARow?: number;
 }
 
-export const DEFAULT_PARALLEL_CONFIG: ParallelConfig = { maxAgents: 3, maxIterations: 10, failureLimit: 2, noProgressLimit: 2, allowOverlap: false };
+export const DEFAULT_PARALLEL_CONFIG: ParallelConfig = { maxAgents: 3, maxIterations: 10, failureLimit: 2, noProgressLimit: 2, allowOverlap: false, maxLimitedInARow: 5 };
 
 /** A story's attempts so far (the breakers are per story). */
 export interface StoryCounters {

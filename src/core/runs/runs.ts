@@ -323,7 +323,7 @@ export interface RunsSummary {
   readonly iterations: number;
   /** Distinct stories that an iteration turned to passing. */
   readonly storiesCompleted: number;
-  /** Share of iterations whose outcome is "passed", 0..1 (0 when there are none). */
+  /** Share of iterations whose outcome is "passed", rate-limited ones left out (`successRate`). */
   readonly successRate: number;
   /** Mean duration, 0 when there are none. */
   readonly averageDurationMs: number;
@@ -337,7 +337,18 @@ export function summarizeRuns(runs: readonly RunRecord[]): RunsSummary {
   const completed = new Set(runs.filter((r) => r.outcome === 'passed' && r.storyPasses).map((r) => r.storyId));
   const passed = runs.filter((r) => r.outcome === 'passed').length;
   const total = runs.reduce((s, r) => s + Math.max(0, r.durationMs), 0);
-  return { iterations: n, storiesCompleted: completed.size, successRate: passed / n, averageDurationMs: Math.round(total / n) };
+  const limited = runs.filter((r) => r.outcome === 'rate-limited').length;
+  return { iterations: n, storiesCompleted: completed.size, successRate: successRate(passed, n, limited), averageDurationMs: Math.round(total / n) };
+}
+
+/**
+ * The share of runs that passed, 0..1, of the runs that ran their course: a rate-limited run was
+ * stopped by the agent's provider, not by the work (it is shown as a limit wait), so it is left out.
+ * 0 when no run ran its course.
+ */
+export function successRate(passed: number, runs: number, rateLimited: number): number {
+  const counted = runs - rateLimited;
+  return counted <= 0 ? 0 : passed / counted;
 }
 
 /** The Runs view's summary line, e.g. "7 iterations · 5 stories completed · 71% success · avg 4m 05s". */

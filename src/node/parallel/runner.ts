@@ -11,9 +11,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorMessage } from '../../core/errorMessage';
 import type { Budget } from '../../core/insights/budget';
-import { type LimitVerdict, limitWait } from '../../core/insights/limits';
 import { spendOf } from '../../core/insights/receipts';
-import { WaitSet } from '../../core/loop/clock';
 import { ParallelLoop, type ParallelCommand, type ParallelEvent, type NeedsYouItem, type ParallelStop } from '../../core/loop/parallelLoop';
 import type { ParallelConfig } from '../../core/loop/parallelPlan';
 import { predictAll } from '../../core/loop/sameFile';
@@ -23,6 +21,7 @@ import { analyzePrd, type PrdAnalysis } from '../../core/prd/index';
 import type { MergeResult, RunRecord } from '../../core/runs/runs';
 import { recordIteration } from '../runRecorder';
 import { git, ParallelError, topOf } from './git';
+import { LimitWaits } from './limitWaits';
 import { MergeQueue } from './mergeQueue';
 import { mergedLeftovers, resumeParallel } from './resume';
 import { readPredictionInputs } from './predictionInputs';
@@ -55,6 +54,8 @@ export interface ParallelRunOptions {
    * the default branch when missing), as the serial loop does; the run then works on that branch.
    */
   readonly manageBranch?: boolean;
+  /** ralph.agent.fallback: presets to run, in this order, while the configured agent is limited (limitWaits.ts). */
+  readonly fallback?: readonly string[];
 }
 
 import type { ParallelRunPorts, RunnerEvent, StoryStatus } from './runnerTypes';
@@ -78,9 +79,7 @@ export class ParallelRunner {
   private readonly pendingLines = new Map<string, PendingLine>();
   private readonly work = new Set<Promise<unknown>>();
   private readonly attempts = new Map<string, number>();
-  /** What each story's agent last printed of its limit, and when it ended. */
-  private readonly limits = new Map<string, { limit: LimitVerdict; ended: number; agent: string }>();
-  private limitWaits!: WaitSet;
+  private readonly limitWaits: LimitWaits;
   /** Stories asked to stop while their agent was still being prepared (no run to stop yet). */
   private readonly stopBeforeStart = new Set<string>();
   private finished: ((stop: ParallelStop) => void) | undefined;
@@ -97,7 +96,7 @@ export class ParallelRunner {
     private readonly options: ParallelRunOptions,
     private readonly ports: ParallelRunPorts,
   ) {
-    this.limitWaits = new WaitSet(ports.clock);
+    this.limitWaits = new LimitWaits(ports.clock, options.fallback, () => this.now().getTime());
     this.loopId = `parallel-${this.now().toISOString().replace(/[:.]/g, '-')}`;
   }
 
@@ -197,14 +196,9 @@ export class ParallelRunner {
     return this.limitWaits.endAll();
   }
 
-  /** Waits out an agent's limit (its printed reset plus a margin, or the backoff), unless the loop is stopping. */
+  /** Waits out an agent's limit (limitWaits.ts), then tells the loop. */
   private async waitOutLimit(storyId: string, inARow: number): Promise<void> {
-    const seen = this.limits.get(storyId);
-    if (!this.loop?.status.stopRequested) {
-      const wait = limitWait(seen?.limit ?? {}, seen?.ended ?? this.now().getTime(), inARow);
-      this.emit({ kind: 'waiting', storyId, agent: seen?.agent ?? 'the agent', until: wait.until, source: wait.source });
-      await this.limitWaits.sleepUntil(wait.until);
-    }
+    await this.limitWaits.waitOut(storyId, inARow, this.loop?.status.stopRequested !== undefined, (e) => this.emit(e));
     this.post({ kind: 'limitEnded' });
   }
 
@@ -315,6 +309,8 @@ export class ParallelRunner {
   }
 
   private async end(stop: ParallelStop): Promise<void> {
+    // a wait the limit breaker left behind holds nothing up any more
+    this.limitWaits.endAll();
     for (const spare of this.spares.drain()) {
       this.removeLater(spare);
     }
@@ -387,11 +383,16 @@ export class ParallelRunner {
       return;
     }
     const wave = this.waveOf(id);
+    let presetId: string | undefined;
     const ctx: StoryRunContext = {
       root: repo.root,
       files: this.options.files,
       executor: this.ports.executor,
-      planAgent: (r) => this.ports.planAgent(r),
+      planAgent: (r) => {
+        // while the configured agent is limited, the first fallback preset that is not
+        presetId = this.limitWaits.presetFor();
+        return this.ports.planAgent(presetId === undefined ? r : { ...r, presetId });
+      },
       issuePlanFor: this.ports.issuePlanFor?.bind(this.ports),
       timeoutMs: this.options.runTimeoutMs,
       now: () => this.now(),
@@ -413,9 +414,7 @@ export class ParallelRunner {
     const result = await run.result;
     this.runs.delete(id);
     const line = runLine(result, { ...c, loopId: this.loopId, passing: this.prd?.readiness.counts.done ?? 0, wave }, wt);
-    if (result.limit) {
-      this.limits.set(id, { limit: result.limit, ended: result.ended.getTime(), agent: result.agent });
-    }
+    this.limitWaits.ended(id, result, presetId);
     this.emit({ kind: 'agentEnded', storyId: id, runId, outcome: result.outcome, exitCode: result.exit?.exitCode ?? null, durationMs: result.ended.getTime() - result.started.getTime(), message: result.message });
     if (result.outcome === 'passed') {
       // Its line waits for the merge's outcome.
@@ -425,7 +424,7 @@ export class ParallelRunner {
       await (this.queue as MergeQueue).record(wt, 'interrupted', { note: result.message }).catch(() => undefined);
       await this.writeLine(line, wave, undefined, id);
     }
-    this.post({ kind: 'agentEnded', storyId: id, outcome: result.outcome, message: result.message, filesChanged: result.filesChanged, spent: spendOf(result.receipt) });
+    this.post({ kind: 'agentEnded', storyId: id, outcome: result.outcome, message: result.message, filesChanged: result.filesChanged, spent: spendOf(result.receipt), resetAt: result.limit?.resetAt });
   }
 
 

@@ -44,6 +44,8 @@ export interface AgentPlanRequest {
   readonly promptPath: string;
   /** The folder the agent runs in (its worktree). */
   readonly cwd: string;
+  /** Run this preset instead of the configured agent (ralph.agent.fallback while that one is limited). */
+  readonly presetId?: string;
 }
 
 export interface StoryRunContext {

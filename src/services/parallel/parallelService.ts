@@ -143,6 +143,7 @@ export class ParallelService extends Disposable {
           failureLimit: s.failureLimit,
           noProgressLimit: s.noProgressLimit,
           allowOverlap: s.parallelAllowOverlap,
+          maxLimitedInARow: s.agentMaxLimitedInARow,
         },
         mergeMode: s.parallelMerge,
         checkCommand: s.parallelCheckCommand.trim() || undefined,
@@ -153,13 +154,16 @@ export class ParallelService extends Disposable {
         only: options.only,
         manageBranch: s.manageBranch,
         budget: s.budget,
+        // a command line of the user's own has no presets to fall back on
+        fallback: s.agentCommand.trim() === '' ? s.agentFallback : [],
       },
       {
         executor: this.executor(),
         planAgent: (req) =>
           planAgentCommand({
-            presetId: s.agentPreset,
-            command: s.agentCommand,
+            // a fallback preset runs as the preset it is (ralph.agent.fallback)
+            presetId: req.presetId ?? s.agentPreset,
+            command: req.presetId !== undefined ? '' : s.agentCommand,
             shell,
             exists: (p) => scripts.has(p),
             vars: { promptFile: req.promptPath, storyId: req.storyId, workspaceFolder: req.cwd },

@@ -173,6 +173,7 @@ export class Runner extends Disposable {
         prdLabel: settings.prdPath,
         // a command line of the user's own has no presets to fall back on
         fallback: settings.agentCommand.trim() === '' ? settings.agentFallback : [],
+        maxLimitedInARow: settings.agentMaxLimitedInARow,
         budget: settings.budget,
       });
     } catch (e) {
