@@ -4,7 +4,8 @@
 // points in the same headless Chromium and the same run:
 //   host      computeStats + dashboardCharts + the message's JSON (in Node, what the extension does);
 //   page      the real page bundle (dist/webview/main.js, `npm run build`): message validated (zod),
-//             7 SVG charts built (tables are built when first shown), layout done, next frame painted;
+//             the first 2 SVG charts built (tables are built when first shown), layout done, next
+//             frame painted; then the other 5, drawn just after that first paint, painted;
 //   canvas    the same 7 charts' points drawn on 600×180 canvases (bars/lines, no tables, no zod):
 //             the cost of the drawing alone with canvas instead of SVG.
 // Medians of --runs fresh pages (after a warm-up). Target (issue 21): first paint under 1 s. It only prints.
@@ -100,7 +101,14 @@ async function pageRender(page) {
     document.body.getBoundingClientRect();
     await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
     if (document.querySelectorAll('section.chart').length !== m.charts.length) throw new Error('the page drew no charts');
-    return performance.now() - t0;
+    const first = performance.now() - t0;
+    // The charts below the fold are drawn just after the first paint.
+    while (document.querySelectorAll('section.chart svg.plot').length < m.charts.length) {
+      if (performance.now() - t0 > 10_000) throw new Error('the page did not draw every chart');
+      await new Promise((r) => requestAnimationFrame(r));
+    }
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    return { first, all: performance.now() - t0 };
   }, msg);
 }
 
@@ -135,15 +143,16 @@ async function canvasRender(page) {
   }, msg);
 }
 
-const samples = { first: [], again: [], canvas: [] };
+const samples = { first: [], all: [], again: [], canvas: [] };
 for (let k = 0; k <= RUNS; k++) {
   const page = await freshPage();
   const first = await pageRender(page);
   const again = await pageRender(page);
   const canvas = await canvasRender(await freshPage());
   if (k > 0) {
-    samples.first.push(first);
-    samples.again.push(again);
+    samples.first.push(first.first);
+    samples.all.push(first.all);
+    samples.again.push(again.all);
     samples.canvas.push(canvas);
   }
   await Promise.all(browser.contexts().map((c) => c.close()));
@@ -154,5 +163,6 @@ console.log(`\nRun Dashboard with ${N.toLocaleString('en')} runs (issue 21) — 
 console.log(`7 charts, ${points} points, ${rows} table rows; message ${(JSON.stringify(msg).length / 1024).toFixed(0)} KB; medians of ${RUNS} fresh pages after a warm-up`);
 console.log(`host: stats + charts + JSON               ${hostMs.toFixed(0).padStart(6)} ms`);
 console.log(`page, plain SVG: first paint               ${median(samples.first).toFixed(0).padStart(6)} ms (target < ${TARGET_MS}: ${median(samples.first) + hostMs < TARGET_MS ? 'met' : 'MISSED'}, with the host's part)`);
-console.log(`page, plain SVG: an update                 ${median(samples.again).toFixed(0).padStart(6)} ms`);
+console.log(`page, plain SVG: every chart drawn         ${median(samples.all).toFixed(0).padStart(6)} ms (the ${msg.charts.length - 2} below the fold just after the first paint)`);
+console.log(`page, plain SVG: an update, every chart    ${median(samples.again).toFixed(0).padStart(6)} ms`);
 console.log(`canvas drawing of the same points          ${median(samples.canvas).toFixed(0).padStart(6)} ms (no tables, no validation)`);

@@ -75,6 +75,17 @@ describe('Run Dashboard (issue 21)', function () {
     await eventually('the appended run', async () => (await text()) === 'Total cost $4.00 over 2 stories; most: US-002 at $3.50.', 30_000, text);
     assert.deepEqual((await rows())[1], ['US-002', 'Task API', '$3.50', '0', '3']);
     await shot(ui.page, 'run-dashboard-table');
+
+    // A long history (300 more stories): bars too thin to point at are one path, and the charts
+    // below the fold (drawn just after the first paint) are there too.
+    await f.locator('#feature').selectOption('');
+    const many = Array.from({ length: 300 }, (_, i) => serializeRun(runAt(100 + i, 1, { storyId: `BIG-${String(i + 1).padStart(3, '0')}`, storyTitle: 'Big', loopId: 'loop-c', cost: 0.01 }))).join('');
+    appendFileSync(path.join(ui.folder, '.ralph', 'runs.jsonl'), many);
+    const bars = f.locator('#chart-attempts-per-story svg[role="img"] path.bars');
+    const subpaths = async (): Promise<number> => ((await bars.getAttribute('d', { timeout: 1000 }).catch(() => null)) ?? '').split('M').length - 1;
+    await eventually('303 thin bars in one path', async () => (await subpaths()) === 303, 30_000, subpaths);
+    assert.equal(await f.locator('#chart-attempts-per-story rect.bar').count(), 0);
+    assert.equal(await f.locator('section.chart svg.plot').count(), await f.locator('section.chart').count(), 'every chart drawn');
     console.log(`      screenshot: ${path.relative(process.cwd(), file)}`);
   });
 });
