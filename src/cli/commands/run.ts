@@ -21,6 +21,7 @@ import { ParallelError } from '../../node/parallel/git';
 import { ParallelRunner, type RunnerEvent } from '../../node/parallel/runner';
 import { killRunningAgents, processExecutor } from '../../node/processExecutor';
 import { ralphScripts } from '../../node/ralphScripts';
+import { cliRenderStream } from '../../node/renderStreamCommand';
 import { terminalLookup } from '../../node/programLookup';
 import { RunError } from '../../node/preparer';
 import { readWorkspaceSettings } from '../../node/workspaceSettings';
@@ -313,6 +314,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
   }
   const files = { prd: s.prdPath, progress: s.progressPath, pin: s.pinPath, template: s.promptTemplateFile };
   const lookup = terminalLookup(undefined);
+  const renderStream = cliRenderStream();
   const shell = process.platform === 'win32' ? (shellKindOf(process.env.ComSpec ?? '') ?? 'cmd') : 'posix';
   const out = (e: RunnerEvent): void => {
     if (a.json) {
@@ -335,6 +337,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
       exists: (rel) => scripts.has(rel),
       vars: { promptFile: promptPath, storyId, workspaceFolder: cwd },
       lookup,
+      renderStream,
     });
   };
   if (maxAgents === 1) {
