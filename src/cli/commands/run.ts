@@ -76,8 +76,10 @@ its own:
   "cacheWrite": 0}, "model": "my-model", "turns": 7}
 (every key optional; cost in US dollars; the last such line of a run counts; add
 "cachedInInput": true when input already counts the cached tokens, as Codex's does).
-To see a JSON stream readably and keep its receipt, pipe it through ralph-workbench
-render-stream (render-stream --help).
+The claude, codex and amp presets ask their agent for its JSON stream and pipe it through this
+CLI's own render-stream (the \${renderStream} placeholder: this Node and this script), which shows
+it readably and prints the receipt. In your own --agent-command: ... | \${renderStream} --agent codex
+(render-stream --help).
 
 Each agent's output: .ralph/logs/<run>.log. The queue's state: .ralph/parallel.json (a run
 that was killed resumes from it). One run per workspace at a time (.ralph/run.lock).
