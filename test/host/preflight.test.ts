@@ -140,7 +140,8 @@ suite('run preflight: nothing changes before a run can succeed; the agent choose
   test("the default claude preset runs through the bundled render-stream (VS Code's executable, the extension's dist/cli.js): the run records the receipt of Claude's stream-json", async () => {
     fs.writeFileSync(
       path.join(bin, 'claude'),
-      `#!/bin/sh\nFAKE_AGENT_MODE=pass FAKE_AGENT_RECEIPT="${agentOutput('claude/stream-json.jsonl')}" exec node "${fakeAgentPath()}" "$@"\n`,
+      // test/fixtures/pretend-claude.sh prints Claude's stream-json only when the preset asks for it, as Claude Code does.
+      `#!/bin/sh\nFAKE_AGENT_MODE=pass PRETEND_STREAM="${agentOutput('claude/stream-json.jsonl')}" exec sh "${path.join(path.dirname(fakeAgentPath()), 'pretend-claude.sh')}" "$@"\n`,
       { mode: 0o755 },
     );
     await terminalPath(false);

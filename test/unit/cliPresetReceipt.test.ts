@@ -12,7 +12,7 @@ import { parseRuns, type RunRecord } from '../../src/core/runs/runs';
 import { copyBuiltCli } from './helpers';
 import { cleanRepos, makeRepo } from './parallelRepo';
 
-const FAKE = path.resolve(__dirname, '../fixtures/fake-agent.mjs');
+const PRETEND = path.resolve(__dirname, '../fixtures/pretend-claude.sh');
 const OUTPUT = path.resolve(__dirname, '../fixtures/agent-output');
 
 describe('CLI run (whole process): the claude preset prints a receipt through the bundled render-stream', function () {
@@ -29,8 +29,8 @@ describe('CLI run (whole process): the claude preset prints a receipt through th
     cli = copyBuiltCli(dir);
     bin = path.join(path.dirname(dir), 'bin');
     mkdirSync(bin);
-    // The pretend `claude`: takes the preset's flags, reads the prompt on stdin, prints the receipt file's lines.
-    writeFileSync(path.join(bin, 'claude'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE)} "$@"\n`);
+    // The pretend `claude` (test/fixtures/pretend-claude.sh): its stream-json only when the preset asks for it.
+    writeFileSync(path.join(bin, 'claude'), `#!/bin/sh\nexec sh ${JSON.stringify(PRETEND)} "$@"\n`);
     chmodSync(path.join(bin, 'claude'), 0o755);
   });
   after(cleanRepos);
@@ -53,7 +53,7 @@ describe('CLI run (whole process): the claude preset prints a receipt through th
       this.skip();
     }
     const root = makeRepo();
-    const r = run(root, { FAKE_AGENT_MODE: 'pass', FAKE_AGENT_RECEIPT: path.join(OUTPUT, 'claude/stream-json.jsonl') });
+    const r = run(root, { FAKE_AGENT_MODE: 'pass', PRETEND_STREAM: path.join(OUTPUT, 'claude/stream-json.jsonl') });
     assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
     const [line] = runsOf(root);
     assert.deepEqual(
@@ -72,7 +72,7 @@ describe('CLI run (whole process): the claude preset prints a receipt through th
       this.skip();
     }
     const root = makeRepo();
-    const r = run(root, { FAKE_AGENT_MODE: 'fail', FAKE_AGENT_RECEIPT: path.join(OUTPUT, 'claude/stream-json-truncated.jsonl') });
+    const r = run(root, { FAKE_AGENT_MODE: 'fail', PRETEND_STREAM: path.join(OUTPUT, 'claude/stream-json-truncated.jsonl') });
     assert.match(r.stdout, /US-001: agent ended — failed \(exit 1\)/, `${r.stdout}\n${r.stderr}`);
     const [line] = runsOf(root);
     assert.deepEqual([line.outcome, line.exitCode], ['failed', 1]);
