@@ -22,11 +22,11 @@
  * --agent claude`). Its words (a program and a script path) come from that install, never from the
  * workspace, and are quoted for the shell (quoteArg); it must stand as a command of its own.
  */
-import { quoteArg } from './shell';
+import { quoteArg, type ShellKind } from './shell';
 
 export const COMMAND_SETTING = 'ralph.agent.command';
 
-export type ShellKind = 'posix' | 'fish' | 'powershell' | 'cmd';
+export type { ShellKind };
 
 export const PLACEHOLDERS = ['promptFile', 'storyId', 'workspaceFolder'] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
