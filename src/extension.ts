@@ -45,9 +45,11 @@ import { TaskGraphController } from './views/taskGraph/taskGraphController';
 import { registerTaskGraph } from './views/taskGraph/taskGraphViews';
 import { RunDashboardController, registerRunDashboard } from './views/dashboard/runDashboard';
 import { createTestApi } from './testApi';
+import { setExtensionPath } from './services/run/bundledCli';
 
 export function activate(context: vscode.ExtensionContext): RalphApi | undefined {
   const started = Date.now();
+  setExtensionPath(context.extensionPath);
   const log = vscode.window.createOutputChannel('Ralph Workbench', { log: true });
   context.subscriptions.push(log);
 

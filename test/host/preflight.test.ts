@@ -28,6 +28,9 @@ import {
   ws,
 } from './runHelpers';
 
+/** A file of real agent output (test/fixtures/agent-output). */
+const agentOutput = (rel: string): string => path.join(path.dirname(fakeAgentPath()), 'agent-output', rel);
+
 type Question = Parameters<Parameters<Awaited<ReturnType<typeof api>>['answerConfirmations']>[0] & object>[0];
 
 /** Everything of the repository a run could change: branches, HEAD, the working tree (ignored files too), .ralph/. */
@@ -115,7 +118,8 @@ suite('run preflight: nothing changes before a run can succeed; the agent choose
 
   test('a fake agent on PATH under a preset\'s program ("amp"): the chooser offers it with where it was found; choosing it writes ralph.agent.preset and runs the story with it', async () => {
     const amp = path.join(bin, 'amp');
-    fs.writeFileSync(amp, `#!/bin/sh\nFAKE_AGENT_MODE=pass exec node "${fakeAgentPath()}" "$@"\n`, { mode: 0o755 });
+    // The Amp preset pipes its stream-json through render-stream: the fake prints Amp's real stream (a result), as Amp would.
+    fs.writeFileSync(amp, `#!/bin/sh\nFAKE_AGENT_MODE=pass FAKE_AGENT_RECEIPT="${agentOutput('amp/stream-json.jsonl')}" exec node "${fakeAgentPath()}" "$@"\n`, { mode: 0o755 });
     await terminalPath(false);
     await answer((q) => (q.items ? 'Amp' : undefined));
 
@@ -131,6 +135,24 @@ suite('run preflight: nothing changes before a run can succeed; the agent choose
     assert.equal(vscode.workspace.getConfiguration('ralph', workspaceFolder().uri).inspect('agent.preset')?.workspaceValue, undefined, 'not to the workspace');
     assert.deepEqual(r.iterations.map((i) => i.outcome), ['passed'], JSON.stringify(r));
     assert.deepEqual(runsJsonl().map((x) => [x.storyId, x.agent, x.outcome]), [['US-006', 'amp', 'passed']]);
+  });
+
+  test("the default claude preset runs through the bundled render-stream (VS Code's executable, the extension's dist/cli.js): the run records the receipt of Claude's stream-json", async () => {
+    fs.writeFileSync(
+      path.join(bin, 'claude'),
+      // test/fixtures/pretend-claude.sh prints Claude's stream-json only when the preset asks for it, as Claude Code does.
+      `#!/bin/sh\nFAKE_AGENT_MODE=pass PRETEND_STREAM="${agentOutput('claude/stream-json.jsonl')}" exec sh "${path.join(path.dirname(fakeAgentPath()), 'pretend-claude.sh')}" "$@"\n`,
+      { mode: 0o755 },
+    );
+    await terminalPath(false);
+
+    const r = await runCommand('ralph.runNext');
+
+    assert.deepEqual(r.iterations.map((i) => i.outcome), ['passed'], JSON.stringify(r));
+    assert.deepEqual(
+      runsJsonl().map((x) => [x.storyId, x.agent, x.outcome, x.exitCode, x.receipt, x.cost, x.tokens, x.model, x.turns]),
+      [['US-006', 'claude', 'passed', 0, 'parsed', 0.033231000000000004, { input: 4, output: 107, cacheRead: 38897, cacheWrite: 1774 }, 'claude-opus-4-6', 2]],
+    );
   });
 
   test('closing the chooser runs nothing and writes nothing', async () => {

@@ -16,7 +16,9 @@ describe('First run with the agent missing: the agent chooser', function () {
     // way a user would (terminal.integrated.env.linux; the preflight looks programs up there too).
     bin = h.makeTempDir('ralph-bin-');
     const agent = path.join(repoRoot, 'test', 'fixtures', 'fake-agent.mjs');
-    writeFileSync(path.join(bin, 'amp'), `#!/bin/sh\nFAKE_AGENT_MODE=pass exec node "${agent}" "$@"\n`, { mode: 0o755 });
+    // The Amp preset pipes its stream-json through render-stream: the fake prints Amp's real stream (a result), as Amp would.
+    const stream = path.join(repoRoot, 'test', 'fixtures', 'agent-output', 'amp', 'stream-json.jsonl');
+    writeFileSync(path.join(bin, 'amp'), `#!/bin/sh\nFAKE_AGENT_MODE=pass FAKE_AGENT_RECEIPT="${stream}" exec node "${agent}" "$@"\n`, { mode: 0o755 });
     const folder = h.copyFixture('examples/demo');
     const wb = await h.openWorkbench({
       folder,

@@ -40,8 +40,8 @@ describe('agent presets', () => {
       AGENT_PRESETS.map((p) => p.id),
       ['claude', 'amp', 'codex', 'copilot', 'ralphSh', 'custom'],
     );
-    assert.equal(getPreset('claude')?.template, 'claude --dangerously-skip-permissions --print < ${promptFile}');
-    assert.equal(getPreset('amp')?.template, 'amp --dangerously-allow-all < ${promptFile}');
+    assert.equal(getPreset('claude')?.template, 'claude --dangerously-skip-permissions --print --output-format stream-json --verbose < ${promptFile} | ${renderStream} --agent claude');
+    assert.equal(getPreset('amp')?.template, 'amp --execute --stream-json --dangerously-allow-all < ${promptFile} | ${renderStream} --agent amp');
     assert.equal(getPreset('nope'), undefined);
     for (const p of AGENT_PRESETS) {
       assert.ok(p.docs.length > 20, p.id);
@@ -52,7 +52,7 @@ describe('agent presets', () => {
           assert.equal(checkTemplate(t, shell).error, undefined, `${p.id} ${shell}`);
           assert.deepEqual(templateWarnings(t, shell, p.id), [], `${p.id} ${shell}`);
           if (p.id !== 'ralphSh') {
-            assert.equal(commandExecutable(t.replace(/^Get-Content.*\| /, '')), p.executable);
+            assert.equal(commandExecutable(t.replace(/^Get-Content[^|]*\| /, '')), p.executable);
           }
         }
       }
@@ -302,13 +302,13 @@ describe('resolveAgentCommand', () => {
     assert.deepEqual(resolveAgentCommand({ shell: 'posix', exists: none }), {
       ok: true,
       presetId: 'claude',
-      template: 'claude --dangerously-skip-permissions --print < ${promptFile}',
+      template: 'claude --dangerously-skip-permissions --print --output-format stream-json --verbose < ${promptFile} | ${renderStream} --agent claude',
       executable: 'claude',
       warnings: [],
     });
     const ps = resolveAgentCommand({ presetId: 'amp', shell: 'powershell', exists: none });
     assert.ok(ps.ok);
-    assert.equal(ps.template, 'Get-Content -Raw -LiteralPath ${promptFile} | amp --dangerously-allow-all');
+    assert.equal(ps.template, 'Get-Content -Raw -LiteralPath ${promptFile} | amp --execute --stream-json --dangerously-allow-all | ${renderStream} --agent amp');
     assert.equal(ps.executable, 'amp');
   });
 

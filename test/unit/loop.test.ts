@@ -449,7 +449,8 @@ describe('planAgentCommand (the iteration module the runner uses)', () => {
   });
 
   it('names the agent runs.jsonl records: the preset, or the program of a command line of the user\'s own (issue 18 item 5)', () => {
-    const plan = (presetId: string, command: string) => planAgentCommand({ presetId, command, shell: 'posix', exists: () => false, vars });
+    const renderStream = { argv: ['node', '/ext/dist/cli.js', 'render-stream'] };
+    const plan = (presetId: string, command: string) => planAgentCommand({ presetId, command, shell: 'posix', exists: () => false, vars, renderStream });
     const agentOf = (p: ReturnType<typeof plan>) => (p.ok ? p.agent : p.message);
     assert.equal(agentOf(plan('claude', '')), 'claude');
     assert.equal(agentOf(plan('codex', '')), 'codex');

@@ -12,7 +12,7 @@ import { makePrd } from './helpers';
 const vars = { promptFile: '/ws/.ralph/prompts/p.md', storyId: 'US-1', workspaceFolder: '/ws' };
 const onPath = (names: string[]): Omit<PathLookup, 'cwd'> => ({ path: '/bin:/usr/bin', platform: 'posix', exists: (p) => names.some((n) => p === `/usr/bin/${n}`) });
 const plan = (presetId: string, command = '', found: string[] = ['claude']) =>
-  planAgentCommand({ presetId, command, shell: 'posix', exists: () => false, vars, lookup: onPath(found) });
+  planAgentCommand({ presetId, command, shell: 'posix', exists: () => false, vars, lookup: onPath(found), renderStream: { argv: ['node', '/ext/dist/cli.js', 'render-stream'] } });
 
 const prd = analyzePrd(makePrd([{ id: 'US-1' }, { id: 'US-2', blockedBy: ['US-1'] }]));
 const step: RunStep = { kind: 'run', storyId: 'US-1', storyTitle: 'Story US-1', iteration: 1, maxIterations: 1 };

@@ -1,9 +1,10 @@
 /** The readable rendering of real agent JSON streams (render-stream), and its receipt line read back. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { renderStream } from '../../src/cli/commands/renderStream';
+import { detectLimit } from '../../src/core/insights/limits';
 import { readReceipt } from '../../src/core/insights/receipts';
 import { StreamRenderer } from '../../src/core/insights/streamRender';
 import { capture } from './cliCapture';
@@ -70,9 +71,39 @@ describe('render-stream', () => {
     assert.equal(cut.exit, 1);
     assert.doesNotMatch(cut.out, /ralph-receipt:/);
     const hostile = '{"type":"assistant","message":{"content":[{"type":"text","text":"look \\u001b[2J here"},{"type":"tool_use","name":"Bash","input":{"command":"echo \\u001b]0;pwned\\u0007"}}]}}\nplain words\n';
-    assert.deepEqual(render('claude', hostile).out.split('\n'), ['look \\u001b[2J here', '→ Bash echo \\u001b]0;pwned\\u0007', 'plain words', '']);
+    assert.deepEqual(render('claude', hostile).out.split('\n'), ['look \\u001b[2J here', '→ Bash echo \\u001b]0;pwned\\u0007', 'plain words', "■ the agent's stream ended without a result (it stopped early or failed: see its messages above)", '']);
     const error = fixture('claude/json-result.json').replace('"is_error":false', '"is_error":true').replace('"subtype":"success"', '"subtype":"error_max_turns"');
     assert.equal(render('claude', error).exit, 1);
+  });
+
+  describe('through the pipe, a limit is still seen: the agent\'s limit message, read from its JSON result, is shown as text and the filter exits 1', () => {
+    const LIMITS = path.join(__dirname, '..', 'fixtures', 'agent-output', 'limits');
+    const END = new Date('2025-08-19T14:08:25Z');
+    const verdict = (exitCode: number, output: string) => detectLimit({ exitCode, output, end: END, timeZone: 'Europe/Berlin' });
+    /** Each agent's error result as its JSON stream carries it (Claude's result, Codex's error and turn.failed events, Amp's error result). */
+    const asStream: Record<string, (message: string) => string> = {
+      claude: (m) => `${JSON.stringify({ type: 'system', subtype: 'init', model: 'claude-sonnet-4' })}\n${JSON.stringify({ type: 'result', subtype: 'success', is_error: true, num_turns: 1, result: m, total_cost_usd: 0 })}\n`,
+      codex: (m) => `${JSON.stringify({ type: 'turn.started' })}\n${JSON.stringify({ type: 'error', message: m })}\n${JSON.stringify({ type: 'turn.failed', error: { message: m } })}\n`,
+      amp: (m) => `${JSON.stringify({ type: 'result', subtype: 'error_during_execution', is_error: true, num_turns: 1, error: m })}\n`,
+    };
+    for (const file of readdirSync(LIMITS).filter((f) => f.endsWith('.txt'))) {
+      const agent = file.startsWith('codex') ? 'codex' : file.startsWith('claude') ? 'claude' : 'amp';
+      it(`${file} as ${agent}'s JSON result: the same verdict and reset time as the message printed as text`, () => {
+        const message = readFileSync(path.join(LIMITS, file), 'utf8').trim();
+        const { out, exit } = render(agent, asStream[agent](message));
+        assert.equal(exit, 1, 'the run does not exit 0');
+        const expected = verdict(1, message);
+        assert.ok(expected, 'the raw message is a limit');
+        const seen = verdict(exit, out);
+        assert.deepEqual([seen?.kind, seen?.resetAt?.toISOString()], [expected.kind, expected.resetAt?.toISOString()], out);
+      });
+    }
+
+    it('a stream that ends with no result (the agent died, or printed its limit on stderr only) says so and exits 1', () => {
+      const { out, exit } = render('claude', `${JSON.stringify({ type: 'system', subtype: 'init', model: 'm' })}\n`);
+      assert.equal(exit, 1);
+      assert.match(out, /■ the agent's stream ended without a result/);
+    });
   });
 
   it('property: chunk boundaries anywhere give the same rendering', () => {

@@ -19,6 +19,9 @@ own exit status does not pass through a pipe).
 
   claude --print --output-format stream-json --verbose < "$RALPH_PROMPT_FILE" | ralph-workbench render-stream
   codex exec --json - < "$RALPH_PROMPT_FILE" | ralph-workbench render-stream --agent codex
+
+In ralph.agent.command (or run --agent-command), \${renderStream} runs the render-stream that came
+with the extension or CLI, with no ralph-workbench on PATH: ... | \${renderStream} --agent codex
 `;
 
 /** Renders `input` (the agent's stdout) to io.stdout; returns the exit status. */

@@ -22,6 +22,7 @@ import { ParallelError } from '../../node/parallel/git';
 import { ParallelRunner, type RunnerEvent } from '../../node/parallel/runner';
 import { killRunningAgents, processExecutor } from '../../node/processExecutor';
 import { ralphScripts } from '../../node/ralphScripts';
+import { cliRenderStream } from '../../node/renderStreamCommand';
 import { terminalLookup } from '../../node/programLookup';
 import { RunError } from '../../node/preparer';
 import { readWorkspaceSettings } from '../../node/workspaceSettings';
@@ -85,8 +86,10 @@ its own:
   "cacheWrite": 0}, "model": "my-model", "turns": 7}
 (every key optional; cost in US dollars; the last such line of a run counts; add
 "cachedInInput": true when input already counts the cached tokens, as Codex's does).
-To see a JSON stream readably and keep its receipt, pipe it through ralph-workbench
-render-stream (render-stream --help).
+The claude, codex and amp presets ask their agent for its JSON stream and pipe it through this
+CLI's own render-stream (the \${renderStream} placeholder: this Node and this script), which shows
+it readably and prints the receipt. In your own --agent-command: ... | \${renderStream} --agent codex
+(render-stream --help).
 
 Each agent's output: .ralph/logs/<run>.log. The queue's state: .ralph/parallel.json (a run
 that was killed resumes from it). One run per workspace at a time (.ralph/run.lock).
@@ -328,6 +331,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
   }
   const files = { prd: s.prdPath, progress: s.progressPath, pin: s.pinPath, template: s.promptTemplateFile };
   const lookup = terminalLookup(undefined);
+  const renderStream = cliRenderStream();
   const shell = process.platform === 'win32' ? (shellKindOf(process.env.ComSpec ?? '') ?? 'cmd') : 'posix';
   const out = (e: RunnerEvent): void => {
     if (a.json) {
@@ -350,6 +354,7 @@ export async function runRun(argv: readonly string[], io: CliIo, interrupts: Int
       exists: (rel) => scripts.has(rel),
       vars: { promptFile: promptPath, storyId, workspaceFolder: cwd },
       lookup,
+      renderStream,
     });
   };
   // a command line of the user's own has no presets to fall back on

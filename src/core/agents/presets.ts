@@ -33,39 +33,51 @@ export const PRESET_SETTING = 'ralph.agent.preset';
 
 const psPipe = (cmd: string): string => `Get-Content -Raw -LiteralPath \${promptFile} | ${cmd}`;
 
+/**
+ * An agent whose JSON stream goes through the bundled render-stream: the terminal shows it readably,
+ * ending with the run's `ralph-receipt:` line (its cost and tokens), and the filter's exit status
+ * says whether the stream ended with a result that was not an error (a pipe's status is its last
+ * command's, so the agent's own would be lost).
+ */
+const rendered = (agent: string, id: string): { template: string; powershellTemplate: string } => ({
+  template: `${agent} < \${promptFile} | \${renderStream} --agent ${id}`,
+  powershellTemplate: `${psPipe(agent)} | \${renderStream} --agent ${id}`,
+});
+
 export const AGENT_PRESETS: readonly AgentPreset[] = [
   {
     id: 'claude',
     label: 'Claude Code',
-    template: 'claude --dangerously-skip-permissions --print < ${promptFile}',
-    powershellTemplate: psPipe('claude --dangerously-skip-permissions --print'),
+    ...rendered('claude --dangerously-skip-permissions --print --output-format stream-json --verbose', 'claude'),
     executable: 'claude',
     install: 'npm install -g @anthropic-ai/claude-code',
     installUrl: 'https://docs.anthropic.com/en/docs/claude-code/setup',
     docs:
       'Claude Code in print mode, reading the prompt on stdin, with permission prompts skipped (as in the original ralph.sh). ' +
+      'Its stream-json output goes through the bundled render-stream (`${renderStream}`): readable in the terminal, and the run records what it cost. ' +
       'It runs with your full user rights: use it in a disposable checkout or container.',
   },
   {
     id: 'amp',
     label: 'Amp',
-    template: 'amp --dangerously-allow-all < ${promptFile}',
-    powershellTemplate: psPipe('amp --dangerously-allow-all'),
+    ...rendered('amp --execute --stream-json --dangerously-allow-all', 'amp'),
     executable: 'amp',
     install: 'npm install -g @sourcegraph/amp',
     installUrl: 'https://ampcode.com/manual',
-    docs: 'Amp in execute mode: the prompt arrives on stdin (not a terminal), every tool is allowed. Same template as the original ralph.sh.',
+    docs:
+      'Amp in execute mode (`--execute`): the prompt arrives on stdin, every tool is allowed (as in the original ralph.sh). Its `--stream-json` ' +
+      'output goes through the bundled render-stream (`${renderStream}`): readable in the terminal, and the run records its turns.',
   },
   {
     id: 'codex',
     label: 'Codex CLI',
-    template: 'codex exec --dangerously-bypass-approvals-and-sandbox - < ${promptFile}',
-    powershellTemplate: psPipe('codex exec --dangerously-bypass-approvals-and-sandbox -'),
+    ...rendered('codex exec --json --dangerously-bypass-approvals-and-sandbox -', 'codex'),
     executable: 'codex',
     install: 'npm install -g @openai/codex',
     installUrl: 'https://github.com/openai/codex',
     docs:
-      'Codex non-interactive mode (`codex exec`, `-` reads the prompt from stdin). Its `--sandbox workspace-write` mode keeps `.git` ' +
+      'Codex non-interactive mode (`codex exec`, `-` reads the prompt from stdin); its `--json` events go through the bundled render-stream ' +
+      '(`${renderStream}`): readable in the terminal, and the run records its tokens. Its `--sandbox workspace-write` mode keeps `.git` ' +
       'read-only, so an iteration could not make its `feat:` commit; the preset therefore bypasses the sandbox like the Claude and Amp ' +
       'presets skip their permission prompts. Override the command with `--sandbox workspace-write` if you prefer to commit yourself.',
   },
@@ -97,7 +109,9 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
     label: 'Custom command',
     template: '',
     powershellTemplate: '',
-    docs: 'Your own command line in `ralph.agent.command`, with `${promptFile}`, `${storyId}` and `${workspaceFolder}` as placeholders.',
+    docs:
+      'Your own command line in `ralph.agent.command`, with `${promptFile}`, `${storyId}` and `${workspaceFolder}` as placeholders, and ' +
+      '`${renderStream}` to pipe a JSON stream through the bundled render-stream (`… | ${renderStream} --agent codex`).',
   },
 ];
 

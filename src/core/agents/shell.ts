@@ -4,7 +4,9 @@
  * travel in the environment, see template.ts), the program a command line starts, and finding that
  * program on PATH the way the shell would.
  */
-import type { ShellKind } from './template';
+
+/** The shell families whose quoting Ralph Workbench writes (template.ts re-exports it). */
+export type ShellKind = 'posix' | 'fish' | 'powershell' | 'cmd';
 
 // Words that need no quotes in POSIX shells and fish (no globbing, expansion, or word splitting).
 const posixSafe = /^[A-Za-z0-9_./:+,-]+$/;

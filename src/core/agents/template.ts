@@ -16,11 +16,17 @@
  * command substitution (`"$(cat ${promptFile})"`). Inside single quotes, where no shell expands a
  * variable, it is an error; so is an unclosed quote (the shell would wait for more input and the
  * run would never end). Any other `${…}` is an error; shell variables are written without braces.
+ *
+ * One more placeholder is a command, not a value: `${renderStream}` runs the render-stream filter of
+ * the ralph-workbench command line that came with the extension or CLI (`agent … | ${renderStream}
+ * --agent claude`). Its words (a program and a script path) come from that install, never from the
+ * workspace, and are quoted for the shell (quoteArg); it must stand as a command of its own.
  */
+import { quoteArg, type ShellKind } from './shell';
 
 export const COMMAND_SETTING = 'ralph.agent.command';
 
-export type ShellKind = 'posix' | 'fish' | 'powershell' | 'cmd';
+export type { ShellKind };
 
 export const PLACEHOLDERS = ['promptFile', 'storyId', 'workspaceFolder'] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
@@ -33,6 +39,15 @@ export const PLACEHOLDER_ENV: Readonly<Record<Placeholder, string>> = {
   workspaceFolder: 'RALPH_WORKSPACE_FOLDER',
 };
 
+/** The placeholder that stands for the bundled render-stream command (see the header). */
+export const RENDER_STREAM = 'renderStream';
+
+/** Commands of Ralph Workbench's own install that a template may run. */
+export interface TemplateCommands {
+  /** The words that run the bundled render-stream: program, script, `render-stream` (undefined: not known here). */
+  readonly renderStream?: readonly string[];
+}
+
 export class TemplateError extends Error {
   constructor(message: string) {
     super(message);
@@ -40,7 +55,7 @@ export class TemplateError extends Error {
   }
 }
 
-const knownList = PLACEHOLDERS.map((p) => `\${${p}}`).join(', ');
+const knownList = [...PLACEHOLDERS, RENDER_STREAM].map((p) => `\${${p}}`).join(', ');
 const isPlaceholder = (name: string): name is Placeholder => (PLACEHOLDERS as readonly string[]).includes(name);
 
 /** Where a placeholder stands: a word of its own (or inside `$(…)`), or inside a double-quoted string. */
@@ -62,7 +77,10 @@ function reference(name: Placeholder, shell: ShellKind, at: Position, next: stri
   }
 }
 
-type Segment = string | { readonly name: Placeholder; readonly standalone: boolean; readonly afterDoubleDash: boolean };
+type Segment =
+  | string
+  | { readonly name: Placeholder; readonly standalone: boolean; readonly afterDoubleDash: boolean }
+  | { readonly command: typeof RENDER_STREAM };
 
 interface Scan {
   readonly segments: readonly Segment[];
@@ -91,7 +109,20 @@ function scanTemplate(template: string, shell: ShellKind): Scan {
     const close = template.indexOf('}', at + 2);
     return close < 0 ? { name: '', end: -1 } : { name: template.slice(at + 2, close), end: close + 1 };
   };
-  const emit = (name: string, at: Position, end: number, standalone: boolean): void => {
+  const emit = (name: string, at: Position, end: number, standalone: boolean, quotedAlone = false): void => {
+    if (name === RENDER_STREAM) {
+      // Several words (program, script, arguments): quoting it would make them one.
+      if (at !== 'word' || !standalone || quotedAlone) {
+        errors.push(`\${${RENDER_STREAM}} is a command of its own: write it as a word after a pipe, e.g. claude … | \${${RENDER_STREAM}} --agent claude`);
+        return;
+      }
+      if (out !== '') {
+        segments.push(out);
+        out = '';
+      }
+      segments.push({ command: RENDER_STREAM });
+      return;
+    }
     if (!isPlaceholder(name)) {
       errors.push(unknownPlaceholder(name));
       return;
@@ -118,7 +149,7 @@ function scanTemplate(template: string, shell: ShellKind): Scan {
         const ph = placeholderAt(i + 1);
         if (ph && ph.end > 0 && template[ph.end] === c) {
           // "${promptFile}" or '${promptFile}': the user's habit of quoting; the same as the bare placeholder.
-          emit(ph.name, 'word', ph.end + 1, isWordStart(out) && isWordEnd(template[ph.end + 1]));
+          emit(ph.name, 'word', ph.end + 1, isWordStart(out) && isWordEnd(template[ph.end + 1]), true);
           i = ph.end + 1;
           continue;
         }
@@ -202,7 +233,7 @@ function scanTemplate(template: string, shell: ShellKind): Scan {
     const ph = placeholderAt(i);
     if (ph && ph.end < 0) {
       errors.push('"${" without a closing "}"');
-    } else if (ph && isPlaceholder(ph.name)) {
+    } else if (ph && (isPlaceholder(ph.name) || ph.name === RENDER_STREAM)) {
       errors.push(
         `\${${ph.name}} is inside single quotes, where the shell expands nothing; write it as a word of its own or inside double quotes, e.g. claude --print < \${promptFile}`,
       );
@@ -244,15 +275,38 @@ function templateError(errors: readonly string[]): string {
 }
 
 /** The placeholders a template uses, and a message naming the setting when it has unknown or misplaced ones or an unclosed quote. */
-export function checkTemplate(template: string, shell: ShellKind = 'posix'): { used: Placeholder[]; error?: string } {
+export function checkTemplate(template: string, shell: ShellKind = 'posix'): { used: Placeholder[]; rendersStream: boolean; error?: string } {
   const scan = scanTemplate(template, shell);
   const used: Placeholder[] = [];
+  let rendersStream = false;
   for (const s of scan.segments) {
-    if (typeof s !== 'string' && !used.includes(s.name)) {
+    if (typeof s === 'string') {
+      continue;
+    }
+    if ('command' in s) {
+      rendersStream = true;
+    } else if (!used.includes(s.name)) {
       used.push(s.name);
     }
   }
-  return scan.errors.length > 0 ? { used, error: templateError(scan.errors) } : { used };
+  return scan.errors.length > 0 ? { used, rendersStream, error: templateError(scan.errors) } : { used, rendersStream };
+}
+
+/** `${renderStream}` as the shell's words: each quoted (a program in command position needs `&` in PowerShell). */
+function renderStreamWords(words: readonly string[] | undefined, shell: ShellKind): string {
+  if (!words || words.length === 0) {
+    throw new TemplateError(
+      `The agent command runs \${${RENDER_STREAM}}, the render-stream of the bundled ralph-workbench command line, which is not known here. ` +
+        `Set ${COMMAND_SETTING} to pipe into ralph-workbench render-stream instead (with the CLI on PATH), or leave \${${RENDER_STREAM}} out.`,
+    );
+  }
+  let quoted: string;
+  try {
+    quoted = words.map((w) => quoteArg(w, shell)).join(' ');
+  } catch (e) {
+    throw new TemplateError(`\${${RENDER_STREAM}}: the path of the bundled command line ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return shell === 'powershell' ? `& ${quoted}` : quoted;
 }
 
 /**
@@ -263,7 +317,7 @@ export function checkTemplate(template: string, shell: ShellKind = 'posix'): { u
  * it stands as a word of its own (a program would take it for an option) throws TemplateError.
  * No byte of a value is ever in the result.
  */
-export function expandTemplate(template: string, vars: TemplateVars | undefined, shell: ShellKind): string {
+export function expandTemplate(template: string, vars: TemplateVars | undefined, shell: ShellKind, commands: TemplateCommands = {}): string {
   const scan = scanTemplate(template, shell);
   if (scan.errors.length > 0) {
     throw new TemplateError(templateError(scan.errors));
@@ -272,6 +326,10 @@ export function expandTemplate(template: string, vars: TemplateVars | undefined,
   for (const s of scan.segments) {
     if (typeof s === 'string') {
       line += s;
+      continue;
+    }
+    if ('command' in s) {
+      line += renderStreamWords(commands.renderStream, shell);
       continue;
     }
     if (vars === undefined) {

@@ -15,6 +15,13 @@ import { MAX_RECEIPT_LINE, type ReceiptReader, receiptFields, receiptReaderFor, 
 import { RECEIPT_LINE_PREFIX } from './receiptFormats';
 
 type Json = Record<string, unknown>;
+/** What the stream said so far: whether its result (or turn) ended it, and whether as a failure. */
+interface RenderState {
+  failed: boolean;
+  ended: boolean;
+  /** The last error message shown (Codex says it twice: as `error` and in `turn.failed`). */
+  lastError?: string;
+}
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -59,7 +66,7 @@ function tokensText(u: Json | undefined): string {
 }
 
 /** Claude Code / Amp stream-json: the lines worth showing of one event. */
-function claudeEvent(e: Json, state: { failed: boolean; ended: boolean }): string[] | undefined {
+function claudeEvent(e: Json, state: RenderState): string[] | undefined {
   switch (e.type) {
     case 'system':
       return e.subtype === 'init' ? [`● ${short(str(e.model) ?? 'agent', 60)} session started`] : [];
@@ -89,7 +96,10 @@ function claudeEvent(e: Json, state: { failed: boolean; ended: boolean }): strin
         turns !== undefined ? `${turns} turn${turns === 1 ? '' : 's'}` : '',
         cost !== undefined ? formatDollars(cost) : '',
       ].filter((p) => p !== '');
-      return [`${parts.join(' · ')}${tokensText(isObject(e.usage) ? e.usage : undefined)}`];
+      // An error result's text is the agent's own message (a usage limit and its reset time, an
+      // overload): shown whole, so that the limit detection (limits.ts) reads it in the terminal.
+      const said = state.failed ? (str(e.result) ?? str(e.error)) : undefined;
+      return [`${parts.join(' · ')}${tokensText(isObject(e.usage) ? e.usage : undefined)}`, ...(said ? textLines(said) : [])];
     }
     case 'rate_limit_event': {
       const info = isObject(e.rate_limit_info) ? e.rate_limit_info : {};
@@ -102,7 +112,7 @@ function claudeEvent(e: Json, state: { failed: boolean; ended: boolean }): strin
 }
 
 /** Codex exec --json: the lines worth showing of one event. */
-function codexEvent(e: Json, state: { failed: boolean; ended: boolean }): string[] | undefined {
+function codexEvent(e: Json, state: RenderState): string[] | undefined {
   const item = isObject(e.item) ? e.item : undefined;
   switch (e.type) {
     case 'thread.started':
@@ -135,7 +145,12 @@ function codexEvent(e: Json, state: { failed: boolean; ended: boolean }): string
     case 'error': {
       state.failed = true;
       const message = str(e.message) ?? (isObject(e.error) ? str(e.error.message) : undefined) ?? 'failed';
-      return [`✗ ${short(message)}`];
+      // Whole (a limit message names its reset time), and once: Codex repeats its error in turn.failed.
+      if (message === state.lastError) {
+        return [];
+      }
+      state.lastError = message;
+      return textLines(`✗ ${message}`);
     }
     default:
       return undefined;
@@ -147,7 +162,7 @@ export class StreamRenderer {
   private partial = '';
   private overflow = false;
   private readonly receipt: ReceiptReader;
-  private readonly state = { failed: false, ended: false };
+  private readonly state: RenderState = { failed: false, ended: false };
 
   constructor(agent: string) {
     this.receipt = receiptReaderFor(agent, { customLines: false });
@@ -173,6 +188,9 @@ export class StreamRenderer {
   end(): string {
     let out = this.partial !== '' ? this.line(this.partial) : '';
     this.partial = '';
+    if (!this.state.ended && !this.state.failed) {
+      out += "■ the agent's stream ended without a result (it stopped early or failed: see its messages above)\n";
+    }
     const r = this.receipt.end();
     if (r.receipt === 'parsed') {
       const f = receiptFields(r);

@@ -5,7 +5,7 @@
  * The runner (src/services/run/engine.ts) and the fake-agent tests both run iterations through here.
  */
 import { missingExecutableMessage, type PathLookup, PRESET_SETTING, resolveAgentCommand, resolveExecutable } from '../agents/presets';
-import { agentEnvironment, COMMAND_SETTING, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
+import { agentEnvironment, checkTemplate, COMMAND_SETTING, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
 import { detectLimit, type LimitVerdict } from '../insights/limits';
 import { failureSignature } from '../insights/signature';
 import { type Receipt, receiptFields, spendOf } from '../insights/receipts';
@@ -25,6 +25,16 @@ export interface AgentCommandRequest {
   readonly vars: TemplateVars;
   /** How to find the agent's program (cwd is the workspace folder); undefined: do not look. */
   readonly lookup?: Omit<PathLookup, 'cwd'>;
+  /** How this install runs its render-stream, for `${renderStream}`; undefined: not known here. */
+  readonly renderStream?: RenderStreamCommand;
+}
+
+/** The bundled render-stream: the words that run it (from the install, never the workspace) and the environment they need. */
+export interface RenderStreamCommand {
+  /** Program, script, `render-stream`: e.g. VS Code's executable and the extension's dist/cli.js. */
+  readonly argv: readonly string[];
+  /** Set in the terminal's environment when the command line runs it (ELECTRON_RUN_AS_NODE for VS Code's executable). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export type AgentCommandPlan =
@@ -32,7 +42,7 @@ export type AgentCommandPlan =
       readonly ok: true;
       /** The line typed into the terminal: settings text and environment references only. */
       readonly commandLine: string;
-      /** The terminal's environment: RALPH_STORY_ID, RALPH_PROMPT_FILE, RALPH_WORKSPACE_FOLDER. */
+      /** The terminal's environment: RALPH_STORY_ID, RALPH_PROMPT_FILE, RALPH_WORKSPACE_FOLDER (and the renderer's, when the line runs it). */
       readonly env: Readonly<Record<string, string>>;
       readonly warnings: readonly string[];
       /** The program found on PATH, when it could be known. */
@@ -63,7 +73,7 @@ export function planAgentCommand(req: AgentCommandRequest): AgentCommandPlan {
   }
   let commandLine: string;
   try {
-    commandLine = expandTemplate(resolved.template, req.vars, req.shell);
+    commandLine = expandTemplate(resolved.template, req.vars, req.shell, { renderStream: req.renderStream?.argv });
   } catch (e) {
     if (e instanceof TemplateError) {
       return { ok: false, message: e.message, reason: 'bad-command', setting: custom ? COMMAND_SETTING : PRESET_SETTING };
@@ -84,7 +94,8 @@ export function planAgentCommand(req: AgentCommandRequest): AgentCommandPlan {
     }
   }
   const agent = custom ? (programName(resolved.executable) ?? 'custom') : resolved.presetId;
-  return { ok: true, commandLine, env: agentEnvironment(req.vars), warnings: resolved.warnings, executable, agent };
+  const rendererEnv = checkTemplate(resolved.template, req.shell).rendersStream ? req.renderStream?.env : undefined;
+  return { ok: true, commandLine, env: { ...agentEnvironment(req.vars), ...rendererEnv }, warnings: resolved.warnings, executable, agent };
 }
 
 /** What the caller saw of one iteration. */

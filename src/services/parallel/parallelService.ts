@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import { shellKindOf, type ShellKind } from '../../core/agents/presets';
 import { workspaceProblems } from '../../core/loop/preflight';
 import { planAgentCommand } from '../../core/loop/iteration';
+import { bundledRenderStream } from '../run/bundledCli';
 import type { NeedsYouItem, ParallelStop } from '../../core/loop/parallelLoop';
 import { describeWait, shortWait } from '../../core/loop/waitReasons';
 import type { NeedsYouRowWhy } from '../../core/parallel/needsYouRows';
@@ -168,6 +169,7 @@ export class ParallelService extends Disposable {
             exists: (p) => scripts.has(p),
             vars: { promptFile: req.promptPath, storyId: req.storyId, workspaceFolder: req.cwd },
             lookup,
+            renderStream: bundledRenderStream(),
           }),
         onEvent: (e) => this.onEvent(folder, starts, e),
       },

@@ -22,6 +22,7 @@ import {
 import { terminalLookup } from '../../node/programLookup';
 import { ralphScripts } from '../../node/ralphScripts';
 import { hasUnsavedChanges } from '../../util/documents';
+import { bundledRenderStream } from './bundledCli';
 import { type DirtyTreeAnswer, openSourceControl, showArchived, showStashed } from '../runMessages';
 import { type RalphSettings, readTerminalEnv } from '../settings';
 import { joinRelative } from '../workspaceFiles';
@@ -88,6 +89,7 @@ export async function planAgent(ctx: PrepareContext, storyId: string, promptPath
     exists: (p) => scripts.has(p),
     vars: { promptFile: promptPath, storyId, workspaceFolder: folder.uri.fsPath },
     lookup: terminalLookup(readTerminalEnv(folder.uri)),
+    renderStream: bundledRenderStream(),
   });
 }
 
