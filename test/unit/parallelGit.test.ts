@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { showFile, showFiles } from '../../src/node/parallel/git';
+import { git as runGit, gitTurn, showFile, showFiles, withGitUrgency } from '../../src/node/parallel/git';
 import { branchAndChanges, uncommitted } from '../../src/node/parallel/worktrees';
 import { git } from './parallelRepo';
 
@@ -68,6 +68,41 @@ describe('parallel: git reads', () => {
       assert.equal((await branchAndChanges(unborn)).branch, 'ralph/new');
     } finally {
       rmSync(unborn, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('parallel: the order of git processes', () => {
+  it('a merge\'s git process goes before a worktree change\'s, which goes before the rest, whatever the order they asked in', async () => {
+    // Every turn taken: the next ones wait.
+    const held = await Promise.all([gitTurn(), gitTurn(), gitTurn()]);
+    const started: string[] = [];
+    const ask = (name: string, level?: 0 | 1 | 2): Promise<void> => {
+      const take = async (): Promise<void> => {
+        const done = await gitTurn();
+        started.push(name);
+        done();
+      };
+      return level === undefined ? take() : withGitUrgency(level, take);
+    };
+    const all = Promise.all([ask('observe a'), ask('observe b', 2), ask('worktree', 1), ask('merge', 0), ask('observe c')]);
+    held.forEach((done) => done());
+    await all;
+    assert.deepEqual(started, ['merge', 'worktree', 'observe a', 'observe b', 'observe c']);
+  });
+
+  it('many git processes asked at once all run, and a turn is given back when git fails', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-gitturn-'));
+    try {
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => runGit(dir, i % 2 ? ['rev-parse', '--git-dir'] : ['--version'])));
+      assert.equal(results.filter((r) => r.code === 0).length, 6, 'git --version everywhere');
+      assert.equal(results.filter((r) => r.code !== 0).length, 6, 'not a repository: a failure, not a hang');
+      // All turns are free again: three can be taken at once without waiting.
+      const again = await Promise.race([Promise.all([gitTurn(), gitTurn(), gitTurn()]), new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000))]);
+      assert.ok(again, 'every turn was given back');
+      again.forEach((done) => done());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

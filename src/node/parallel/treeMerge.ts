@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import * as path from 'node:path';
-import { firstLine, git, gitEnv, gitOk, ParallelError } from './git';
+import { firstLine, git, gitEnv, gitOk, gitTurn, ParallelError } from './git';
 
 export interface TreeMerge {
   /** The merged tree (prd.json and progress.txt as git's text merge left them, markers and all). */
@@ -223,6 +223,7 @@ function quotePath(p: string): string {
  * below fastimport.unpackLimit); the commit is on MERGE_SCRATCH_REF until the branch moves.
  */
 async function fastImportMerge(root: string, m: TreeMergeCommit, who: CommitIdents | undefined): Promise<string> {
+  const turn = await gitTurn();
   const session = startGit(root, ['fast-import', '--quiet', '--force', '--done']);
   try {
     // The modes first: `ls` answers at once, one line each.
@@ -260,6 +261,7 @@ async function fastImportMerge(root: string, m: TreeMergeCommit, who: CommitIden
     return commit;
   } finally {
     session.end();
+    session.exit.then(turn, turn);
   }
 }
 
