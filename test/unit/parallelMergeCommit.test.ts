@@ -11,7 +11,7 @@ import { MergeQueue } from '../../src/node/parallel/mergeQueue';
 import { ParallelStateStore } from '../../src/node/parallel/stateFile';
 import { commitTreeMerge, MERGE_SCRATCH_REF } from '../../src/node/parallel/treeMerge';
 import { addWorktree, preflight } from '../../src/node/parallel/worktrees';
-import { agentWork, cleanRepos, FEATURE, git, makeRepo, passing } from './parallelRepo';
+import { agentWork, cleanRepos, FEATURE, git, makeRepo, passing, saveEnv } from './parallelRepo';
 
 /** A merge off the tree says so in the reflog ("merge <branch>"); a normal one says "commit (merge)". */
 const madeOffTheTree = (root: string): boolean => /^merge ralph\/demo-US-001: /.test(git(root, 'reflog', '-1', '--format=%gs'));
@@ -28,19 +28,9 @@ async function mergeOne(root: string, memoryDir?: string): Promise<string> {
 
 describe('parallel: the merge commit made off the main tree', function () {
   this.timeout(60_000);
-  const saved = { tz: process.env.TZ, author: process.env.GIT_AUTHOR_NAME };
-  afterEach(() => {
-    for (const [key, value] of [
-      ['TZ', saved.tz],
-      ['GIT_AUTHOR_NAME', saved.author],
-    ] as const) {
-      if (value === undefined) {
-        delete process.env[key];
-      } else {
-        process.env[key] = value;
-      }
-    }
-  });
+  let restore = (): void => undefined;
+  beforeEach(() => (restore = saveEnv('TZ', 'GIT_AUTHOR_NAME')));
+  afterEach(() => restore());
   after(cleanRepos);
 
   it('is dated now in the local time zone, by the author and committer git names (its environment included), on the feature branch only', async () => {

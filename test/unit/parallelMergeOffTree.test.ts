@@ -11,7 +11,7 @@ import path from 'node:path';
 import { MergeQueue } from '../../src/node/parallel/mergeQueue';
 import { ParallelStateStore } from '../../src/node/parallel/stateFile';
 import { addWorktree, preflight, type RepoInfo, type StoryWorktree } from '../../src/node/parallel/worktrees';
-import { agentWork, type AgentWork, cleanRepos, FEATURE, git, makeRepo } from './parallelRepo';
+import { agentWork, type AgentWork, cleanRepos, FEATURE, git, makeRepo, saveEnv } from './parallelRepo';
 
 /** Every file of the main tree (.git and .ralph aside): its text and whether it is executable. */
 function files(root: string, rel = ''): Record<string, string> {
@@ -73,23 +73,15 @@ async function twin(ids: readonly string[], normal: boolean): Promise<Twin> {
 
 describe('parallel: a merge made off the main tree', function () {
   this.timeout(120_000);
-  const saved = { author: process.env.GIT_AUTHOR_DATE, committer: process.env.GIT_COMMITTER_DATE };
+  let restore = (): void => undefined;
   before(() => {
+    restore = saveEnv('GIT_AUTHOR_DATE', 'GIT_COMMITTER_DATE');
     // One clock for both twins: equal commits have equal ids.
     process.env.GIT_AUTHOR_DATE = '2026-01-02T10:00:00Z';
     process.env.GIT_COMMITTER_DATE = '2026-01-02T10:00:00Z';
   });
   after(() => {
-    for (const [key, value] of [
-      ['GIT_AUTHOR_DATE', saved.author],
-      ['GIT_COMMITTER_DATE', saved.committer],
-    ] as const) {
-      if (value === undefined) {
-        delete process.env[key];
-      } else {
-        process.env[key] = value;
-      }
-    }
+    restore();
     cleanRepos();
   });
 

@@ -18,6 +18,20 @@ export const PROGRESS = '# Ralph Progress Log\nStarted: 2026-01-01\n---\n\n## Co
 
 const made: string[] = [];
 
+/** The environment variables `keys` as they are now; the returned function puts them back (set or unset). */
+export function saveEnv(...keys: string[]): () => void {
+  const saved = keys.map((key) => [key, process.env[key]] as const);
+  return () => {
+    for (const [key, value] of saved) {
+      if (value === undefined) {
+        delete process.env[key];
+      } else {
+        process.env[key] = value;
+      }
+    }
+  };
+}
+
 /** Removes every repository made by `makeRepo` (call in an `after` hook). */
 export function cleanRepos(): void {
   for (const dir of made.splice(0)) {
