@@ -1,7 +1,7 @@
 /** Failure signatures (src/core/insights/signature.ts): stable under what changes from run to run, different for different errors. */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { failureDetails, failureSignature, groupBySignature, MAX_SIGNATURE_CHARS, repeatedSignature, SIGNATURE_TAIL_CHARS } from '../../src/core/insights/signature';
+import { failureDetails, failureSignature, groupBySignature, repeatedFailure, MAX_SIGNATURE_CHARS, repeatedSignature, SIGNATURE_TAIL_CHARS } from '../../src/core/insights/signature';
 import type { RunRecord } from '../../src/core/runs/runs';
 
 /** Error outputs with holes for what changes between runs: a path, a line, a column, a time, a hash, a count, an identifier. */
@@ -119,6 +119,22 @@ describe('failure signatures', () => {
       [`3 iterations failed with: ${sig}`, [4, 3, 0], ['US-1', 'US-3']],
       ["1 iteration failed with: Error: Cannot find module '…'", [1], ['US-2']],
     ]);
+  });
+
+  it('a repeated failure to report: its signature, how many times in a row, and the last run\'s error lines', () => {
+    const sig = "error TS2322: Type '…' is not assignable to type '…'.";
+    const runs = [
+      run({ signature: 'Error: other' }),
+      run({ signature: sig, errorLines: ['first'] }),
+      run({ storyId: 'US-2', signature: sig }),
+      run({ outcome: 'rate-limited' }),
+      run({ signature: sig, errorLines: ['second'] }),
+      run({ signature: sig }),
+    ];
+    assert.deepEqual(repeatedFailure(runs, 'US-1'), { signature: sig, count: 3, errorLines: [] });
+    assert.deepEqual(repeatedFailure(runs.slice(0, 5), 'US-1'), { signature: sig, count: 2, errorLines: ['second'] });
+    assert.equal(repeatedFailure(runs, 'US-2'), undefined);
+    assert.equal(repeatedFailure([...runs, run({ outcome: 'passed' })], 'US-1'), undefined);
   });
 
   it('a signature seen twice in a row for one story is the one to offer; a pass between, another signature or a limit wait do not count as a repeat', () => {

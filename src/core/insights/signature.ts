@@ -101,7 +101,21 @@ export function groupBySignature(runs: readonly RunRecord[]): SignatureGroup[] {
 
 /** The signature a story's last two runs both failed with (a learning to offer); undefined otherwise. */
 export function repeatedSignature(runs: readonly RunRecord[], storyId: string): string | undefined {
+  return repeatedFailure(runs, storyId)?.signature;
+}
+
+/** A story's repeated failure as a report says it: the signature, how many of its last runs in a row failed with it (2 at least), and the last one's error lines. */
+export function repeatedFailure(runs: readonly RunRecord[], storyId: string): { signature: string; count: number; errorLines: readonly string[] } | undefined {
+  // A limit wait is the provider's, not the story's: it neither breaks nor extends the row.
   const own = runs.filter((r) => r.storyId === storyId && r.outcome !== 'rate-limited');
-  const [a, b] = own.slice(-2);
-  return a && b && a.outcome === 'failed' && b.outcome === 'failed' && a.signature && a.signature === b.signature ? a.signature : undefined;
+  const last = own.at(-1);
+  const signature = last?.outcome === 'failed' ? last.signature : undefined;
+  if (!last || !signature) {
+    return undefined;
+  }
+  let count = 0;
+  while (count < own.length && own[own.length - 1 - count].outcome === 'failed' && own[own.length - 1 - count].signature === signature) {
+    count++;
+  }
+  return count >= 2 ? { signature, count, errorLines: last.errorLines ?? [] } : undefined;
 }
