@@ -63,8 +63,8 @@ export interface RalphApi {
   storyArtifacts(storyId: string): { issue: number; research: string; plan: string; review: string; implementation: string; verdict?: string; warnings: string[] } | undefined;
   /** How many times a folder's prd.json was parsed since the window opened (default: the first folder). */
   prdParses(folder?: string): number;
-  /** What the Ralph status bar item says now. */
-  statusBarSnapshot(): { text: string; tooltip?: string };
+  /** What the Ralph status bar item says now, and the command a click on it runs. */
+  statusBarSnapshot(): { text: string; tooltip?: string; command?: string };
   /** The extension's log folder (its output channel's file is there). */
   readonly logFolder: string;
   /** What the runner is doing now. */

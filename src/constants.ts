@@ -52,6 +52,7 @@ export const Commands = {
   githubDispatch: "ralph.github.dispatch",
   githubOpenArtifact: "ralph.github.openArtifact",
   githubOpenIssue: "ralph.github.openIssue",
+  githubSignatureIssue: "ralph.github.openSignatureIssue",
   githubAddWorkflow: "ralph.github.addWorkflow",
   parallelRunWave: "ralph.parallel.runWave",
   parallelStartLoop: "ralph.parallel.startLoop",

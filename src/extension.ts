@@ -103,7 +103,7 @@ export function activate(context: vscode.ExtensionContext): RalphApi | undefined
   context.subscriptions.push(interrupted);
   registerParallelCommands(context, { prds, parallel, interrupted, log });
   registerMemoryCommands(context, { prds, memory, runs: runsWorkspace, storiesView: treeView, log });
-  registerSignatureOffer(context, runsWorkspace);
+  registerSignatureOffer(context, runsWorkspace, github, log);
   registerCompactionCommands(context, {
     memory,
     proposed,

@@ -81,6 +81,8 @@ export const COMMAND_NEEDS: { readonly [id in CommandId]: CommandNeeds } = {
   [Commands.githubLinkToIssue]: post,
   [Commands.githubOpenArtifact]: none,
   [Commands.githubOpenIssue]: none,
+  // Opens an issue (or comments on one) about a repeated failure signature.
+  [Commands.githubSignatureIssue]: post,
   [Commands.githubAddWorkflow]: write('Adding the GitHub Actions workflow'),
   // A parallel run makes worktrees and branches, merges, and starts agents.
   [Commands.parallelRunWave]: run('Running agents in parallel'),

@@ -14,6 +14,7 @@ import type { StoriesTreeProvider } from '../views/storiesTree';
 import { commandRegistrar } from './registrar';
 import { confirm } from '../services/confirm';
 import { askMaxIterations } from './loopInput';
+import { registerLimitNotice } from './limitNotice';
 
 export interface RunCommandDeps {
   readonly prds: PrdWorkspace;
@@ -136,24 +137,8 @@ export function registerRunCommands(context: vscode.ExtensionContext, deps: RunC
     return true;
   });
 
-  // A loop that waits out its agent's limit says so once per wait, with the way out of it.
-  const told = new Set<number>();
-  context.subscriptions.push(
-    runner.onDidChange((s) => {
-      if (!s.limit || told.has(s.limit.until)) {
-        return;
-      }
-      told.add(s.limit.until);
-      const at = new Date(s.limit.until).toLocaleTimeString();
-      const what = s.limit.kind === 'overloaded' ? 'found its provider overloaded' : `hit its ${s.limit.kind === 'usage-limit' ? 'usage' : 'rate'} limit`;
-      const when = s.limit.source === 'reset' ? `at ${at}, after its reset time` : `at ${at} (no reset time was printed, so backing off)`;
-      void vscode.window.showWarningMessage(`Ralph: ${s.limit.agent} ${what}; ${s.storyId ?? 'the story'} runs again ${when}.`, 'Resume Now', 'Stop').then((pick) => {
-        if (pick) {
-          void vscode.commands.executeCommand(pick === 'Stop' ? Commands.stopNow : Commands.resumeNow);
-        }
-      });
-    }),
-  );
+  // A loop that waits out its agent's limit, serial or parallel, says so once per wait.
+  registerLimitNotice(context, runner, parallel);
 
   reg(Commands.previewPrompt, async (arg?: unknown) => {
     const node = arg instanceof StoryNode ? arg : typeof arg === 'string' ? tree.findStory(arg) : undefined;

@@ -88,7 +88,16 @@ export async function choose<T extends vscode.QuickPickItem>(items: readonly T[]
 }
 
 /** An error notification with buttons (e.g. "Open Setting"); resolves to the button pressed, undefined when closed. */
-export async function tellError(message: string, actions: readonly string[]): Promise<string | undefined> {
+export function tellError(message: string, actions: readonly string[]): Promise<string | undefined> {
+  return tell(message, actions, 'error');
+}
+
+/** A warning notification with buttons and no Cancel (e.g. a wait for an agent's limit: Resume Now, Stop); resolves to the button pressed, undefined when closed. */
+export function tellWarning(message: string, actions: readonly string[]): Promise<string | undefined> {
+  return tell(message, actions, 'warning');
+}
+
+async function tell(message: string, actions: readonly string[], severity: 'error' | 'warning'): Promise<string | undefined> {
   if (__RALPH_TEST__ && testHandler) {
     const answer = testHandler({ message, choices: actions });
     if (answer !== undefined && !actions.includes(answer)) {
@@ -96,5 +105,5 @@ export async function tellError(message: string, actions: readonly string[]): Pr
     }
     return answer;
   }
-  return vscode.window.showErrorMessage(message, ...actions);
+  return severity === 'error' ? vscode.window.showErrorMessage(message, ...actions) : vscode.window.showWarningMessage(message, ...actions);
 }

@@ -394,7 +394,7 @@ export class GitHubWorkspace extends Disposable {
   async writerFor(folder: vscode.WorkspaceFolder): Promise<{ client: GitHubClient; repo: RepoRef }> {
     if (!this.folders.get(folder.uri.toString())?.client) {
       if (!(await this.auth.access(true))) {
-        throw new Error('Publishing needs a GitHub session: sign in to GitHub (the Accounts menu), then publish again.');
+        throw new Error('Writing to GitHub needs a GitHub session: sign in to GitHub (the Accounts menu), then try again.');
       }
       await this.refresh();
     }

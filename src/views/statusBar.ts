@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { countdown } from '../core/webview/graphProtocol';
 import { formatDuration } from '../core/runs/runs';
+import type { LimitWaitShown } from '../core/insights/waitText';
 import { STORY_STATES, type StoryStateKey } from '../core/vocabulary';
 import { Commands } from '../constants';
 import type { PrdWorkspace } from '../services/prdWorkspace';
@@ -19,8 +20,8 @@ export class RalphStatusBar extends Disposable {
   constructor(
     private readonly prds: PrdWorkspace,
     private readonly runner: Runner,
-    /** The parallel loop: its agents count as running (the Stop commands and buttons then show). */
-    private readonly parallel?: { isRunning(): boolean; readonly runs: readonly unknown[]; readonly onDidChange: vscode.Event<unknown> },
+    /** The parallel loop: its agents count as running (the Stop commands and buttons then show); its wait for an agent's limit counts down like the serial loop's. */
+    private readonly parallel?: { isRunning(): boolean; readonly runs: readonly unknown[]; readonly onDidChange: vscode.Event<unknown>; limitWait?(): LimitWaitShown | undefined },
   ) {
     super();
     this.item.name = 'Ralph';
@@ -34,16 +35,28 @@ export class RalphStatusBar extends Disposable {
   }
 
   /** What the item says now (the test API reads it). */
-  shown(): { text: string; tooltip?: string } {
-    return { text: this.item.text, tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : this.item.tooltip?.value };
+  shown(): { text: string; tooltip?: string; command?: string } {
+    const command = typeof this.item.command === 'string' ? this.item.command : this.item.command?.command;
+    return { text: this.item.text, tooltip: typeof this.item.tooltip === 'string' ? this.item.tooltip : this.item.tooltip?.value, command };
   }
 
   private update(): void {
     const s = this.runner.state;
     const parallelRunning = this.parallel?.isRunning() ?? false;
+    // The serial loop's wait, else a parallel run's: one countdown for both.
+    const limit: LimitWaitShown | undefined = s.running && s.limit ? { ...s.limit, storyId: s.storyId } : parallelRunning ? this.parallel?.limitWait?.() : undefined;
     void vscode.commands.executeCommand('setContext', 'ralph.running', s.running || parallelRunning);
-    void vscode.commands.executeCommand('setContext', 'ralph.waitingOnLimit', s.limit !== undefined);
+    void vscode.commands.executeCommand('setContext', 'ralph.waitingOnLimit', limit !== undefined);
+    if (limit) {
+      this.startTimer();
+      this.item.text = `$(watch) Ralph: limit — resumes in ${countdown(limit.until - Date.now())}`;
+      this.item.tooltip = `${limit.agent} hit its limit on ${limit.storyId ?? 'the story'}: it runs again at ${new Date(limit.until).toLocaleTimeString()}${limit.source === 'backoff' ? ' (no reset time was printed: backing off)' : ''}. Click to resume now.`;
+      this.item.command = Commands.resumeNow;
+      this.item.show();
+      return;
+    }
     if (!s.running && parallelRunning) {
+      this.stopTimer();
       const n = this.parallel?.runs.length ?? 0;
       this.item.text = `${icon('running')} Ralph: parallel · ${n} ${n === 1 ? 'agent' : 'agents'}`;
       this.item.tooltip = 'A parallel Ralph loop is running: see the Stories view.';
@@ -52,16 +65,7 @@ export class RalphStatusBar extends Disposable {
       return;
     }
     if (s.running) {
-      if (!this.timer) {
-        this.timer = setInterval(() => this.update(), 1000);
-      }
-      if (s.limit) {
-        this.item.text = `$(watch) Ralph: limit — resumes in ${countdown(s.limit.until - Date.now())}`;
-        this.item.tooltip = `${s.limit.agent} hit its limit on ${s.storyId ?? 'the story'}: it runs again at ${new Date(s.limit.until).toLocaleTimeString()}${s.limit.source === 'backoff' ? ' (no reset time was printed: backing off)' : ''}. Click to resume now.`;
-        this.item.command = Commands.resumeNow;
-        this.item.show();
-        return;
-      }
+      this.startTimer();
       const elapsed = s.iterationStartedAt ? formatDuration(Date.now() - s.iterationStartedAt) : '';
       const stopping = s.stopRequested ? ' · stopping' : '';
       this.item.text = `${icon('running')} Ralph: ${s.storyId ?? '…'} · ${s.iteration ?? 0}/${s.maxIterations ?? 1}${elapsed ? ` · ${elapsed}` : ''}${stopping}`;
@@ -91,6 +95,10 @@ export class RalphStatusBar extends Disposable {
       this.item.command = Commands.showNextStory;
     }
     this.item.show();
+  }
+
+  private startTimer(): void {
+    this.timer ??= setInterval(() => this.update(), 1000);
   }
 
   private stopTimer(): void {

@@ -15,10 +15,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RalphApi } from '../../src/api';
 import { storyIdOfBody } from '../../src/core/github/storyIssue';
+import { type RunRecord, serializeRun } from '../../src/core/runs/runs';
 import type { GraphMessage } from '../../src/core/webview/graphProtocol';
 import { GitHubEmulator } from '../support/githubEmulator';
 import { answering, api, readPrd, snapshot, useStandIn, waitFor, waitForGraph, workspaceFolder } from './helpers';
-import { ensureGitWorkspace, git, GIT_IDENTITY, type Pristine, restoreWorkspace } from './runHelpers';
+import { ensureGitWorkspace, git, GIT_IDENTITY, type Pristine, restoreWorkspace, ws } from './runHelpers';
 
 interface Outcome {
   readonly message: string;
@@ -96,6 +97,40 @@ suite('GitHub as the engine: publish, follow, sync (test server)', function () {
     assert.deepEqual(again.questions, [], 'nothing to publish: nothing asked');
     assert.match(again.result.message, /^The issues of acme\/taskflow already say what prd\.json says: nothing to publish\./);
     assert.equal(gh.writes(from).length, 0);
+  });
+
+  test('a story that fails twice with the same signature: the offer\'s third button, Open GitHub Issue, opens an issue with the signature\'s label; again, it comments on that issue instead (issue 21)', async () => {
+    // What the recorder writes after two failed iterations with the same signature (an agent's words: mentions and fences in them).
+    const signature = `Error: @octocat's check <n> failed in ${Date.now()}`;
+    const failed = (n: number): RunRecord => ({
+      start: `2026-11-26T10:0${n}:00.000Z`, end: `2026-11-26T10:0${n}:30.000Z`, storyId: 'US-006', storyTitle: 'Sort tasks by priority', agent: 'custom',
+      exitCode: 1, durationMs: 30_000, passingBefore: 4, passingAfter: 4, storyPasses: false, commit: null, complete: false, outcome: 'failed',
+      promptFile: `.ralph/prompts/p${n}.md`, iteration: n, loopId: 'loop-sig', signature, errorLines: ['Error: @octocat\'s check 3 failed', '```', 'see #12'],
+    });
+    const offers: { message: string; choices: readonly string[] }[] = [];
+    ralph.answerConfirmations((q) => {
+      if (!/failed twice in a row/.test(q.message)) {
+        return undefined;
+      }
+      offers.push(q);
+      return 'Open GitHub Issue';
+    });
+    try {
+      fs.mkdirSync(ws('.ralph'), { recursive: true });
+      fs.writeFileSync(ws('.ralph', 'runs.jsonl'), [failed(1), failed(2)].map(serializeRun).join(''));
+      const issue = await waitFor('the signature\'s issue on GitHub', () => [...gh.issues.values()].find((i) => i.labels.some((l) => /^ralph-signature:[0-9a-f]{10}$/.test(l))), 30_000, () => offers);
+      assert.deepEqual(offers.map((o) => o.choices), [['Add as Learning', 'Add Note to AGENTS.md', 'Open GitHub Issue']]);
+      assert.match(issue.title, /^Ralph: US-006 fails with: Error: @\u200boctocat's check <n> failed in \d+$/);
+      assert.match(issue.body ?? '', /^Story `US-006` failed 2 times in a row/);
+      assert.ok((issue.body ?? '').includes("````\nError: @octocat's check 3 failed\n```\nsee #12\n````"), issue.body ?? '');
+
+      const again = await vscode.commands.executeCommand<{ kind: string; number: number }>('ralph.github.openSignatureIssue', workspaceFolder().uri, 'US-006');
+      assert.deepEqual([again.kind, again.number], ['commented', issue.number]);
+      assert.equal([...gh.issues.values()].filter((i) => i.labels.some((l) => l.startsWith('ralph-signature:'))).length, 1, 'no second issue');
+      assert.match(issue.comments[0]?.body ?? '', /^Failed again: `US-006`, 2 times in a row/);
+    } finally {
+      ralph.answerConfirmations(undefined);
+    }
   });
 
   test('Dispatch Ready Stories: unpublished, it offers to publish first; published, it runs the ready stories on Actions up to ralph.parallel.maxAgents, never one twice', async () => {

@@ -119,11 +119,11 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     await answering(undefined, () => vscode.commands.executeCommand('ralph.parallel.checkInterrupted', workspaceFolder()));
   });
 
-  async function onFeatureBranch(prd = fourStories()): Promise<void> {
+  async function onFeatureBranch(prd = fourStories(), storyCount = 4): Promise<void> {
     git('reset', '-q', '--hard');
     git('clean', '-q', '-fd', '-e', '.vscode');
     git('checkout', '-q', '-b', FEATURE);
-    await useCustomPrd(prd, 4);
+    await useCustomPrd(prd, storyCount);
   }
 
   test('Run Wave runs the stories ready now, each once: a story its merge made ready does not start', async () => {
@@ -205,6 +205,56 @@ suite('the parallel loop in VS Code (issue 19)', function () {
     assert.ok(featureLog().some((l) => l.startsWith(`feat: ${conflicted}`)), featureLog().join('\n'));
     await waitFor('one item left, the badge at 1', () => a.parallelState().needsYou.length === 1 && a.parallelState().badge === 1, 10_000, () => a.parallelState());
     assert.equal(a.parallelState().needsYou[0].storyId, 'US-004');
+  });
+
+  test('an agent that hits its usage limit in a parallel run: the status bar counts down, one notification per wait, Resume Now resumes and the story passes (issue 21)', async function () {
+    this.timeout(240_000);
+    const a = await api();
+    // The pretend agent counts its attempts in .git: a count left by an earlier run would skip the limits.
+    const attempts = ws('.git', 'fake-agent-attempts');
+    fs.rmSync(attempts, { recursive: true, force: true });
+    const one = fourStories() as { userStories: unknown[] };
+    await onFeatureBranch({ ...one, userStories: one.userStories.slice(0, 1) }, 1);
+    // Claude Code's real "Claude AI usage limit reached|<epoch>", its reset 10 minutes ahead: only Resume Now ends the waits in time.
+    await useParallelAgent(`FAKE_AGENT_RESET_S=600 FAKE_AGENT_PLAN='${JSON.stringify({ 'US-001': ['limit', 'limit', 'pass'] })}'`, 'par-limit');
+    const limitNotices: { message: string; choices: readonly string[] }[] = [];
+    // The first wait's notification is closed (Resume Now comes from the status bar); the second's Resume Now is pressed.
+    a.answerConfirmations((q) => {
+      if (!/hit its limit/.test(q.message)) {
+        return undefined;
+      }
+      limitNotices.push(q);
+      return limitNotices.length === 2 ? 'Resume Now' : undefined;
+    });
+    try {
+      const started = Date.now();
+      const run = vscode.commands.executeCommand<Stop | undefined>('ralph.parallel.startLoop', 5, 1);
+      const shown = await waitFor('the status bar countdown of the parallel wait', () => {
+        const bar = a.statusBarSnapshot();
+        return /^\$\(watch\) Ralph: limit — resumes in (?:9|10):\d\d$/.test(bar.text) ? bar : undefined;
+      }, 90_000, () => a.statusBarSnapshot());
+      assert.match(shown.tooltip ?? '', /hit its limit on US-001: it runs again at .*Click to resume now/);
+      assert.equal(shown.command, 'ralph.resumeNow');
+      // A few ticks of the countdown are no new wait: one notification so far.
+      const ticked = await waitFor('the countdown to tick', () => (a.statusBarSnapshot().text !== shown.text ? a.statusBarSnapshot().text : undefined), 10_000);
+      assert.match(ticked, /resumes in/);
+      assert.equal(limitNotices.length, 1, JSON.stringify(limitNotices));
+      assert.match(limitNotices[0].message, /^Ralph: .* hit its limit; US-001 runs again at .*, after its reset time\.$/);
+      assert.deepEqual(limitNotices[0].choices, ['Resume Now', 'Stop']);
+
+      // A click on the status bar item: its command ends the wait.
+      assert.equal(await vscode.commands.executeCommand(shown.command), true);
+      const stop = await run;
+      assert.ok(stop, 'Start Parallel Loop… resolved to undefined: the run could not start (see the log)');
+      assert.ok(Date.now() - started < 5 * 60_000, 'the waits ended before the reset: Resume Now resumed');
+      assert.equal(limitNotices.length, 2, `one notification per wait: ${JSON.stringify(limitNotices)}`);
+      assert.equal(prdStories()[0].passes, true, stop.message);
+      assert.deepEqual(runsJsonl().map((l) => [l.storyId, l.outcome]), [['US-001', 'rate-limited'], ['US-001', 'rate-limited'], ['US-001', 'passed']]);
+      assert.doesNotMatch(a.statusBarSnapshot().text, /limit/);
+    } finally {
+      a.answerConfirmations(undefined);
+      fs.rmSync(attempts, { recursive: true, force: true });
+    }
   });
 
   test('Stop All ends the running agents; while they run, their rows show "running"', async () => {

@@ -93,6 +93,8 @@ describe('CLI run in-process: --parallel 1 is the serial loop', function () {
     assert.deepEqual(runsOf(root).map((r) => r.outcome), ['passed', 'failed', 'failed']);
     // each failure recorded with its signature: the same failure twice reads the same
     assert.deepEqual(runsOf(root).map((r) => r.signature), [undefined, 'fake-agent: typecheck failed (<n> errors); US-<n> is not done', 'fake-agent: typecheck failed (<n> errors); US-<n> is not done']);
+    // and its error lines as printed, colours removed (the signature issue quotes them)
+    assert.deepEqual(runsOf(root).map((r) => r.errorLines), [undefined, ['fake-agent: typecheck failed (2 errors); US-002 is not done'], ['fake-agent: typecheck failed (2 errors); US-002 is not done']]);
     assert.deepEqual(passing(root), ['US-001']);
   });
 

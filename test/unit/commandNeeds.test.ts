@@ -47,7 +47,7 @@ const WRITES = [
 /** Commands that start an agent or git. */
 const RUNS = ['ralph.runNext', 'ralph.story.run', 'ralph.startLoop', 'ralph.pin.generate', 'ralph.parallel.runWave', 'ralph.parallel.startLoop', 'ralph.needsYou.retry', 'ralph.needsYou.openConflict', 'ralph.parallel.resume', 'ralph.parallel.checkInterrupted', 'ralph.needsYou.removeWorktree', 'ralph.github.sync', 'ralph.resumeNow'];
 /** Commands that post to GitHub. */
-const POSTS = ['ralph.github.selfHeal', 'ralph.github.selfHealAll', 'ralph.github.linkToIssue', 'ralph.github.publishStories', 'ralph.github.dispatch'];
+const POSTS = ['ralph.github.selfHeal', 'ralph.github.selfHealAll', 'ralph.github.linkToIssue', 'ralph.github.publishStories', 'ralph.github.dispatch', 'ralph.github.openSignatureIssue'];
 
 /** Commands run by the views' items (a problem's link), not offered to a person: not in package.json. */
 const INTERNAL = ['ralph.openProblem'];

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
+import { limitNotice } from '../../src/core/insights/waitText';
 import { detectLimit, LIMIT_TAIL_CHARS, type LimitKind, limitWait, MAX_BACKOFF_MS, MAX_MARGIN_MS, OutputTail, parseResetTime } from '../../src/core/insights/limits';
 
 const DIR = path.resolve(__dirname, '../fixtures/agent-output/limits');
@@ -163,6 +164,14 @@ describe('limits: negative cases', () => {
 });
 
 describe('limits: the wait', () => {
+  it('the notification of a wait, serial or parallel, says who hit what and when the story runs again (a parallel run does not know the kind)', () => {
+    const w = { agent: 'claude', storyId: 'US-006', until: 0, source: 'reset' as const };
+    assert.equal(limitNotice({ ...w, kind: 'usage-limit' }, '15:00:30'), 'claude hit its usage limit; US-006 runs again at 15:00:30, after its reset time.');
+    assert.equal(limitNotice({ ...w, kind: 'rate-limit', source: 'backoff' }, '15:00:30'), 'claude hit its rate limit; US-006 runs again at 15:00:30 (no reset time was printed, so backing off).');
+    assert.equal(limitNotice({ ...w, kind: 'overloaded', storyId: undefined }, '9:00'), 'claude found its provider overloaded; the story runs again at 9:00, after its reset time.');
+    assert.equal(limitNotice(w, '15:00:30'), 'claude hit its limit; US-006 runs again at 15:00:30, after its reset time.');
+  });
+
   it('waits until the printed reset plus a margin of at most 30 s', () => {
     const end = END.getTime();
     assert.deepEqual(limitWait({ resetAt: new Date(end + 2 * H) }, end, 1), { until: end + 2 * H + MAX_MARGIN_MS, source: 'reset' });

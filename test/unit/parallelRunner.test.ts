@@ -63,6 +63,7 @@ function scriptedExecutor(plan: Record<string, Behaviour>, started: string[] = [
             settle({ exitCode: 0, stopped: false, via: 'process' });
             return;
           case 'fail':
+            launch.onOutput?.(`\u001b[31msrc/${id}.ts(4,2): error TS2322: Type 'string' is not assignable to type 'number'.\u001b[0m\n`);
             settle({ exitCode: 3, stopped: false, via: 'process' });
             return;
           case 'hang':
@@ -221,6 +222,9 @@ describe('parallel runner: a loop with real git and pretend agents', function ()
     assert.match(why['US-001'].message, /left the worktree on the branch US-001-stray instead of ralph\/demo-US-001.*commits are kept there/);
     assert.match(why['US-002'].message, /time limit/);
     assert.equal(why['US-003'].why, 'failures');
+    // each failure recorded with its signature and its error lines as printed (the signature issue quotes them)
+    const failed = runsOf(root).filter((r) => r.storyId === 'US-003');
+    assert.deepEqual(failed.map((r) => [r.outcome, r.signature, r.errorLines]), [1, 2].map(() => ['failed', "<path>(<n>,<n>): error TS2322: Type '…' is not assignable to type '…'.", ["src/US-003.ts(4,2): error TS2322: Type 'string' is not assignable to type 'number'."]]));
     assert.deepEqual(passing(root), ['US-004']);
     // The stray commit is not lost.
     assert.match(git(root, 'log', '--format=%s', 'US-001-stray'), /feat: US-001/);

@@ -9,6 +9,8 @@ import {
   detectFeatCommit,
   featCommitSubject,
   formatDuration,
+  MAX_ERROR_LINE_CHARS,
+  MAX_ERROR_LINES,
   MAX_UNCOMMITTED,
   parseRuns,
   RUN_OUTCOMES,
@@ -70,6 +72,20 @@ describe('runs.jsonl', () => {
     const odd = serializeRun(record()).replace(/\}\n$/, ',"resetAt":"soon","signature":42}\n');
     assert.deepEqual(parseRuns(odd).runs, [record()]);
     assert.equal(parseRuns(serializeRun(record()).replace(/\}\n$/, `,"signature":"${'x'.repeat(5000)}"}\n`)).runs[0].signature?.length, 500);
+  });
+
+  it('a failed run keeps its last error lines as printed, after its signature, bounded, and reads them back tolerantly (issue 21: the signature issue quotes them)', () => {
+    const failed = record({ outcome: 'failed', exitCode: 2, signature: 'error TS2322: x', errorLines: ["src/a.ts(4,2): error TS2322: Type 'string' is not assignable", 'Found 1 error'] });
+    assert.match(serializeRun(failed), /"signature":"error TS2322: x","errorLines":\["src\/a\.ts\(4,2\): error TS2322: [^"]+","Found 1 error"\]\}\n$/);
+    assert.deepEqual(parseRuns(serializeRun(failed)).runs, [failed]);
+    assert.ok(!/errorLines/.test(serializeRun(record({ errorLines: [] }))), 'written only when known');
+    const odd = (v: string): RunRecord => parseRuns(serializeRun(record()).replace(/\}\n$/, `,"errorLines":${v}}\n`)).runs[0];
+    assert.equal(odd('"one line"').errorLines, undefined);
+    assert.deepEqual(odd('[1, "kept", null, {"a": 2}]').errorLines, ['kept']);
+    const long = odd(JSON.stringify(Array.from({ length: 50 }, (_, i) => `${i} ${'x'.repeat(2000)}`))).errorLines ?? [];
+    assert.equal(long.length, MAX_ERROR_LINES);
+    assert.ok(long.every((l) => l.length <= MAX_ERROR_LINE_CHARS), 'each line cut');
+    assert.match(long.at(-1) ?? '', /^49 /, 'the last lines are the ones kept');
   });
 
   it('records the receipt (cost, tokens, model, turns) after loopId, in order, and reads it back tolerantly', () => {

@@ -1,7 +1,7 @@
 /** Failure signatures (src/core/insights/signature.ts): stable under what changes from run to run, different for different errors. */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { failureSignature, groupBySignature, MAX_SIGNATURE_CHARS, repeatedSignature, SIGNATURE_TAIL_CHARS } from '../../src/core/insights/signature';
+import { failureDetails, failureSignature, groupBySignature, repeatedFailure, MAX_SIGNATURE_CHARS, repeatedSignature, SIGNATURE_TAIL_CHARS } from '../../src/core/insights/signature';
 import type { RunRecord } from '../../src/core/runs/runs';
 
 /** Error outputs with holes for what changes between runs: a path, a line, a column, a time, a hash, a count, an identifier. */
@@ -60,6 +60,19 @@ describe('failure signatures', () => {
     assert.equal(failureSignature(out), "<path>(<n>,<n>): error TS2322: Type '…' is not assignable to type '…'. | Found <n> error in <path>:<n>");
   });
 
+  it('a failure\'s details: its signature and the last error lines as printed (ANSI escapes removed), the signature made from the last of them', () => {
+    const out = "Running tsc…\n\u001b[31msrc/api/tasks.ts(42,7): error TS2322: Type 'string' is not assignable to type 'number'.\u001b[0m\nsome progress\nFound 1 error in src/api/tasks.ts:42\n";
+    const d = failureDetails(out);
+    assert.equal(d?.signature, failureSignature(out));
+    assert.deepEqual(d?.errorLines, ["src/api/tasks.ts(42,7): error TS2322: Type 'string' is not assignable to type 'number'.", 'Found 1 error in src/api/tasks.ts:42']);
+    // no error words: the last lines, as the signature takes them
+    assert.deepEqual(failureDetails('one\ntwo\nthree\n')?.errorLines, ['one', 'two', 'three']);
+    assert.equal(failureDetails('\n  \n'), undefined);
+    const many = failureDetails(Array.from({ length: 40 }, (_, i) => `error ${i}: ${'y'.repeat(1000)}`).join('\n'));
+    assert.ok(many && many.errorLines.length <= 10 && many.errorLines.every((l) => l.length <= 300), JSON.stringify(many?.errorLines.map((l) => l.length)));
+    assert.match(many?.errorLines.at(-1) ?? '', /^error 39: /);
+  });
+
   it('is stable when the numbers, paths, times, hashes and names change (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: TEMPLATES.length - 1 }), vary, vary, fc.string({ maxLength: 200 }).filter((s) => !/error|fail|err|✗|×|✖|cannot|exception|panic|fatal|assert|undefined|traceback|not found|could not/i.test(s)), (t, a, b, noise) => {
@@ -106,6 +119,22 @@ describe('failure signatures', () => {
       [`3 iterations failed with: ${sig}`, [4, 3, 0], ['US-1', 'US-3']],
       ["1 iteration failed with: Error: Cannot find module '…'", [1], ['US-2']],
     ]);
+  });
+
+  it('a repeated failure to report: its signature, how many times in a row, and the last run\'s error lines', () => {
+    const sig = "error TS2322: Type '…' is not assignable to type '…'.";
+    const runs = [
+      run({ signature: 'Error: other' }),
+      run({ signature: sig, errorLines: ['first'] }),
+      run({ storyId: 'US-2', signature: sig }),
+      run({ outcome: 'rate-limited' }),
+      run({ signature: sig, errorLines: ['second'] }),
+      run({ signature: sig }),
+    ];
+    assert.deepEqual(repeatedFailure(runs, 'US-1'), { signature: sig, count: 3, errorLines: [] });
+    assert.deepEqual(repeatedFailure(runs.slice(0, 5), 'US-1'), { signature: sig, count: 2, errorLines: ['second'] });
+    assert.equal(repeatedFailure(runs, 'US-2'), undefined);
+    assert.equal(repeatedFailure([...runs, run({ outcome: 'passed' })], 'US-1'), undefined);
   });
 
   it('a signature seen twice in a row for one story is the one to offer; a pass between, another signature or a limit wait do not count as a repeat', () => {

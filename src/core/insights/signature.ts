@@ -6,7 +6,7 @@
  * story is offered as a learning. Pure; bounded: only the end of the output is read.
  */
 import { stripAnsi } from '../output';
-import type { RunRecord } from '../runs/runs';
+import { MAX_ERROR_LINE_CHARS, MAX_ERROR_LINES, type RunRecord } from '../runs/runs';
 
 /** How much of the end of the output is read, how many error lines make a signature, how long it may be. */
 export const SIGNATURE_TAIL_CHARS = 8 * 1024;
@@ -17,8 +17,20 @@ const MAX_LINE = 160;
 /** A line that reports an error, in the words compilers, test runners and agents use. */
 const ERROR_LINE = /\b(?:error|errors|failed|failure|failing|exception|panic|fatal|traceback|cannot|could not|not found|undefined|assert\w*)\b|ERR!|✗|×|✖/i;
 
+/** A failed run's signature and the last error lines it came from, as printed (a report quotes them: the signature issue). */
+export interface FailureDetails {
+  readonly signature: string;
+  /** At most ERROR_LINES_KEPT lines, each at most MAX_ERROR_LINE_CHARS (runs.ts keeps the same bounds when reading back). */
+  readonly errorLines: readonly string[];
+}
+
 /** The signature of a failed run's output; undefined when it printed nothing to go by. */
 export function failureSignature(output: string): string | undefined {
+  return failureDetails(output)?.signature;
+}
+
+/** The signature of a failed run's output and its last error lines (the last lines, when none reads as an error); undefined when it printed nothing to go by. */
+export function failureDetails(output: string): FailureDetails | undefined {
   const lines = stripAnsi(output.slice(-SIGNATURE_TAIL_CHARS))
     .split(/\r?\n|\r/)
     .map((l) => l.trim())
@@ -27,11 +39,16 @@ export function failureSignature(output: string): string | undefined {
     return undefined;
   }
   const errors = lines.filter((l) => ERROR_LINE.test(l));
-  const picked = (errors.length > 0 ? errors : lines).slice(-SIGNATURE_LINES).map(normaliseLine);
+  const source = errors.length > 0 ? errors : lines;
+  const picked = source.slice(-SIGNATURE_LINES).map(normaliseLine);
   // the same line twice (a summary repeating the error) says no more than once
   const unique = picked.filter((l, i) => picked.indexOf(l) === i && l !== '');
   const text = unique.join(' | ');
-  return text === '' ? undefined : text.length > MAX_SIGNATURE_CHARS ? `${text.slice(0, MAX_SIGNATURE_CHARS - 1)}…` : text;
+  if (text === '') {
+    return undefined;
+  }
+  const signature = text.length > MAX_SIGNATURE_CHARS ? `${text.slice(0, MAX_SIGNATURE_CHARS - 1)}…` : text;
+  return { signature, errorLines: source.slice(-MAX_ERROR_LINES).map((l) => (l.length > MAX_ERROR_LINE_CHARS ? `${l.slice(0, MAX_ERROR_LINE_CHARS - 1)}…` : l)) };
 }
 
 /** One error line with what changes from run to run replaced. The order matters: times before numbers, paths before numbers. */
@@ -84,7 +101,21 @@ export function groupBySignature(runs: readonly RunRecord[]): SignatureGroup[] {
 
 /** The signature a story's last two runs both failed with (a learning to offer); undefined otherwise. */
 export function repeatedSignature(runs: readonly RunRecord[], storyId: string): string | undefined {
+  return repeatedFailure(runs, storyId)?.signature;
+}
+
+/** A story's repeated failure as a report says it: the signature, how many of its last runs in a row failed with it (2 at least), and the last one's error lines. */
+export function repeatedFailure(runs: readonly RunRecord[], storyId: string): { signature: string; count: number; errorLines: readonly string[] } | undefined {
+  // A limit wait is the provider's, not the story's: it neither breaks nor extends the row.
   const own = runs.filter((r) => r.storyId === storyId && r.outcome !== 'rate-limited');
-  const [a, b] = own.slice(-2);
-  return a && b && a.outcome === 'failed' && b.outcome === 'failed' && a.signature && a.signature === b.signature ? a.signature : undefined;
+  const last = own.at(-1);
+  const signature = last?.outcome === 'failed' ? last.signature : undefined;
+  if (!last || !signature) {
+    return undefined;
+  }
+  let count = 0;
+  while (count < own.length && own[own.length - 1 - count].outcome === 'failed' && own[own.length - 1 - count].signature === signature) {
+    count++;
+  }
+  return count >= 2 ? { signature, count, errorLines: last.errorLines ?? [] } : undefined;
 }

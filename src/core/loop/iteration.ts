@@ -7,7 +7,7 @@
 import { missingExecutableMessage, type PathLookup, PRESET_SETTING, resolveAgentCommand, resolveExecutable } from '../agents/presets';
 import { agentEnvironment, checkTemplate, COMMAND_SETTING, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
 import { detectLimit, type LimitVerdict } from '../insights/limits';
-import { failureSignature } from '../insights/signature';
+import { failureDetails } from '../insights/signature';
 import { type Receipt, receiptFields, spendOf } from '../insights/receipts';
 import type { PrdAnalysis } from '../prd/index';
 import { detectFeatCommit, type FeatCommit, MAX_UNCOMMITTED, type RunRecord } from '../runs/runs';
@@ -153,7 +153,7 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     agent: o.agent,
   });
   const limited = record.outcome === 'rate-limited' ? limit : undefined;
-  const signature = record.outcome === 'failed' && o.output !== undefined ? failureSignature(o.output) : undefined;
+  const failure = record.outcome === 'failed' && o.output !== undefined ? failureDetails(o.output) : undefined;
   const uncommitted = o.uncommitted ?? [];
   const line: RunRecord = {
     start: new Date(o.started).toISOString(),
@@ -174,7 +174,7 @@ export function completeIteration(loop: LoopController, o: IterationObservation)
     loopId: o.loopId,
     ...receiptFields(o.receipt),
     ...(limited?.resetAt ? { resetAt: limited.resetAt.toISOString() } : {}),
-    ...(signature ? { signature } : {}),
+    ...(failure ? { signature: failure.signature, errorLines: failure.errorLines } : {}),
     ...(uncommitted.length > 0
       ? { uncommitted: uncommitted.slice(0, MAX_UNCOMMITTED), ...(uncommitted.length > MAX_UNCOMMITTED ? { uncommittedMore: uncommitted.length - MAX_UNCOMMITTED } : {}) }
       : {}),

@@ -64,6 +64,8 @@ export interface RunRecord {
   readonly resetAt?: string;
   /** A failed run: its normalised failure signature (src/core/insights/signature.ts). */
   readonly signature?: string;
+  /** A failed run: its last error lines as printed (ANSI escapes removed), at most MAX_ERROR_LINES of MAX_ERROR_LINE_CHARS (the signature issue quotes them). */
+  readonly errorLines?: readonly string[];
   /** Paths the agent changed but left uncommitted (at most MAX_UNCOMMITTED; absent when none or not checked). */
   readonly uncommitted?: readonly string[];
   /** How many more uncommitted paths there were than listed. */
@@ -97,6 +99,10 @@ export interface ParallelRunFields {
 /** A signature read back is cut to this length (a hand-edited line cannot make a row unbounded). */
 export const MAX_SIGNATURE = 500;
 
+/** A failed run's error lines: at most this many, each at most this long (also when read back). */
+export const MAX_ERROR_LINES = 10;
+export const MAX_ERROR_LINE_CHARS = 300;
+
 /** At most this many uncommitted paths are recorded per iteration. */
 export const MAX_UNCOMMITTED = 50;
 
@@ -125,6 +131,7 @@ export function serializeRun(r: RunRecord): string {
     ...receiptFields(r),
     ...(r.resetAt !== undefined ? { resetAt: r.resetAt } : {}),
     ...(r.signature ? { signature: r.signature } : {}),
+    ...(r.errorLines && r.errorLines.length > 0 ? { errorLines: r.errorLines } : {}),
     ...(r.uncommitted && r.uncommitted.length > 0 ? { uncommitted: r.uncommitted.slice(0, MAX_UNCOMMITTED) } : {}),
     ...(r.uncommittedMore ? { uncommittedMore: r.uncommittedMore } : {}),
     ...(r.parallel ? { parallel: parallelFields(r.parallel) } : {}),
@@ -229,6 +236,10 @@ export function toRecord(v: unknown): RunRecord | string {
   if (typeof o.signature === 'string' && o.signature.trim() !== '') {
     record.signature = o.signature.slice(0, MAX_SIGNATURE);
   }
+  const errorLines = errorLinesOf(o.errorLines);
+  if (errorLines) {
+    record.errorLines = errorLines;
+  }
   addUncommitted(record, o);
   const parallel = parallelOf(o.parallel);
   if (parallel) {
@@ -305,6 +316,15 @@ function parallelOf(v: unknown): ParallelRunFields | undefined {
     merge,
     mergeCommit: typeof o.mergeCommit === 'string' && /^[0-9a-f]{7,64}$/.test(o.mergeCommit) ? o.mergeCommit : undefined,
   });
+}
+
+/** Error lines read back: strings only, the last MAX_ERROR_LINES, each cut (a hand-edited line cannot make them unbounded). */
+function errorLinesOf(v: unknown): string[] | undefined {
+  if (!Array.isArray(v)) {
+    return undefined;
+  }
+  const lines = v.filter((l): l is string => typeof l === 'string').slice(-MAX_ERROR_LINES).map((l) => l.slice(0, MAX_ERROR_LINE_CHARS));
+  return lines.length > 0 ? lines : undefined;
 }
 
 function addUncommitted(record: Mutable<RunRecord>, o: Record<string, unknown>): void {

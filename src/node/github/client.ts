@@ -475,7 +475,7 @@ export class GitHubClient implements GitHubTransport {
     return data
       .filter((d) => d.pull_request === undefined)
       .slice(0, limit)
-      .map((d) => ({ number: d.number, title: d.title, state: d.state, labels: (d.labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))), isPullRequest: false }));
+      .map((d) => ({ number: d.number, title: d.title, state: d.state, labels: (d.labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? ''))), htmlUrl: d.html_url, isPullRequest: false }));
   }
 
   async getDefaultBranch(): Promise<string> {

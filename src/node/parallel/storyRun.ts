@@ -18,7 +18,7 @@ import type { AgentExecutor, AgentExit, AgentHandle } from '../../core/loop/exec
 import type { AgentCommandPlan } from '../../core/loop/iteration';
 import type { AgentOutcome } from '../../core/loop/parallelLoop';
 import { detectLimit, type LimitVerdict, localTimeZone } from '../../core/insights/limits';
-import { failureSignature } from '../../core/insights/signature';
+import { failureDetails } from '../../core/insights/signature';
 import { planPrdMerge, storyPasses } from '../../core/parallel/prdMerge';
 import { unionProgress } from '../../core/parallel/progressUnion';
 import { analyzePrd } from '../../core/prd/index';
@@ -91,6 +91,8 @@ export interface StoryRunResult {
   readonly limit?: LimitVerdict;
   /** A failed run: its failure signature (core/insights/signature.ts). */
   readonly signature?: string;
+  /** …and its last error lines as printed. */
+  readonly errorLines?: readonly string[];
   /** What the agent's output said it cost (absent when the agent did not run). */
   readonly receipt?: Receipt;
 }
@@ -254,12 +256,13 @@ export function runLine(r: StoryRunResult, at: RunLinePlace, wt: StoryWorktree):
     ...receiptFields(r.receipt),
     ...(r.limit?.resetAt ? { resetAt: r.limit.resetAt.toISOString() } : {}),
     ...(r.signature ? { signature: r.signature } : {}),
+    ...(r.errorLines ? { errorLines: r.errorLines } : {}),
     ...(r.uncommitted.length > 0 ? { uncommitted: r.uncommitted } : {}),
     parallel: { wave: at.wave, worktree: wt.folder, branch: wt.branch },
   };
 }
 
-type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPasses' | 'filesChanged' | 'uncommitted' | 'limit' | 'signature'>;
+type Observed = Pick<StoryRunResult, 'outcome' | 'message' | 'commit' | 'storyPasses' | 'filesChanged' | 'uncommitted' | 'limit' | 'signature' | 'errorLines'>;
 
 /** What the agent left in its worktree, as the loop's outcome. */
 async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentExit, timedOut: boolean, outputTail: string, ended: Date): Promise<Observed> {
@@ -301,8 +304,8 @@ async function observe(ctx: StoryRunContext, req: StoryRunRequest, exit: AgentEx
     return { ...seen, outcome: 'rate-limited', message: limit.message, limit };
   }
   if (exit.exitCode !== undefined && exit.exitCode !== 0) {
-    const signature = failureSignature(outputTail);
-    return { ...seen, outcome: 'failed', message: `its agent exited with code ${exit.exitCode}`, ...(signature ? { signature } : {}) };
+    const failure = failureDetails(outputTail);
+    return { ...seen, outcome: 'failed', message: `its agent exited with code ${exit.exitCode}`, ...(failure ? { signature: failure.signature, errorLines: failure.errorLines } : {}) };
   }
   // Nothing done and the agent's last words ask the user: an answer, not another attempt, moves it on.
   const question = !passes && !commit ? agentQuestion(outputTail) : undefined;

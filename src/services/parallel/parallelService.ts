@@ -14,6 +14,7 @@ import { planAgentCommand } from '../../core/loop/iteration';
 import { bundledRenderStream } from '../run/bundledCli';
 import type { NeedsYouItem, ParallelStop } from '../../core/loop/parallelLoop';
 import { describeWait, shortWait } from '../../core/loop/waitReasons';
+import { waitSentence } from '../../core/insights/waitText';
 import type { NeedsYouRowWhy } from '../../core/parallel/needsYouRows';
 import type { StopMode } from '../../core/loop/loop';
 import type { AgentExecutor, AgentLaunch } from '../../core/loop/executor';
@@ -77,7 +78,19 @@ interface FolderRun {
   readonly done: Promise<ParallelStop | undefined>;
   /** Per story: its last start (iteration, limit, log file). */
   readonly starts: Map<string, { iteration: number; maxIterations: number; logFile: string; worktree: string }>;
+  /** Per story: the last wait for its agent's limit the runner announced (`waiting`). */
+  readonly limits: Map<string, ParallelLimitWait>;
   stopRequested?: StopMode;
+}
+
+/** A parallel run waiting out an agent's limit, as the status bar and the notification show it. */
+export interface ParallelLimitWait {
+  readonly folder: vscode.WorkspaceFolder;
+  readonly storyId: string;
+  readonly agent: string;
+  /** When its story runs again (ms since the epoch). */
+  readonly until: number;
+  readonly source: 'reset' | 'backoff';
 }
 
 export class ParallelService extends Disposable {
@@ -135,6 +148,7 @@ export class ParallelService extends Disposable {
     const scripts = ralphScripts(root);
     const lookup = terminalLookup(readTerminalEnv(folder.uri));
     const starts: FolderRun['starts'] = new Map();
+    const limits: FolderRun['limits'] = new Map();
     const runner = new ParallelRunner(
       root,
       {
@@ -171,7 +185,7 @@ export class ParallelService extends Disposable {
             lookup,
             renderStream: bundledRenderStream(),
           }),
-        onEvent: (e) => this.onEvent(folder, starts, e),
+        onEvent: (e) => this.onEvent(folder, { starts, limits }, e),
       },
     );
     // Items of an earlier run of the stories this run takes up are its to raise again.
@@ -183,7 +197,7 @@ export class ParallelService extends Disposable {
       skipped?.delete(id);
     }
     const done = runner.run();
-    this.active.set(key, { folder, runner, starts, done: done.catch(() => undefined) });
+    this.active.set(key, { folder, runner, starts, limits, done: done.catch(() => undefined) });
     this.onDidChangeEmitter.fire();
     try {
       const stop = await done;
@@ -196,9 +210,38 @@ export class ParallelService extends Disposable {
     }
   }
 
-  /** Resume Now: ends the parallel runs' waits for an agent's limit; false when none waits. */
+  /**
+   * Resume Now: ends the parallel runs' waits for an agent's limit; false when none waits. Like
+   * every start of an agent, refused in Restricted Mode (the command's registrar refuses first).
+   */
   resumeNow(): boolean {
-    return [...this.active.values()].map((r) => r.runner.resumeNow()).some((ended) => ended);
+    if (!isTrusted()) {
+      return false;
+    }
+    const ended = [...this.active.values()].map((r) => r.runner.resumeNow()).some((e) => e);
+    if (ended) {
+      this.onDidChangeEmitter.fire();
+    }
+    return ended;
+  }
+
+  /**
+   * The wait for an agent's limit a parallel run is in now (the latest reset, when several agents
+   * hit theirs), or undefined. The loop's own word decides whether it still waits (its held-back
+   * stories wait with reason `rate-limited`), so a wait that ended (its time came, Resume Now, a
+   * stop) is never shown, whether or not an event said so yet.
+   */
+  limitWait(): ParallelLimitWait | undefined {
+    let latest: ParallelLimitWait | undefined;
+    for (const r of this.active.values()) {
+      if (r.stopRequested || !r.runner.waits.some((w) => w.reason.kind === 'rate-limited')) {
+        continue;
+      }
+      for (const w of r.limits.values()) {
+        latest = !latest || w.until > latest.until ? w : latest;
+      }
+    }
+    return latest;
   }
 
   /** Stop All (`now`: end the agents) or Stop After This Iteration; false when no parallel run is under way. */
@@ -382,11 +425,17 @@ export class ParallelService extends Disposable {
     return { ...item, folder, worktree: k?.worktree, logFile: k?.logFile, conflictFiles: k?.conflictFiles };
   }
 
-  private onEvent(folder: vscode.WorkspaceFolder, starts: FolderRun['starts'], e: RunnerEvent): void {
+  private onEvent(folder: vscode.WorkspaceFolder, run: Pick<FolderRun, 'starts' | 'limits'>, e: RunnerEvent): void {
+    const { starts, limits } = run;
     const key = folder.uri.toString();
     const known = this.known.get(key) ?? new Map<string, StoryTrail>();
     this.known.set(key, known);
+    if (e.kind === 'waiting') {
+      limits.set(e.storyId, { folder, storyId: e.storyId, agent: e.agent, until: e.until, source: e.source });
+    }
     if (e.kind === 'started') {
+      // Its agent runs again: the wait for its limit is over.
+      limits.delete(e.storyId);
       starts.set(e.storyId, { iteration: e.iteration, maxIterations: e.maxIterations, logFile: e.logFile, worktree: e.worktree.folder });
       known.set(e.storyId, { worktree: e.worktree.folder, logFile: e.logFile });
     } else if (e.kind === 'merged') {
@@ -415,6 +464,8 @@ function parallelLogLine(e: RunnerEvent): string | undefined {
       return e.item.message;
     case 'note':
       return e.message;
+    case 'waiting':
+      return `${e.storyId}: ${waitSentence(e.agent, e.until, Date.now(), new Date(e.until).toLocaleTimeString(), e.source)}`;
     default:
       return undefined;
   }
