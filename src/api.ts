@@ -49,6 +49,8 @@ export interface RalphApi {
   ): void;
   /** The latest message the Task Graph posts to its pages (the graph, or why there is none). */
   taskGraphSnapshot(): unknown;
+  /** The run status the Task Graph sent its page last (running stories, limit countdowns, waits). */
+  taskGraphRunSnapshot(): unknown;
   /** How many times the Task Graph computed a layout (a status-only change must not add one). */
   taskGraphLayoutRuns(): number;
   /** Hands the Task Graph a message as if its page had posted it; says whether it was rejected and what the host answered. */

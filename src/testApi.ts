@@ -97,6 +97,7 @@ export function createTestApi(p: TestApiParts): RalphApi {
     simulateRestrictedMode,
     answerConfirmations,
     taskGraphSnapshot: () => p.graph.snapshot(),
+    taskGraphRunSnapshot: () => p.graph.runSnapshot(),
     taskGraphLayoutRuns: () => p.graph.layoutRuns(),
     taskGraphReceive: (data) => receiveAsPage(p.graph, data),
     runnerState: () => {

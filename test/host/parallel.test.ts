@@ -235,6 +235,12 @@ suite('the parallel loop in VS Code (issue 19)', function () {
       }, 90_000, () => a.statusBarSnapshot());
       assert.match(shown.tooltip ?? '', /hit its limit on US-001: it runs again at .*Click to resume now/);
       assert.equal(shown.command, 'ralph.resumeNow');
+      // The Task Graph counts the story down on its mark too.
+      const graphRun = await waitFor('the graph mark of the waiting story', () => {
+        const m = a.taskGraphRunSnapshot() as { stories?: { storyId: string; resumesAt?: number }[] } | undefined;
+        return m?.stories?.find((st) => st.storyId === 'US-001' && st.resumesAt !== undefined);
+      }, 20_000, () => a.taskGraphRunSnapshot());
+      assert.ok((graphRun.resumesAt ?? 0) > Date.now() + 8 * 60_000, `resumes at the reset, ${JSON.stringify(graphRun)}`);
       // A few ticks of the countdown are no new wait: one notification so far.
       const ticked = await waitFor('the countdown to tick', () => (a.statusBarSnapshot().text !== shown.text ? a.statusBarSnapshot().text : undefined), 10_000);
       assert.match(ticked, /resumes in/);

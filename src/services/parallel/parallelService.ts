@@ -233,15 +233,21 @@ export class ParallelService extends Disposable {
    */
   limitWait(): ParallelLimitWait | undefined {
     let latest: ParallelLimitWait | undefined;
-    for (const r of this.active.values()) {
-      if (r.stopRequested || !r.runner.waits.some((w) => w.reason.kind === 'rate-limited')) {
-        continue;
-      }
-      for (const w of r.limits.values()) {
-        latest = !latest || w.until > latest.until ? w : latest;
-      }
+    for (const w of this.limitWaits()) {
+      latest = !latest || w.until > latest.until ? w : latest;
     }
     return latest;
+  }
+
+  /** Every story waiting out its agent's limit now (the Task Graph counts each one down on its mark). */
+  limitWaits(): ParallelLimitWait[] {
+    const waits: ParallelLimitWait[] = [];
+    for (const r of this.active.values()) {
+      if (!r.stopRequested && r.runner.waits.some((w) => w.reason.kind === 'rate-limited')) {
+        waits.push(...r.limits.values());
+      }
+    }
+    return waits;
   }
 
   /** Stop All (`now`: end the agents) or Stop After This Iteration; false when no parallel run is under way. */

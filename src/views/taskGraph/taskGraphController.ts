@@ -40,7 +40,7 @@ export interface TaskGraphDeps {
   readonly prds: PrdWorkspace;
   readonly runner: Runner;
   /** The parallel loop (issue 19): the stories its agents work on, and each one's terminal. */
-  readonly parallel?: Pick<ParallelService, 'runs' | 'waits' | 'onDidChange' | 'terminalOfStory'>;
+  readonly parallel?: Pick<ParallelService, 'runs' | 'waits' | 'limitWaits' | 'onDidChange' | 'terminalOfStory'>;
   /** The recorded runs (runs.jsonl, read through the path rule): each story's last outcome. */
   readonly runs: Pick<RunsWorkspace, 'forFolder' | 'onDidChange'>;
   readonly log: vscode.LogOutputChannel;
@@ -145,6 +145,11 @@ export class TaskGraphController extends Disposable {
     return this.graph;
   }
 
+  /** The run status the page was sent last (tests). */
+  runSnapshot(): HostMessage | undefined {
+    return this.run;
+  }
+
   layoutRuns(): number {
     return [...this.builders.values()].reduce((s, b) => s + b.layoutRuns, 0);
   }
@@ -222,6 +227,12 @@ export class TaskGraphController extends Disposable {
     for (const r of this.deps.parallel?.runs ?? []) {
       if (here(r.folder)) {
         stories.push({ storyId: r.storyId, iteration: r.iteration, maxIterations: r.maxIterations, startedAt: r.startedAt });
+      }
+    }
+    // A parallel story waiting out its agent's limit: its mark counts down, as the serial run's does.
+    for (const w of this.deps.parallel?.limitWaits() ?? []) {
+      if (here(w.folder)) {
+        stories.push({ storyId: w.storyId, resumesAt: w.until });
       }
     }
     const waits = (this.deps.parallel?.waits ?? []).filter((w) => here(w.folder));
