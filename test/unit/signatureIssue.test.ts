@@ -63,6 +63,11 @@ describe('a failure signature as a GitHub issue (issue 21)', () => {
     assert.equal(signatureIssueTitle(report({ signature: 'a\n\tb\u0007c' })), 'Ralph: US-006 fails with: a bc');
   });
 
+  it('an error line that is a lone carriage return stays a line of its own (found by the property below: seed -426551886)', () => {
+    const fences = markdown.parse(signatureIssueBody(report({ errorLines: ['\r', '`'] })), {}).filter((t) => t.type === 'fence');
+    assert.equal(fences[1].content, '\n\n`\n');
+  });
+
   it('the body: the story, the count, the signature and the last error lines in fenced blocks, the label named', () => {
     const body = signatureIssueBody(report({ errorLines: ['a ``` b', 'c'] }));
     assert.match(body, /`US-006` failed 2 times in a row with the same failure signature/);

@@ -75,7 +75,8 @@ export function signatureIssueTitle(r: SignatureReport): string {
 
 /** The signature and the error lines, each in its own block (the lines left out when none were recorded). */
 function blocks(r: SignatureReport): string[] {
-  const lines = r.errorLines.join('\n');
+  // Each line's own line breaks normalised before the join: a line ending in "\r" stays a line of its own.
+  const lines = r.errorLines.map((l) => l.replace(/\r\n?/g, '\n')).join('\n');
   return [
     'Failure signature (numbers, paths, hashes, times and quoted names replaced):',
     fenced(r.signature),
