@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { git as runGit, gitTurn, showFile, showFiles, withGitUrgency } from '../../src/node/parallel/git';
+import { commitMaker, commitTreeMerge } from '../../src/node/parallel/treeMerge';
 import { branchAndChanges, uncommitted } from '../../src/node/parallel/worktrees';
 import { git } from './parallelRepo';
 
@@ -104,5 +105,63 @@ describe('parallel: the order of git processes', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  // Found by a hostile review: the hand-over of a turn, and a fast-import that cannot start.
+  it('a turn given back goes to the most urgent waiter, not to a newcomer of the same tick; never more than 3 at once', async () => {
+    const held = await Promise.all([gitTurn(), gitTurn(), gitTurn()]);
+    const order: string[] = [];
+    let active = 3;
+    let most = 3;
+    const take = (name: string, level: 0 | 2) =>
+      withGitUrgency(level, async () => {
+        const done = await gitTurn();
+        active++;
+        most = Math.max(most, active);
+        order.push(name);
+        return () => {
+          active--;
+          done();
+        };
+      });
+    const merge = take('merge', 0);
+    await new Promise((r) => setImmediate(r)); // the merge waits in the queue now
+    active--;
+    held[0]();
+    // A finished agent's read asks in the same tick.
+    const observe = take('observe', 2);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(order, ['merge'], 'the merge took the turn given back; the newcomer waits');
+    active--;
+    held[1]();
+    const ends = await Promise.all([merge, observe]);
+    assert.deepEqual(order, ['merge', 'observe']);
+    active--;
+    held[2]();
+    ends.forEach((end) => end());
+    assert.ok(most <= 3, `at most 3 at once, saw ${most}`);
+  });
+
+  it('a fast-import that cannot even start (spawn throws: E2BIG) gives its turn back, and says so', async function () {
+    this.timeout(30_000);
+    const head = '0123456789abcdef0123456789abcdef01234567';
+    const run = {};
+    await commitMaker(process.cwd(), run); // the run's first merge asked git var already
+    const saved = process.env.RALPH_TEST_BIG;
+    process.env.RALPH_TEST_BIG = 'x'.repeat(200_000); // one variable over the kernel's 128 KiB limit
+    try {
+      for (let k = 0; k < 3; k++) {
+        await assert.rejects(commitTreeMerge(process.cwd(), { head, theirs: head, tree: head, replace: [], message: 'm', reflogAction: 'merge x' }, run), /^ParallelError: Making the merge commit: git fast-import could not start/);
+      }
+    } finally {
+      if (saved === undefined) {
+        delete process.env.RALPH_TEST_BIG;
+      } else {
+        process.env.RALPH_TEST_BIG = saved;
+      }
+    }
+    const again = await Promise.race([Promise.all([gitTurn(), gitTurn(), gitTurn()]), new Promise<undefined>((r) => setTimeout(() => r(undefined), 3000))]);
+    assert.ok(again, 'every turn was given back (else every later git process of the run waits forever)');
+    again.forEach((done) => done());
   });
 });

@@ -49,22 +49,29 @@ const queued: { readonly level: GitUrgency; readonly order: number; readonly go:
 
 /** Waits for a turn to start a git process; the returned function ends the turn (call it once the process has ended). */
 export async function gitTurn(): Promise<() => void> {
-  if (running >= MAX_GIT_PROCESSES) {
+  if (running < MAX_GIT_PROCESSES && queued.length === 0) {
+    running++;
+  } else {
+    // The turn is handed over by the one that ends (`running` stays as it is): a newcomer in the
+    // same tick cannot take it before the most urgent waiter.
     const level = urgency.getStore() ?? 2;
     await new Promise<void>((go) => {
       queued.push({ level, order: arrivals++, go });
       queued.sort((a, b) => a.level - b.level || a.order - b.order);
     });
   }
-  running++;
   let ended = false;
   return () => {
     if (ended) {
       return;
     }
     ended = true;
-    running--;
-    queued.shift()?.go();
+    const next = queued.shift();
+    if (next) {
+      next.go();
+    } else {
+      running--;
+    }
   };
 }
 

@@ -224,7 +224,13 @@ function quotePath(p: string): string {
  */
 async function fastImportMerge(root: string, m: TreeMergeCommit, who: CommitIdents | undefined): Promise<string> {
   const turn = await gitTurn();
-  const session = startGit(root, ['fast-import', '--quiet', '--force', '--done']);
+  let session: GitSession;
+  try {
+    session = startGit(root, ['fast-import', '--quiet', '--force', '--done']);
+  } catch (e) {
+    turn(); // git could not even start (spawn threw): the turn goes back
+    throw new ParallelError('git', `Making the merge commit: git fast-import could not start (${(e as Error).message})`);
+  }
   try {
     // The modes first: `ls` answers at once, one line each.
     session.write(m.replace.map((f) => `ls ${m.tree} ${quotePath(f.path)}\n`).join(''));
