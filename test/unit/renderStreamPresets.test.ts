@@ -75,6 +75,10 @@ describe('${renderStream}: the bundled render-stream on the command line', () =>
       () => expandTemplate('agent | ${renderStream}', vars, 'cmd', { renderStream: ['C:\\100%\\Code.exe', 'C:\\x\\cli.js', 'render-stream'] }),
       (e: Error) => e instanceof TemplateError && /\$\{renderStream\}.*cmd\.exe cannot take literally/.test(e.message),
     );
+    assert.throws(
+      () => expandTemplate('agent | ${renderStream}', vars, 'posix', { renderStream: ['/opt/code'], renderStreamEnv: { 'A;B': '1' } }),
+      (e: Error) => e instanceof TemplateError && /\$\{renderStream\}: "A;B" is not an environment variable name/.test(e.message),
+    );
   });
 });
 
