@@ -3,7 +3,9 @@
  * `${renderStream}` placeholder (core/agents/template.ts): the running program (`process.execPath`:
  * Node for the CLI, VS Code's own executable in the extension host) and the bundled script. Both
  * come from the install, never from a workspace. VS Code's executable is Electron: it runs a script
- * as Node only with ELECTRON_RUN_AS_NODE in its environment, which the terminal gets (not the line).
+ * as Node only with ELECTRON_RUN_AS_NODE in its environment, given to the renderer alone where the
+ * shell can scope it (template.ts envOnCommandLine), so that the agent never runs with it: an agent
+ * that starts an Electron app or VS Code's extension tests would get a broken Electron.
  */
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';

@@ -75,7 +75,83 @@ describe('${renderStream}: the bundled render-stream on the command line', () =>
       () => expandTemplate('agent | ${renderStream}', vars, 'cmd', { renderStream: ['C:\\100%\\Code.exe', 'C:\\x\\cli.js', 'render-stream'] }),
       (e: Error) => e instanceof TemplateError && /\$\{renderStream\}.*cmd\.exe cannot take literally/.test(e.message),
     );
+    assert.throws(
+      () => expandTemplate('agent | ${renderStream}', vars, 'posix', { renderStream: ['/opt/code'], renderStreamEnv: { 'A;B': '1' } }),
+      (e: Error) => e instanceof TemplateError && /\$\{renderStream\}: "A;B" is not an environment variable name/.test(e.message),
+    );
   });
+});
+
+describe('${renderStream} in a real shell: ELECTRON_RUN_AS_NODE reaches the renderer, never the agent', () => {
+  // The shells a terminal may run, without their users' startup files.
+  const shells: readonly { readonly argv: readonly string[]; readonly kind: ShellKind }[] = [
+    { argv: ['/bin/sh'], kind: 'posix' },
+    { argv: ['/bin/bash', '--norc', '--noprofile'], kind: 'posix' },
+    { argv: ['/usr/bin/dash'], kind: 'posix' },
+    { argv: ['/usr/bin/zsh', '-f'], kind: 'posix' },
+    { argv: ['/usr/bin/fish', '--no-config'], kind: 'fish' },
+  ].filter((s) => existsSync(s.argv[0])) as { argv: string[]; kind: ShellKind }[];
+  let dir = '';
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'ralph-envscope-'));
+    const bin = path.join(dir, 'bin');
+    mkdirSync(bin);
+    // The agent: says whether it sees the variable, then streams its "JSON" on.
+    writeFileSync(path.join(bin, 'agent'), '#!/bin/sh\necho "agent ELECTRON_RUN_AS_NODE=${ELECTRON_RUN_AS_NODE-unset}"\ncat\n', { mode: 0o755 });
+    writeFileSync(path.join(dir, 'prompt.md'), 'the prompt\n');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A stand-in for VS Code's executable (Electron) in `folder`: records its environment and argv, then what it read. */
+  function fakeElectron(folder: string): string {
+    mkdirSync(folder, { recursive: true });
+    const exe = path.join(folder, 'code');
+    writeFileSync(exe, '#!/bin/sh\necho "renderer ELECTRON_RUN_AS_NODE=${ELECTRON_RUN_AS_NODE-unset}"\nfor a in "$@"; do echo "arg $a"; done\ncat\n', { mode: 0o755 });
+    return exe;
+  }
+
+  for (const folderName of [`VS "Code" it's $(x) \`y\``, 'a=b VS Code']) {
+    it(`the agent's environment has no ELECTRON_RUN_AS_NODE, the renderer's has it, the shell keeps none (program under ${JSON.stringify(folderName)})`, function () {
+      if (shells.length === 0) {
+        this.skip();
+      }
+      const exe = fakeElectron(path.join(dir, folderName));
+      const script = path.join(dir, folderName, 'dist', 'cli.js');
+      const renderStream = { argv: [exe, script, 'render-stream'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+      // The test's own process may run under Electron: the terminal starts without the variable.
+      const hostEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'ELECTRON_RUN_AS_NODE'));
+      for (const shell of shells) {
+        const plan = planAgentCommand({
+          presetId: 'custom',
+          command: 'agent < ${promptFile} | ${renderStream} --agent codex',
+          shell: shell.kind,
+          exists: () => false,
+          vars: { ...vars, promptFile: path.join(dir, 'prompt.md') },
+          renderStream,
+        });
+        assert.ok(plan.ok, JSON.stringify(plan));
+        // The terminal: the host's environment and the plan's, the line typed, then the shell's own view.
+        const env = { ...hostEnv, ...plan.env, PATH: `${path.join(dir, 'bin')}${path.delimiter}${hostEnv.PATH ?? ''}` };
+        const line = `${plan.commandLine}; echo "shell ELECTRON_RUN_AS_NODE=$ELECTRON_RUN_AS_NODE"`;
+        const out = execFileSync(shell.argv[0], [...shell.argv.slice(1), '-c', line], { encoding: 'utf8', env });
+        assert.deepEqual(
+          out.split('\n'),
+          [
+            'renderer ELECTRON_RUN_AS_NODE=1',
+            `arg ${script}`,
+            'arg render-stream',
+            'arg --agent',
+            'arg codex',
+            'agent ELECTRON_RUN_AS_NODE=unset',
+            'the prompt',
+            'shell ELECTRON_RUN_AS_NODE=',
+            '',
+          ],
+          `${shell.argv[0]}: ${plan.commandLine}`,
+        );
+      }
+    });
+  }
 });
 
 describe('presets that print receipts: the agents\' JSON streams through ${renderStream}', () => {
@@ -116,17 +192,32 @@ describe('presets that print receipts: the agents\' JSON streams through ${rende
     assert.equal(commandExecutable('my-agent < x'), 'my-agent');
   });
 
-  it("the renderer's environment (ELECTRON_RUN_AS_NODE) goes into the terminal's environment only when the command line runs it, never onto the line", () => {
+  it("ELECTRON_RUN_AS_NODE reaches only the renderer: POSIX shells and fish run it through env on the line and the terminal's environment has none; PowerShell and cmd.exe keep it in the terminal's environment", () => {
     const renderStream = { argv: ['/opt/code', '/ext/dist/cli.js', 'render-stream'], env: { ELECTRON_RUN_AS_NODE: '1' } };
     const preset = planAgentCommand({ presetId: 'claude', command: '', shell: 'posix', exists: () => false, vars, renderStream });
     assert.ok(preset.ok);
-    assert.equal(preset.ok && preset.env.ELECTRON_RUN_AS_NODE, '1');
-    assert.equal(preset.ok && preset.commandLine, `claude --dangerously-skip-permissions --print --output-format stream-json --verbose < "$RALPH_PROMPT_FILE" | /opt/code /ext/dist/cli.js render-stream --agent claude`);
+    assert.equal(preset.ok && 'ELECTRON_RUN_AS_NODE' in preset.env, false);
+    assert.equal(
+      preset.ok && preset.commandLine,
+      `claude --dangerously-skip-permissions --print --output-format stream-json --verbose < "$RALPH_PROMPT_FILE" | env ELECTRON_RUN_AS_NODE=1 /opt/code /ext/dist/cli.js render-stream --agent claude`,
+    );
     assert.equal(preset.ok && preset.agent, 'claude');
+    const fish = planAgentCommand({ presetId: 'claude', command: '', shell: 'fish', exists: () => false, vars, renderStream });
+    assert.equal(fish.ok && 'ELECTRON_RUN_AS_NODE' in fish.env, false);
+    assert.ok(fish.ok && fish.commandLine.endsWith(' | env ELECTRON_RUN_AS_NODE=1 /opt/code /ext/dist/cli.js render-stream --agent claude'), fish.ok ? fish.commandLine : '');
+    // No scoped form is exact in PowerShell ($env: is the whole session's) or cmd.exe: the terminal keeps it there.
+    for (const shell of ['powershell', 'cmd'] as const) {
+      const plan = planAgentCommand({ presetId: 'claude', command: '', shell, exists: () => false, vars, renderStream });
+      assert.equal(plan.ok && plan.env.ELECTRON_RUN_AS_NODE, '1', shell);
+      assert.ok(plan.ok && !plan.commandLine.includes('ELECTRON_RUN_AS_NODE'), shell);
+    }
     const custom = planAgentCommand({ presetId: 'claude', command: 'my-agent < ${promptFile}', shell: 'posix', exists: () => false, vars, renderStream });
     assert.ok(custom.ok);
     assert.equal(custom.ok && custom.env.ELECTRON_RUN_AS_NODE, undefined);
     assert.equal(custom.ok && custom.commandLine, 'my-agent < "$RALPH_PROMPT_FILE"');
+    // The CLI runs render-stream with Node: no variable at all.
+    const cli = planAgentCommand({ presetId: 'claude', command: '', shell: 'posix', exists: () => false, vars, renderStream: { argv: renderStream.argv } });
+    assert.ok(cli.ok && cli.commandLine.endsWith(' | /opt/code /ext/dist/cli.js render-stream --agent claude') && !('ELECTRON_RUN_AS_NODE' in cli.env));
     const none = planAgentCommand({ presetId: 'codex', command: '', shell: 'posix', exists: () => false, vars });
     assert.equal(none.ok, false);
     assert.match(!none.ok ? none.message : '', /\$\{renderStream\}/);

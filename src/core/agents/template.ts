@@ -20,7 +20,12 @@
  * One more placeholder is a command, not a value: `${renderStream}` runs the render-stream filter of
  * the ralph-workbench command line that came with the extension or CLI (`agent … | ${renderStream}
  * --agent claude`). Its words (a program and a script path) come from that install, never from the
- * workspace, and are quoted for the shell (quoteArg); it must stand as a command of its own.
+ * workspace, and are quoted for the shell (quoteArg); it must stand as a command of its own. The
+ * environment the renderer needs (ELECTRON_RUN_AS_NODE, for VS Code's executable) is scoped to it
+ * where the shell can say so exactly: POSIX shells and fish run it through `env NAME=value …`, so
+ * the agent on the left of the pipe never inherits it. PowerShell (`$env:` is the whole session's)
+ * and cmd.exe (each side of a pipe is a new cmd, but `&&` binds looser than `|`) have no exact
+ * scoped form: there the variable stays in the terminal's environment (envOnCommandLine).
  */
 import { quoteArg, type ShellKind } from './shell';
 
@@ -46,6 +51,16 @@ export const RENDER_STREAM = 'renderStream';
 export interface TemplateCommands {
   /** The words that run the bundled render-stream: program, script, `render-stream` (undefined: not known here). */
   readonly renderStream?: readonly string[];
+  /** The environment the render-stream alone runs with (only for shells where envOnCommandLine). */
+  readonly renderStreamEnv?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Whether the shell can give one command of a line its own environment exactly (`env NAME=value
+ * program …`); otherwise that environment has to be the whole terminal's.
+ */
+export function envOnCommandLine(shell: ShellKind): boolean {
+  return shell === 'posix' || shell === 'fish';
 }
 
 export class TemplateError extends Error {
@@ -292,8 +307,28 @@ export function checkTemplate(template: string, shell: ShellKind = 'posix'): { u
   return scan.errors.length > 0 ? { used, rendersStream, error: templateError(scan.errors) } : { used, rendersStream };
 }
 
-/** `${renderStream}` as the shell's words: each quoted (a program in command position needs `&` in PowerShell). */
-function renderStreamWords(words: readonly string[] | undefined, shell: ShellKind): string {
+/**
+ * `env NAME=value …` before the render-stream's words, for shells where envOnCommandLine. env takes
+ * every word with a `=` for an assignment, so a program whose path has one starts through
+ * `sh -c 'exec "$0" "$@"'`, which takes it as a plain word.
+ */
+function scopedEnvWords(env: Readonly<Record<string, string>> | undefined, program: string, shell: ShellKind): string[] {
+  const names = Object.keys(env ?? {});
+  if (env === undefined || names.length === 0) {
+    return [];
+  }
+  const bad = names.find((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
+  if (bad !== undefined) {
+    throw new TemplateError(`\${${RENDER_STREAM}}: ${JSON.stringify(bad)} is not an environment variable name.`);
+  }
+  // The name stays bare (the shell would not take a quoted one for an assignment anyway); the value is quoted.
+  const assignments = names.map((n) => `${n}=${quoteArg(env[n], shell)}`);
+  const viaSh = program.includes('=') ? ['sh', '-c', 'exec "$0" "$@"'].map((w) => quoteArg(w, shell)) : [];
+  return ['env', ...assignments, ...viaSh];
+}
+
+/** `${renderStream}` as the shell's words: each quoted (a program in command position needs `&` in PowerShell), after its scoped environment. */
+function renderStreamWords(words: readonly string[] | undefined, shell: ShellKind, env: Readonly<Record<string, string>> | undefined): string {
   if (!words || words.length === 0) {
     throw new TemplateError(
       `The agent command runs \${${RENDER_STREAM}}, the render-stream of the bundled ralph-workbench command line, which is not known here. ` +
@@ -302,7 +337,8 @@ function renderStreamWords(words: readonly string[] | undefined, shell: ShellKin
   }
   let quoted: string;
   try {
-    quoted = words.map((w) => quoteArg(w, shell)).join(' ');
+    const prefix = envOnCommandLine(shell) ? scopedEnvWords(env, words[0], shell) : [];
+    quoted = [...prefix, ...words.map((w) => quoteArg(w, shell))].join(' ');
   } catch (e) {
     throw new TemplateError(`\${${RENDER_STREAM}}: the path of the bundled command line ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -329,7 +365,7 @@ export function expandTemplate(template: string, vars: TemplateVars | undefined,
       continue;
     }
     if ('command' in s) {
-      line += renderStreamWords(commands.renderStream, shell);
+      line += renderStreamWords(commands.renderStream, shell, commands.renderStreamEnv);
       continue;
     }
     if (vars === undefined) {

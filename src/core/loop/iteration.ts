@@ -5,7 +5,7 @@
  * The runner (src/services/run/engine.ts) and the fake-agent tests both run iterations through here.
  */
 import { missingExecutableMessage, type PathLookup, PRESET_SETTING, resolveAgentCommand, resolveExecutable } from '../agents/presets';
-import { agentEnvironment, checkTemplate, COMMAND_SETTING, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
+import { agentEnvironment, checkTemplate, COMMAND_SETTING, envOnCommandLine, expandTemplate, type ShellKind, TemplateError, type TemplateVars } from '../agents/template';
 import { detectLimit, type LimitVerdict } from '../insights/limits';
 import { failureDetails } from '../insights/signature';
 import { type Receipt, receiptFields, spendOf } from '../insights/receipts';
@@ -33,7 +33,11 @@ export interface AgentCommandRequest {
 export interface RenderStreamCommand {
   /** Program, script, `render-stream`: e.g. VS Code's executable and the extension's dist/cli.js. */
   readonly argv: readonly string[];
-  /** Set in the terminal's environment when the command line runs it (ELECTRON_RUN_AS_NODE for VS Code's executable). */
+  /**
+   * The environment the renderer alone needs (ELECTRON_RUN_AS_NODE for VS Code's executable): on the
+   * line (`env NAME=value …`) in POSIX shells and fish; in the terminal's environment in PowerShell
+   * and cmd.exe, which have no exact scoped form (template.ts envOnCommandLine).
+   */
   readonly env?: Readonly<Record<string, string>>;
 }
 
@@ -42,7 +46,7 @@ export type AgentCommandPlan =
       readonly ok: true;
       /** The line typed into the terminal: settings text and environment references only. */
       readonly commandLine: string;
-      /** The terminal's environment: RALPH_STORY_ID, RALPH_PROMPT_FILE, RALPH_WORKSPACE_FOLDER (and the renderer's, when the line runs it). */
+      /** The terminal's environment: RALPH_STORY_ID, RALPH_PROMPT_FILE, RALPH_WORKSPACE_FOLDER (and, in PowerShell and cmd.exe, the renderer's when the line runs it). */
       readonly env: Readonly<Record<string, string>>;
       readonly warnings: readonly string[];
       /** The program found on PATH, when it could be known. */
@@ -73,7 +77,10 @@ export function planAgentCommand(req: AgentCommandRequest): AgentCommandPlan {
   }
   let commandLine: string;
   try {
-    commandLine = expandTemplate(resolved.template, req.vars, req.shell, { renderStream: req.renderStream?.argv });
+    commandLine = expandTemplate(resolved.template, req.vars, req.shell, {
+      renderStream: req.renderStream?.argv,
+      renderStreamEnv: envOnCommandLine(req.shell) ? req.renderStream?.env : undefined,
+    });
   } catch (e) {
     if (e instanceof TemplateError) {
       return { ok: false, message: e.message, reason: 'bad-command', setting: custom ? COMMAND_SETTING : PRESET_SETTING };
@@ -94,7 +101,8 @@ export function planAgentCommand(req: AgentCommandRequest): AgentCommandPlan {
     }
   }
   const agent = custom ? (programName(resolved.executable) ?? 'custom') : resolved.presetId;
-  const rendererEnv = checkTemplate(resolved.template, req.shell).rendersStream ? req.renderStream?.env : undefined;
+  // Where the line cannot scope it to the renderer (PowerShell, cmd.exe), the whole terminal gets it.
+  const rendererEnv = !envOnCommandLine(req.shell) && checkTemplate(resolved.template, req.shell).rendersStream ? req.renderStream?.env : undefined;
   return { ok: true, commandLine, env: { ...agentEnvironment(req.vars), ...rendererEnv }, warnings: resolved.warnings, executable, agent };
 }
 
