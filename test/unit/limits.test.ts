@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { limitNotice } from '../../src/core/insights/waitText';
+import { StreamRenderer } from '../../src/core/insights/streamRender';
 import { detectLimit, LIMIT_TAIL_CHARS, type LimitKind, limitWait, MAX_BACKOFF_MS, MAX_MARGIN_MS, OutputTail, parseResetTime } from '../../src/core/insights/limits';
 
 const DIR = path.resolve(__dirname, '../fixtures/agent-output/limits');
@@ -193,5 +194,60 @@ describe('limits: the wait', () => {
     t.push('Claude AI usage limit reached|1755615600');
     assert.equal(t.value.length, LIMIT_TAIL_CHARS);
     assert.ok(t.value.endsWith('|1755615600'));
+  });
+});
+
+/** Amp's JSON stream ending in an error result, as ${renderStream} shows it in the terminal. */
+function ampErrorThroughRenderStream(error: string): string {
+  const r = new StreamRenderer('amp');
+  let out = '';
+  for (const l of [
+    '{"type":"system","subtype":"init","cwd":"/w","session_id":"T-1","tools":[],"mcp_servers":[]}',
+    '{"type":"assistant","message":{"type":"message","role":"assistant","content":[{"type":"text","text":"Working on it."}],"usage":{"input_tokens":10,"output_tokens":2}},"session_id":"T-1"}',
+    JSON.stringify({ type: 'result', subtype: 'error_during_execution', duration_ms: 1000, is_error: true, num_turns: 1, error, session_id: 'T-1' }),
+  ]) {
+    out += r.push(`${l}\n`);
+  }
+  return out + r.end();
+}
+
+describe('limits: found by a hostile review', () => {
+  const END = new Date('2026-11-26T14:00:00Z');
+
+  it("a story's failing test that logs the agent-specific form \"API Error: 429\" (a common SDK message) is a failure, not the agent's limit", () => {
+    const npmTest = [
+      '> invoices@1.0.0 test',
+      '> jest',
+      ' FAIL  src/apiClient.test.ts',
+      '  ● api client › surfaces a 429 to the caller',
+      '    console.error',
+      '      API Error: 429 Too Many Requests (retry after 2s)',
+      '    expect(received).toBe(expected) // Object.is equality',
+      '    Expected: 2',
+      '    Received: 1',
+      'Test Suites: 1 failed, 1 passed, 2 total',
+      'Tests:       1 failed, 11 passed, 12 total',
+      'Time:        3.104 s',
+      'npm ERR! Test failed.  See above for more details.',
+      '',
+    ].join('\n');
+    assert.equal(detectLimit({ exitCode: 1, output: npmTest, end: END })?.kind, undefined);
+  });
+
+  it('a Copilot-shaped error JSON in a story\'s test fixture output ("code":"rate_limited") is a failure', () => {
+    const out = ['FAIL test/errors.test.ts', '  expected {"message":"rate limit exceeded","code":"rate_limited"} to equal {"code":"ok"}', 'Tests: 1 failed', 'npm ERR! Test failed.', 'exit 1', ''].join('\n');
+    assert.equal(detectLimit({ exitCode: 1, output: out, end: END })?.kind, undefined);
+  });
+
+  it("Amp's 429 error result through ${renderStream} is a limit when its text spans a few lines", () => {
+    const out = ampErrorThroughRenderStream('Error: 429 Too Many Requests\n{\n  "message": "slow down"\n}');
+    assert.equal(detectLimit({ exitCode: 1, output: out, end: END })?.kind, 'rate-limit', out);
+  });
+
+  it("the limit's message (shown as \"rate-limited by amp (…)\") does not carry the receipt line", () => {
+    const out = ampErrorThroughRenderStream('Error: 429 Too Many Requests');
+    const v = detectLimit({ exitCode: 1, output: out, end: END });
+    assert.equal(v?.kind, 'rate-limit');
+    assert.ok(!v?.message.includes('ralph-receipt'), v?.message);
   });
 });

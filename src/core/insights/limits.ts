@@ -31,8 +31,10 @@ const RESET_WINDOW = 400;
 type LimitPattern = { readonly kind: LimitKind; readonly re: RegExp };
 
 /**
- * The agents' own limit messages, in the shapes only an agent prints: counted wherever they stand
- * in the tail. Matched on text with ANSI escapes removed and whitespace collapsed.
+ * The agents' own limit messages, in the shapes only an agent prints: counted in the last
+ * AGENT_LINES lines (an agent ends on its error; a story's test log that quotes one is followed by
+ * the test runner's failure and summary). Matched on text with ANSI escapes removed and whitespace
+ * collapsed.
  */
 const AGENT_PATTERNS: readonly LimitPattern[] = [
   // Claude Code: "Claude AI usage limit reached|1755615600", "Claude usage limit reached. Your limit will reset at 5pm (Europe/Warsaw)."
@@ -48,7 +50,7 @@ const AGENT_PATTERNS: readonly LimitPattern[] = [
   // Claude Code: "API Error: 529 Overloaded.", "API Error (529 {…overloaded_error…}) · Retrying in 4 seconds…"
   { kind: 'overloaded', re: /\bAPI Error:? \(?529\b/gi },
   // Copilot CLI: `Model call failed: {"message":"rate limit exceeded","code":"rate_limited"}`
-  { kind: 'rate-limit', re: /"code": ?"rate_limited"/gi },
+  { kind: 'rate-limit', re: /\bModel call failed: \{[^}]{0,200}"code": ?"rate_limited"/gi },
   // Codex: "exceeded retry limit, last status: 429 Too Many Requests"
   { kind: 'rate-limit', re: /\bexceeded retry limit, last status: 429\b/gi },
 ];
@@ -65,8 +67,21 @@ const GENERIC_PATTERNS: readonly LimitPattern[] = [
   { kind: 'overloaded', re: /\b529\b[^\n]{0,60}\boverloaded|\boverloaded_error\b/gi },
 ];
 
-/** How many of the last lines that are not blank the generic forms are looked for in. */
+/** How many of the last lines that are not blank the agents' own forms are looked for in (the real messages take up to 4). */
+export const AGENT_LINES = 6;
+
+/**
+ * How many of the last lines that are not blank the generic forms are looked for in; and in all of
+ * an error result render-stream shows (after its "■ ended with an error" line: the agent's own error).
+ */
 export const GENERIC_LINES = 3;
+
+/**
+ * What render-stream (streamRender.ts) adds after the agent's own words: its receipt line and its
+ * closing marks. They are not the agent's, take none of the last lines, and stay out of the message.
+ */
+const RENDERER_LINE = /^\s*(?:ralph-receipt:|■ (?:done|turn done|ended with an error \(|the agent's stream ended without a result))/;
+const RENDERER_ERROR = /^\s*■ ended with an error \(/;
 
 export interface LimitInput {
   /** The agent's exit code (null: unknown). */
@@ -86,7 +101,7 @@ export function detectLimit(input: LimitInput): LimitVerdict | undefined {
   if (input.stopped || input.exitCode === 0) {
     return undefined;
   }
-  const { text, lastLinesFrom } = limitText(input.output);
+  const { text, agentFrom, genericFrom } = limitText(input.output);
   let best: { kind: LimitKind; index: number; length: number } | undefined;
   const consider = (patterns: readonly LimitPattern[], from: number): void => {
     for (const p of patterns) {
@@ -98,8 +113,8 @@ export function detectLimit(input: LimitInput): LimitVerdict | undefined {
       }
     }
   };
-  consider(AGENT_PATTERNS, 0);
-  consider(GENERIC_PATTERNS, lastLinesFrom);
+  consider(AGENT_PATTERNS, agentFrom);
+  consider(GENERIC_PATTERNS, genericFrom);
   if (!best) {
     return undefined;
   }
@@ -110,21 +125,45 @@ export function detectLimit(input: LimitInput): LimitVerdict | undefined {
 }
 
 /**
- * The tail read for limit messages, ANSI escapes removed and whitespace collapsed, and where in it
- * the last GENERIC_LINES lines that are not blank begin.
+ * The tail read for limit messages, ANSI escapes and render-stream's own lines removed, whitespace
+ * collapsed, and where in it the agents' forms count (the last AGENT_LINES lines that are not blank)
+ * and the generic ones (the last GENERIC_LINES, or the error result render-stream shows, if longer).
  */
-function limitText(output: string): { text: string; lastLinesFrom: number } {
-  const lines = stripAnsi(output.slice(-LIMIT_TAIL_CHARS)).split(/\r\n|\r|\n/);
-  let cut = lines.length;
-  for (let seen = 0; cut > 0 && seen < GENERIC_LINES; cut--) {
-    if (lines[cut - 1].trim() !== '') {
-      seen++;
+function limitText(output: string): { text: string; agentFrom: number; genericFrom: number } {
+  const lines: string[] = [];
+  let errorResult: number | undefined;
+  for (const line of stripAnsi(output.slice(-LIMIT_TAIL_CHARS)).split(/\r\n|\r|\n/)) {
+    if (RENDERER_ERROR.test(line)) {
+      errorResult = lines.length;
+    }
+    if (!RENDERER_LINE.test(line)) {
+      lines.push(line);
     }
   }
+  /** Where the last `n` lines that are not blank begin. */
+  const startOfLast = (n: number): number => {
+    let cut = lines.length;
+    for (let seen = 0; cut > 0 && seen < n; cut--) {
+      if (lines[cut - 1].trim() !== '') {
+        seen++;
+      }
+    }
+    return cut;
+  };
   const collapse = (part: readonly string[]): string => part.join(' ').replace(/\s+/g, ' ').trim();
-  const head = collapse(lines.slice(0, cut));
-  const last = collapse(lines.slice(cut));
-  return head === '' ? { text: last, lastLinesFrom: 0 } : { text: `${head} ${last}`, lastLinesFrom: head.length + 1 };
+  const agentCut = startOfLast(AGENT_LINES);
+  const genericCut = Math.max(agentCut, Math.min(startOfLast(GENERIC_LINES), errorResult ?? lines.length));
+  const parts = [collapse(lines.slice(0, agentCut)), collapse(lines.slice(agentCut, genericCut)), collapse(lines.slice(genericCut))];
+  let text = '';
+  const starts: number[] = [];
+  for (const part of parts) {
+    if (part !== '' && text !== '') {
+      text += ' ';
+    }
+    starts.push(text.length);
+    text += part;
+  }
+  return { text, agentFrom: starts[1], genericFrom: starts[2] };
 }
 
 const UNIT_MS: Record<string, number> = { day: 86_400_000, hour: 3_600_000, minute: 60_000, min: 60_000, second: 1000, sec: 1000 };
