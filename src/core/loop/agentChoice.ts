@@ -28,3 +28,15 @@ export function availableFallback(a: AgentChoice, now: number): string | undefin
   }
   return a.fallback.find((p) => p !== a.configured && free(p));
 }
+
+/**
+ * The agent that may run now, if any: the configured one when it is not limited, else the first
+ * fallback that is not. A limit hit by a fallback while the configured agent is free again needs no
+ * wait (the next run is the configured agent's); undefined: every allowed agent is limited.
+ */
+export function agentFreeNow(a: AgentChoice, now: number): string | undefined {
+  if (a.configured !== undefined && (a.limitedUntil.get(a.configured) ?? 0) <= now) {
+    return a.configured;
+  }
+  return availableFallback(a, now);
+}

@@ -7,7 +7,7 @@
  * headless; the extension's Runner (src/services/run/runner.ts) supplies the VS Code parts, the
  * CLI's `run --parallel 1` (src/cli/serialRun.ts) the headless ones.
  */
-import { type AgentChoice, agentChoice, availableFallback } from './agentChoice';
+import { type AgentChoice, agentChoice, agentFreeNow, availableFallback } from './agentChoice';
 import { type Clock, realClock } from './clock';
 import type { AgentExecutor, AgentHandle, AgentLaunch } from './executor';
 import { completeIteration } from './iteration';
@@ -172,9 +172,9 @@ export class RunEngine<F, H extends AgentHandle> {
   private async waitOutLimit(runId: string, loop: LoopController, storyId: string, agent: string, limit: LimitVerdict, ended: number, agents: AgentChoice): Promise<void> {
     const wait = limitWait(limit, ended, loop.status.limitedInARow);
     agents.limitedUntil.set(agent, wait.until);
-    const other = availableFallback(agents, this.clock.now());
+    const other = agentFreeNow(agents, this.clock.now());
     if (other !== undefined && other !== agent) {
-      this.ports.log.info(`[runner] ${storyId}: ${agent} is limited until ${new Date(wait.until).toISOString()}; the next iteration runs ${other} (ralph.agent.fallback)`);
+      this.ports.log.info(`[runner] ${storyId}: ${agent} is limited until ${new Date(wait.until).toISOString()}; the next iteration runs ${other}${other === agents.configured ? '' : ' (ralph.agent.fallback)'}`);
       return;
     }
     if (loop.status.stopRequested) {

@@ -6,7 +6,7 @@
  * and the loop does not wait.
  */
 import { type LimitVerdict, limitWait } from '../../core/insights/limits';
-import { type AgentChoice, agentChoice, availableFallback } from '../../core/loop/agentChoice';
+import { type AgentChoice, agentChoice, agentFreeNow, availableFallback } from '../../core/loop/agentChoice';
 import { type Clock, WaitSet } from '../../core/loop/clock';
 import type { RunnerEvent } from './runnerTypes';
 
@@ -53,9 +53,9 @@ export class LimitWaits {
     if (stopping) {
       return;
     }
-    const other = this.presetFor();
+    const other = agentFreeNow(this.agents, this.now());
     if (other !== undefined) {
-      emit({ kind: 'note', storyId, message: `${storyId}: ${seen?.agent ?? 'the agent'} is limited until ${new Date(wait.until).toISOString()}; the next run uses ${other} (ralph.agent.fallback)` });
+      emit({ kind: 'note', storyId, message: `${storyId}: ${seen?.agent ?? 'the agent'} is limited until ${new Date(wait.until).toISOString()}; the next run uses ${other}${other === this.agents.configured ? '' : ' (ralph.agent.fallback)'}` });
       return;
     }
     emit({ kind: 'waiting', storyId, agent: seen?.agent ?? 'the agent', until: wait.until, source: wait.source });
