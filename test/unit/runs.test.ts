@@ -185,7 +185,7 @@ describe('runs.jsonl', () => {
   });
 
   it('summarises iterations, completed stories, success rate and average duration', () => {
-    assert.deepEqual(summarizeRuns([]), { iterations: 0, storiesCompleted: 0, successRate: 0, averageDurationMs: 0 });
+    assert.deepEqual(summarizeRuns([]), { iterations: 0, storiesCompleted: 0, successRate: 0, rateLimited: 0, averageDurationMs: 0 });
     assert.equal(summaryLine(summarizeRuns([])), 'No iterations yet');
     const runs = [
       record({ storyId: 'US-004', outcome: 'failed', storyPasses: false, durationMs: 60000 }),
@@ -196,7 +196,7 @@ describe('runs.jsonl', () => {
       record({ storyId: 'US-007', outcome: 'no-progress', storyPasses: false, durationMs: 2000 }),
     ];
     const s = summarizeRuns(runs);
-    assert.deepEqual(s, { iterations: 6, storiesCompleted: 2, successRate: 0.5, averageDurationMs: 100500 });
+    assert.deepEqual(s, { iterations: 6, storiesCompleted: 2, successRate: 0.5, rateLimited: 0, averageDurationMs: 100500 });
     assert.equal(summaryLine(s), '6 iterations · 2 stories completed · 50% success · avg 1m 41s');
     assert.equal(summaryLine(summarizeRuns([record()])), '1 iteration · 1 story completed · 100% success · avg 4m 05s');
     assert.deepEqual(RUN_OUTCOMES, ['passed', 'failed', 'no-progress', 'stopped', 'false-complete', 'error', 'rate-limited']);
@@ -281,5 +281,20 @@ describe('archive', () => {
 
   it('starts a fresh progress.txt with the standard header', () => {
     assert.equal(freshProgressText(new Date(2026, 0, 2, 3, 4, 5)), '# Ralph Progress Log\nStarted: 2026-01-02 03:04:05\n---\n');
+  });
+});
+
+/** A run record with only its outcome chosen (the Runs view's summary line). */
+const runOf = (outcome: RunRecord['outcome']): RunRecord =>
+  ({ start: '2026-01-01T00:00:00Z', end: '2026-01-01T00:01:00Z', storyId: 'US-1', storyTitle: '', agent: 'claude', exitCode: 1, durationMs: 60_000, passingBefore: 0, passingAfter: 0, storyPasses: outcome === 'passed', commit: null, complete: false, outcome, promptFile: '', iteration: 1, loopId: '' }) as RunRecord;
+
+describe('the Runs view summary line and rate-limited runs (found by a hostile review)', () => {
+  it('says that rate-limited iterations are left out of the success share (as stats and the dashboard do)', () => {
+    const line = summaryLine(summarizeRuns([runOf('passed'), runOf('rate-limited'), runOf('rate-limited')]));
+    assert.equal(line, '3 iterations · 1 story completed · 100% success (2 rate-limited runs not counted) · avg 1m 00s');
+  });
+  it('does not call iterations that were all rate-limited "0% success"', () => {
+    const line = summaryLine(summarizeRuns([runOf('rate-limited'), runOf('rate-limited')]));
+    assert.equal(line, '2 iterations · 0 stories completed · none ran its course (2 rate-limited runs not counted) · avg 1m 00s');
   });
 });

@@ -2,7 +2,7 @@
  * The words of the run insights, one place for the CLI's `stats` and the dashboard's accessible
  * summaries: amounts of money and tokens, and one sentence per chart.
  */
-import { formatDuration } from '../runs/runs';
+import { formatDuration, successText } from '../runs/runs';
 import type { RunStats } from './stats';
 
 /** "$12.34"; below a dollar four decimals ("$0.0421"), since one iteration often costs cents. */
@@ -27,8 +27,7 @@ export function percent(share: number): string {
 
 /** "60% passed (1 rate-limited run not counted)": the success rate leaves the limited runs out, and says so. */
 export function passedText(s: Pick<RunStats, 'runs' | 'rateLimited' | 'successRate'>): string {
-  const limited = s.rateLimited > 0 ? ` (${plural(s.rateLimited, 'rate-limited run')} not counted)` : '';
-  return `${s.runs > s.rateLimited ? `${percent(s.successRate)} passed` : 'none ran its course'}${limited}`;
+  return successText(s.runs, s.rateLimited, s.successRate, 'passed');
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {

@@ -345,6 +345,8 @@ export interface RunsSummary {
   readonly storiesCompleted: number;
   /** Share of iterations whose outcome is "passed", rate-limited ones left out (`successRate`). */
   readonly successRate: number;
+  /** Iterations the agent's usage or rate limit ended (left out of the rate). */
+  readonly rateLimited: number;
   /** Mean duration, 0 when there are none. */
   readonly averageDurationMs: number;
 }
@@ -352,13 +354,13 @@ export interface RunsSummary {
 export function summarizeRuns(runs: readonly RunRecord[]): RunsSummary {
   const n = runs.length;
   if (n === 0) {
-    return { iterations: 0, storiesCompleted: 0, successRate: 0, averageDurationMs: 0 };
+    return { iterations: 0, storiesCompleted: 0, successRate: 0, rateLimited: 0, averageDurationMs: 0 };
   }
   const completed = new Set(runs.filter((r) => r.outcome === 'passed' && r.storyPasses).map((r) => r.storyId));
   const passed = runs.filter((r) => r.outcome === 'passed').length;
   const total = runs.reduce((s, r) => s + Math.max(0, r.durationMs), 0);
   const limited = runs.filter((r) => r.outcome === 'rate-limited').length;
-  return { iterations: n, storiesCompleted: completed.size, successRate: successRate(passed, n, limited), averageDurationMs: Math.round(total / n) };
+  return { iterations: n, storiesCompleted: completed.size, successRate: successRate(passed, n, limited), rateLimited: limited, averageDurationMs: Math.round(total / n) };
 }
 
 /**
@@ -371,6 +373,15 @@ export function successRate(passed: number, runs: number, rateLimited: number): 
   return counted <= 0 ? 0 : passed / counted;
 }
 
+/**
+ * "71% success (1 rate-limited run not counted)", or "none ran its course" when every run was
+ * limited: the rate leaves the limited runs out, and says so (the Runs view, stats, the dashboard).
+ */
+export function successText(runs: number, rateLimited: number, rate: number, word: string): string {
+  const limited = rateLimited > 0 ? ` (${rateLimited} rate-limited run${rateLimited === 1 ? '' : 's'} not counted)` : '';
+  return `${runs > rateLimited ? `${Math.round(rate * 100)}% ${word}` : 'none ran its course'}${limited}`;
+}
+
 /** The Runs view's summary line, e.g. "7 iterations · 5 stories completed · 71% success · avg 4m 05s". */
 export function summaryLine(s: RunsSummary): string {
   if (s.iterations === 0) {
@@ -379,7 +390,7 @@ export function summaryLine(s: RunsSummary): string {
   return [
     `${s.iterations} iteration${s.iterations === 1 ? '' : 's'}`,
     `${s.storiesCompleted} stor${s.storiesCompleted === 1 ? 'y' : 'ies'} completed`,
-    `${Math.round(s.successRate * 100)}% success`,
+    successText(s.iterations, s.rateLimited, s.successRate, 'success'),
     `avg ${formatDuration(s.averageDurationMs)}`,
   ].join(' · ');
 }
