@@ -3,7 +3,6 @@
  * because the worktree and merge steps need git's exit codes and output exactly (merge-tree says
  * "conflict" with exit 1) and run in several working trees of one repository.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { execFile } from 'node:child_process';
 
 export interface GitResult {
@@ -23,70 +22,13 @@ export class ParallelError extends Error {
   }
 }
 
-/**
- * How urgent git's work is, lowest first: a merge into the feature branch (the next stories wait on
- * it), then a change to the worktree list (a story's agent waits on it), then everything else
- * (what an agent left, a removal). Set for everything `work` starts, however deep, with
- * `withGitUrgency`.
- */
-export type GitUrgency = 0 | 1 | 2;
-const urgency = new AsyncLocalStorage<GitUrgency>();
-
-export function withGitUrgency<T>(level: GitUrgency, work: () => Promise<T>): Promise<T> {
-  return urgency.run(level, work);
-}
-
-/**
- * At most this many git processes at once; the others wait, the most urgent first. Starting a
- * process costs the runner's event loop several ms (spawn is synchronous), and four finished agents
- * each start four or five at once: without an order, the merge the next wave waits on queued
- * behind them (scripts/bench-parallel-run.mjs --speedup).
- */
-const MAX_GIT_PROCESSES = 3;
-let running = 0;
-let arrivals = 0;
-const queued: { readonly level: GitUrgency; readonly order: number; readonly go: () => void }[] = [];
-
-/** Waits for a turn to start a git process; the returned function ends the turn (call it once the process has ended). */
-export async function gitTurn(): Promise<() => void> {
-  if (running < MAX_GIT_PROCESSES && queued.length === 0) {
-    running++;
-  } else {
-    // The turn is handed over by the one that ends (`running` stays as it is): a newcomer in the
-    // same tick cannot take it before the most urgent waiter.
-    const level = urgency.getStore() ?? 2;
-    await new Promise<void>((go) => {
-      queued.push({ level, order: arrivals++, go });
-      queued.sort((a, b) => a.level - b.level || a.order - b.order);
-    });
-  }
-  let ended = false;
-  return () => {
-    if (ended) {
-      return;
-    }
-    ended = true;
-    const next = queued.shift();
-    if (next) {
-      next.go();
-    } else {
-      running--;
-    }
-  };
-}
-
 /** git's environment for the runner: no pager, no prompt for credentials, no editor (this runs unattended), git's messages in English. */
 export function gitEnv(env?: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
   return { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: 'true', GIT_PAGER: 'cat', LC_ALL: 'C', ...env };
 }
 
 /** Runs git in `cwd`, with `env` added to its environment; resolves with the exit code (never rejects for a non-zero exit). */
-export async function git(cwd: string, args: readonly string[], input?: string, env?: Readonly<Record<string, string>>): Promise<GitResult> {
-  const done = await gitTurn();
-  return runGit(cwd, args, input, env).finally(done);
-}
-
-function runGit(cwd: string, args: readonly string[], input?: string, env?: Readonly<Record<string, string>>): Promise<GitResult> {
+export function git(cwd: string, args: readonly string[], input?: string, env?: Readonly<Record<string, string>>): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       'git',
@@ -157,13 +99,12 @@ export async function showFiles(cwd: string, specs: readonly { readonly rev: str
   if (specs.some((s) => /[\n\r]/.test(s.rev + s.path))) {
     return Promise.all(specs.map((s) => showFile(cwd, s.rev, s.path)));
   }
-  const done = await gitTurn();
   const out = await new Promise<Buffer | undefined>((resolve) => {
     const child = execFile('git', ['cat-file', '--batch'], { cwd, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024, env: gitEnv() }, (error, stdout) =>
       resolve(error ? undefined : stdout),
     );
     child.stdin?.end(specs.map((s) => `${s.rev}:${s.path}\n`).join(''));
-  }).finally(done);
+  });
   if (out === undefined) {
     return Promise.all(specs.map((s) => showFile(cwd, s.rev, s.path)));
   }

@@ -20,7 +20,7 @@ import type { MergeMode, ParallelState } from '../../core/parallel/state';
 import { analyzePrd, type PrdAnalysis } from '../../core/prd/index';
 import type { MergeResult, RunRecord } from '../../core/runs/runs';
 import { recordIteration } from '../runRecorder';
-import { git, ParallelError, topOf, withGitUrgency } from './git';
+import { git, ParallelError, topOf } from './git';
 import { LimitWaits } from './limitWaits';
 import { MergeQueue } from './mergeQueue';
 import { mergedLeftovers, resumeParallel } from './resume';
@@ -504,14 +504,14 @@ export class ParallelRunner {
    * a story whose blockers merged gets its worktree while the next story merges.
    */
   private onWorktrees<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.worktreeChain.then(() => withGitUrgency(1, work));
+    const next = this.worktreeChain.then(work);
     this.worktreeChain = next.catch(() => undefined);
     return next;
   }
 
   /** Runs a merge into the main tree after every merge begun before it. */
   private onMainTree<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.mergeChain.then(() => withGitUrgency(0, work));
+    const next = this.mergeChain.then(work);
     this.mergeChain = next.catch(() => undefined);
     return next;
   }

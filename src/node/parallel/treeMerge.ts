@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import * as path from 'node:path';
-import { firstLine, git, gitEnv, gitOk, gitTurn, ParallelError } from './git';
+import { firstLine, git, gitEnv, gitOk, ParallelError } from './git';
 
 export interface TreeMerge {
   /** The merged tree (prd.json and progress.txt as git's text merge left them, markers and all). */
@@ -223,12 +223,11 @@ function quotePath(p: string): string {
  * below fastimport.unpackLimit); the commit is on MERGE_SCRATCH_REF until the branch moves.
  */
 async function fastImportMerge(root: string, m: TreeMergeCommit, who: CommitIdents | undefined): Promise<string> {
-  const turn = await gitTurn();
   let session: GitSession;
   try {
     session = startGit(root, ['fast-import', '--quiet', '--force', '--done']);
   } catch (e) {
-    turn(); // git could not even start (spawn threw): the turn goes back
+    // git could not even start (spawn threw: E2BIG, EINVAL…)
     throw new ParallelError('git', `Making the merge commit: git fast-import could not start (${(e as Error).message})`);
   }
   try {
@@ -267,7 +266,6 @@ async function fastImportMerge(root: string, m: TreeMergeCommit, who: CommitIden
     return commit;
   } finally {
     session.end();
-    session.exit.then(turn, turn);
   }
 }
 
