@@ -69,6 +69,19 @@ const MERGE_HOOKS = ['pre-merge-commit', 'pre-commit', 'prepare-commit-msg', 'co
 /** The hooks folder of each repository a run merges into, asked once a run (the hooks in it are looked for at every merge). */
 const hooksFolders = new WeakMap<object, Promise<string>>();
 
+/** `ask()` once per run (`run`: the run's own object, its RepoInfo): later merges of the run get the same answer. */
+function oncePerRun<T>(cache: WeakMap<object, Promise<T>>, run: object | undefined, ask: () => Promise<T>): Promise<T> {
+  if (!run) {
+    return ask();
+  }
+  let asked = cache.get(run);
+  if (!asked) {
+    asked = ask();
+    cache.set(run, asked);
+  }
+  return asked;
+}
+
 /**
  * Whether the repository has a hook that a normal merge would run (then the merge is made the
  * normal way). `run`: the run's own object (its RepoInfo), under which the folder is remembered.
@@ -76,14 +89,7 @@ const hooksFolders = new WeakMap<object, Promise<string>>();
 export async function hasMergeHooks(root: string, run?: object): Promise<boolean> {
   // --git-path follows core.hooksPath.
   const ask = () => git(root, ['rev-parse', '--path-format=absolute', '--git-path', 'hooks']).then((r) => r.stdout.trim());
-  let folder = run ? hooksFolders.get(run) : undefined;
-  if (!folder) {
-    folder = ask();
-    if (run) {
-      hooksFolders.set(run, folder);
-    }
-  }
-  const dir = await folder;
+  const dir = await oncePerRun(hooksFolders, run, ask);
   if (!dir) {
     return true; // cannot tell: the normal way is the safe one
   }
@@ -129,7 +135,7 @@ export async function forgetMergeScratch(root: string): Promise<void> {
  * Makes the merge commit from a merged tree with `replace` put in, then moves the feature branch
  * (checked out in `root`, clean) to it with `git reset --keep`. Returns the commit, or git's
  * complaint when the branch could not move (nothing was changed then). `run`: the run's own
- * object, under which the repository's commit settings are remembered (see `commitIdents`).
+ * object, under which the repository's commit settings are remembered (see `commitMaker`).
  */
 export async function commitTreeMerge(root: string, m: TreeMergeCommit, run?: object): Promise<{ commit: string } | { refused: string }> {
   const maker = await commitMaker(root, run);
@@ -164,14 +170,7 @@ const makers = new WeakMap<object, Promise<CommitMaker>>();
 
 /** The run's commit maker, asked at its first merge (`run`: the run's own object) and dated at each. */
 export function commitMaker(root: string, run?: object): Promise<CommitMaker> {
-  let asked = run ? makers.get(run) : undefined;
-  if (!asked) {
-    asked = askMaker(root);
-    if (run) {
-      makers.set(run, asked);
-    }
-  }
-  return asked.then((m) => (m.kind === 'git' ? m : { kind: 'fast-import', author: dated(m.author, 'GIT_AUTHOR_DATE'), committer: dated(m.committer, 'GIT_COMMITTER_DATE') }));
+  return oncePerRun(makers, run, () => askMaker(root)).then((m) => (m.kind === 'git' ? m : { kind: 'fast-import', author: dated(m.author, 'GIT_AUTHOR_DATE'), committer: dated(m.committer, 'GIT_COMMITTER_DATE') }));
 }
 
 async function askMaker(root: string): Promise<CommitMaker> {
