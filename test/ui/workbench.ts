@@ -206,13 +206,16 @@ export async function runCommand(page: Page, title: string): Promise<void> {
     });
     await page.keyboard.press('F1');
     await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill(`>${title}`);
-    if (await entry.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false)) {
+    // The palette closes when something else takes the focus as it opens (a panel closing after
+    // its terminals were killed): its input is then inert while it fades out, and gone. A user
+    // opens it again; so does this, until the deadline.
+    const filled = await input.fill(`>${title}`, { timeout: 5_000 }).then(() => true, () => false);
+    if (filled && (await entry.waitFor({ state: 'visible', timeout: 3_000 }).then(() => true, () => false))) {
       break;
     }
     await page.keyboard.press('Escape');
     if (Date.now() > deadline) {
-      throw new Error(`command "${title}" not found in the command palette`);
+      throw new Error(filled ? `command "${title}" not found in the command palette` : `the command palette closed before "${title}" could be typed, each time until the deadline`);
     }
   }
   await input.press('Enter');

@@ -60,6 +60,8 @@ export const AGENT_PRESETS: readonly AgentPreset[] = [
   {
     id: 'amp',
     label: 'Amp',
+    // The same arguments as Amp's own SDK (@sourcegraph/amp-sdk, buildCliArgs): `--execute
+    // --stream-json [--dangerously-allow-all]`, the prompt written to stdin and stdin closed.
     ...rendered('amp --execute --stream-json --dangerously-allow-all', 'amp'),
     executable: 'amp',
     install: 'npm install -g @sourcegraph/amp',
