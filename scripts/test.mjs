@@ -15,13 +15,13 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildHostTests, hostTestsIndex } from './build-tests.mjs';
+import { mochaCounts, mochaFailures } from './mocha-output.mjs';
 import { cleanupAll, copyFixture, ensureTestHost, isNoise, openWorkbench, repoRoot } from './vscode-host.mjs';
 
 // build before unit: the unit tier also runs dist/cli.js as whole processes.
 const TIERS = ['static', 'build', 'unit', 'host', 'ui'];
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const c = (code, s) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
-const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 /** @typedef {{ name: string, passes: number, failures: number, pending?: number, ms: number, ok: boolean, note?: string }} TierResult */
@@ -64,23 +64,13 @@ function run(cmd, args, { env = {}, cwd = repoRoot } = {}) {
   });
 }
 
-/** Counts from mocha's epilogue ("12 passing", "1 failing", "2 pending"). */
-function mochaCounts(out) {
-  const text = stripAnsi(out);
-  const num = (re) => {
-    const all = [...text.matchAll(re)];
-    return all.length ? Number(all[all.length - 1][1]) : 0;
-  };
-  return { passes: num(/^\s*(\d+) passing/gm), failures: num(/^\s*(\d+) failing/gm), pending: num(/^\s*(\d+) pending/gm) };
-}
-
 async function unitTier() {
   const args = ['run', 'test:unit', '--', color ? '--color' : '--no-color'];
   const r = await run('npm', args);
   const counts = mochaCounts(r.out);
   // A crash before mocha's epilogue still has to count as a failure.
   const failures = r.code !== 0 && counts.failures === 0 ? 1 : counts.failures;
-  return { ...counts, failures, ok: r.code === 0, note: r.code !== 0 && counts.failures === 0 ? `exit code ${r.code}` : undefined };
+  return { ...counts, failures, failed: mochaFailures(r.out), ok: r.code === 0, note: r.code !== 0 && counts.failures === 0 ? `exit code ${r.code}` : undefined };
 }
 
 /** Type check and lint: each is one check that passes or fails. */
@@ -120,6 +110,7 @@ async function hostTier() {
   rmSync(resultsDir, { recursive: true, force: true });
   mkdirSync(resultsDir, { recursive: true });
   const workbenchLog = [];
+  const printed = [];
   let stats;
   const folder = copyFixture('examples/demo');
   const onLog = (level, text) => {
@@ -129,6 +120,7 @@ async function hostTier() {
         if (l.startsWith(SUMMARY_MARKER)) {
           stats = JSON.parse(l.slice(SUMMARY_MARKER.length));
         } else {
+          printed.push(l);
           process.stdout.write(`${l}\n`);
         }
       } else {
@@ -197,7 +189,7 @@ async function hostTier() {
   if (!ok) process.stderr.write(c(33, `  logs: ${path.relative(repoRoot, resultsDir)}/ (workbench.log, server-logs/ with the extension host's log)\n`));
   const passes = stats?.passes ?? 0;
   const failures = stats?.failures ?? (ok ? 0 : 1);
-  return { passes, failures: ok ? failures : Math.max(failures, 1), pending: stats?.pending ?? 0, ok, note };
+  return { passes, failures: ok ? failures : Math.max(failures, 1), pending: stats?.pending ?? 0, failed: mochaFailures(printed.join('\n')), ok, note };
 }
 
 async function uiTier() {
@@ -209,7 +201,7 @@ async function uiTier() {
   const r = await run(process.execPath, args);
   const counts = mochaCounts(r.out);
   const failures = r.code !== 0 && counts.failures === 0 ? 1 : counts.failures;
-  return { ...counts, failures, ok: r.code === 0, note: r.code !== 0 && counts.failures === 0 ? `exit code ${r.code}` : undefined };
+  return { ...counts, failures, failed: mochaFailures(r.out), ok: r.code === 0, note: r.code !== 0 && counts.failures === 0 ? `exit code ${r.code}` : undefined };
 }
 
 const runners = { static: staticTier, unit: unitTier, build: buildTier, host: hostTier, ui: uiTier };
@@ -256,6 +248,9 @@ async function main() {
   for (const r of results) {
     const counts = r.name === 'build' ? '' : `${r.passes} passed, ${r.failures} failed`;
     console.log(`  ${r.name.padEnd(6)} ${(r.ok ? c(32, 'ok') : c(31, 'FAILED')).padEnd(color ? 15 : 6)} ${seconds(r.ms).padStart(8)}  ${counts}${r.note ? `  (${r.note.split('\n')[0]})` : ''}`);
+    const failed = r.failed ?? [];
+    for (const f of failed.slice(0, 5)) console.log(`      ${f}`);
+    if (failed.length > 5) console.log(`      … and ${failed.length - 5} more, listed above`);
   }
   const passes = results.reduce((a, r) => a + r.passes, 0);
   const failures = results.reduce((a, r) => a + r.failures, 0);

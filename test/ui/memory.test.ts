@@ -27,16 +27,6 @@ async function notification(page: Page, text: string): Promise<Locator> {
   return item.first();
 }
 
-/** Runs a command from the palette that opens a quick pick of its own (which stays open). */
-async function runCommandKeepOpen(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 10_000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 10_000 });
-  await input.press('Enter');
-  await eventually(`the quick pick of "${title}"`, async () => !(await input.inputValue()).startsWith('>'));
-}
 
 
 /** The demo's progress.txt followed by `n` generated entries, far over the 400-line threshold. */
@@ -137,7 +127,7 @@ describe('Memory view, learnings under stories and the compaction preview in the
 
   it('"Search the Pin" ranks modules for a word and opens the chosen file', async () => {
     await ensureRalphOpen(ui.page);
-    await runCommandKeepOpen(ui.page, 'Ralph: Search the Pin');
+    await runCommand(ui.page, 'Ralph: Search the Pin', { opensQuickPick: true });
     const input = ui.page.locator('.quick-input-widget input');
     await input.fill('urgency');
     const rowsOf = () => ui.page.locator('.quick-input-widget .monaco-list-row').evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()));

@@ -188,8 +188,12 @@ export async function widenSideBar(page: Page, width = 600): Promise<void> {
   await page.mouse.up();
 }
 
-/** Runs a command through the command palette by its title, e.g. "Ralph: Open prd.json". */
-export async function runCommand(page: Page, title: string): Promise<void> {
+/**
+ * Runs a command through the command palette by its title, e.g. "Ralph: Open prd.json". With
+ * `opensQuickPick`, the command shows a quick pick of its own in the same widget: this returns once
+ * that quick pick has taken the palette's place, and leaves it open.
+ */
+export async function runCommand(page: Page, title: string, opts: { opensQuickPick?: boolean } = {}): Promise<void> {
   const input = page.locator('.quick-input-widget input');
   const entry = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
   // The palette takes its list of commands when it opens: in a window that is still registering
@@ -219,7 +223,11 @@ export async function runCommand(page: Page, title: string): Promise<void> {
     }
   }
   await input.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+  if (opts.opensQuickPick) {
+    await eventually(`the quick pick of "${title}"`, async () => !(await input.inputValue()).startsWith('>'));
+  } else {
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+  }
 }
 
 /**
