@@ -12,6 +12,7 @@ import { KeyedDebouncer } from '../util/debounce';
 import { openDocument } from '../util/documents';
 import { affects, readSettings } from './settings';
 import { joinRelative, readBytes, resolveSettingPath } from './workspaceFiles';
+import { anyOf, foldersOf, plainName, watchFiles } from './workspaceWatch';
 
 export interface ProgressState {
   readonly uri: vscode.Uri;
@@ -88,22 +89,47 @@ export class MemoryWorkspace extends Disposable {
   constructor(private readonly log: vscode.LogOutputChannel) {
     super();
     this.register({ dispose: () => this.debouncer.dispose() });
-    const watcher = this.register(vscode.workspace.createFileSystemWatcher('**/{progress.txt,INDEX.md,AGENTS.md}'));
-    const touch = (uri: vscode.Uri): void => this.touch(uri);
-    this.register(watcher.onDidCreate(touch));
-    this.register(watcher.onDidChange(touch));
-    this.register(watcher.onDidDelete(touch));
+    this.register({ dispose: () => this.watcher?.dispose() });
     this.register(vscode.workspace.onDidChangeTextDocument((e) => this.touchIfMemory(e.document.uri)));
     this.register(vscode.workspace.onDidSaveTextDocument((d) => this.touchIfMemory(d.uri)));
-    this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.reloadAll()));
+    this.register(
+      vscode.workspace.onDidChangeWorkspaceFolders(() => {
+        this.resetWatcher();
+        this.reloadAll();
+      }),
+    );
     this.register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (affects(e, 'progressPath', 'pinPath')) {
+          this.resetWatcher();
           this.reloadAll();
         }
       }),
     );
+    this.resetWatcher();
     this.reloadAll();
+  }
+
+  private watcher: vscode.Disposable | undefined;
+
+  /**
+   * The memory files wherever they are (progress.txt, INDEX.md, AGENTS.md, and the names
+   * `ralph.progressPath` and `ralph.pinPath` give them), and the folders on the way to each
+   * folder's progress log and Pin (the Pin's `specs/` can arrive with its INDEX.md, in a checkout).
+   */
+  private resetWatcher(): void {
+    this.watcher?.dispose();
+    const names = ['progress.txt', 'INDEX.md', 'AGENTS.md'];
+    const folders: string[] = [];
+    for (const f of vscode.workspace.workspaceFolders ?? []) {
+      const { progressPath, pinPath } = readSettings(f.uri);
+      for (const p of [progressPath, pinPath]) {
+        names.push(plainName(p) ?? 'progress.txt');
+        folders.push(...foldersOf(p));
+      }
+    }
+    const onTheWay = anyOf(folders);
+    this.watcher = watchFiles(`**/${anyOf(names)}`, onTheWay && `**/${onTheWay}`, (uri) => this.touch(uri));
   }
 
   list(): FolderMemory[] {

@@ -14,6 +14,7 @@ import { openDocument } from '../util/documents';
 import { countPrdParse } from './prdParses';
 import { affects, readSetting } from './settings';
 import { resolveSettingPath } from './workspaceFiles';
+import { anyOf, foldersOf, watchFiles } from './workspaceWatch';
 import type { WorkspacePathError } from '../node/workspacePath';
 
 export interface PrdEntry {
@@ -136,12 +137,13 @@ export class PrdWorkspace extends Disposable {
     }
     for (const folder of folders) {
       const key = folder.uri.toString();
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, prdRelativePath(folder)));
       // A change on disk (an agent, git, another editor) shows at once; a burst still ends with
-      // one read of the final state. Typing in an open prd.json stays debounced (onDocument).
-      watcher.onDidCreate(() => this.debouncer.trigger(key, { leading: true }));
-      watcher.onDidChange(() => this.debouncer.trigger(key, { leading: true }));
-      watcher.onDidDelete(() => this.debouncer.trigger(key, { leading: true }));
+      // one read of the final state. Typing in an open prd.json stays debounced (onDocument). A
+      // prd.json below the top (scripts/ralph/prd.json) can arrive with its folder (a checkout).
+      const onTheWay = anyOf(foldersOf(prdRelativePath(folder)));
+      const watcher = watchFiles(new vscode.RelativePattern(folder, prdRelativePath(folder)), onTheWay && new vscode.RelativePattern(folder, onTheWay), () =>
+        this.debouncer.trigger(key, { leading: true }),
+      );
       // A local folder also gets Node's watch, which reports within milliseconds (the debouncer
       // merges the two reports of one write).
       const fast = folder.uri.scheme === 'file' ? watchFileInside(folder.uri.fsPath, prdRelativePath(folder), () => this.debouncer.trigger(key, { leading: true })) : undefined;

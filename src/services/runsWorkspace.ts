@@ -3,12 +3,14 @@
  * archived features (`archive/<date>-<feature>/`). Re-reads a folder, debounced, when those files
  * change on disk or the runner records an iteration; the Runs view draws from `list()`.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { parseRuns, type RunRecord, RUNS_FILE, type RunsParseError } from '../core/runs/runs';
 import { Disposable } from '../util/disposable';
 import { KeyedDebouncer } from '../util/debounce';
 import { readInsideText } from '../node/runFiles';
 import { joinRelative } from './workspaceFiles';
+import { watchFiles } from './workspaceWatch';
 
 export interface FolderRuns {
   readonly folder: vscode.WorkspaceFolder;
@@ -35,13 +37,9 @@ export class RunsWorkspace extends Disposable {
         this.debouncer.trigger(folder.uri.toString());
       }
     };
-    const runs = this.register(vscode.workspace.createFileSystemWatcher(`**/${RUNS_FILE}`));
-    const archives = this.register(vscode.workspace.createFileSystemWatcher('**/archive/*/{prd.json,progress.txt}'));
-    for (const w of [runs, archives]) {
-      this.register(w.onDidCreate(touch));
-      this.register(w.onDidChange(touch));
-      this.register(w.onDidDelete(touch));
-    }
+    // .ralph/ and archive/<feature>/ often arrive with their files (a checkout, ralph.sh's archive step).
+    this.register(watchFiles(`**/${RUNS_FILE}`, `**/${path.posix.dirname(RUNS_FILE)}`, touch));
+    this.register(watchFiles('**/archive/*/{prd.json,progress.txt}', '**/{archive,archive/*}', touch));
     this.register(recorded((folder) => this.debouncer.trigger(folder.uri.toString())));
     this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.reloadAll()));
     this.reloadAll();

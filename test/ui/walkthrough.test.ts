@@ -12,7 +12,7 @@ function step(page: Page, id: string) {
 }
 
 async function openWalkthrough(page: Page): Promise<void> {
-  await runCommand(page, 'Welcome: Open Walkthrough');
+  await runCommand(page, 'Welcome: Open Walkthrough', { opensQuickPick: true });
   const entry = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Get started with Ralph Workbench' }).first();
   await entry.waitFor({ state: 'visible', timeout: 20_000 });
   await entry.click();

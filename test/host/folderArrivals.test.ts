@@ -1,0 +1,110 @@
+/**
+ * Files that arrive with their folder. On Linux, VS Code's recursive file watcher (@parcel/watcher
+ * on inotify) reports a new folder but can miss a file created in it right after
+ * (parcel-bundler/watcher#243): a `git checkout` that brings `.ralph/runs.jsonl`, ralph.sh's
+ * `mkdir -p archive/<date>-<feature>` followed by `cp prd.json progress.txt`. What the views show
+ * must still follow. Each case is done several times, as a race shows only some of the time.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import { type RunRecord, serializeRun } from '../../src/core/runs/runs';
+import { api, waitFor, workspaceFolder } from './helpers';
+import { ensureGitWorkspace, git, type Pristine, restoreWorkspace, ws } from './runHelpers';
+
+const ROUNDS = 5;
+
+const run: RunRecord = {
+  start: '2026-11-26T10:00:00.000Z', end: '2026-11-26T10:00:30.000Z', storyId: 'US-006', storyTitle: 'Sort tasks by priority', agent: 'custom',
+  exitCode: 0, durationMs: 30_000, passingBefore: 4, passingAfter: 5, storyPasses: true, commit: null, complete: false, outcome: 'passed',
+  promptFile: '.ralph/prompts/p1.md', iteration: 1, loopId: 'loop-arrivals',
+};
+
+suite('files that arrive with their folder (a git checkout, ralph.sh archiving)', function () {
+  this.timeout(180_000);
+  let pristine: Pristine;
+
+  suiteSetup(() => {
+    pristine = ensureGitWorkspace();
+  });
+
+  teardown(async () => {
+    await restoreWorkspace(pristine);
+    await vscode.commands.executeCommand('ralph.refreshRuns');
+  });
+
+  const pinDescription = async (): Promise<string | undefined> => (await (await api()).memorySnapshot(1)).find((n) => n.label === 'The Pin')?.description;
+  const learningsDescription = async (): Promise<string | undefined> => (await (await api()).memorySnapshot(1)).find((n) => n.label === 'Learnings')?.description;
+  const runRows = async (): Promise<number> => (await (await api()).runsSnapshot()).filter((n) => n.contextValue?.startsWith('run ')).length;
+  const archivesNode = async (): Promise<string | undefined> => (await (await api()).runsSnapshot()).find((n) => n.contextValue === 'archives')?.description;
+
+  test('a checkout that brings .ralph/runs.jsonl shows its run in the Runs view; checking out back, it goes', async () => {
+    assert.ok(!fs.existsSync(ws('.ralph')), 'the demo starts without .ralph/');
+    git('checkout', '-q', '-b', 'with-runs');
+    fs.mkdirSync(ws('.ralph'));
+    fs.writeFileSync(ws('.ralph', 'runs.jsonl'), serializeRun(run));
+    git('add', '-f', '.ralph/runs.jsonl');
+    git('commit', '-q', '-m', 'test: a branch that holds its runs');
+    git('checkout', '-q', pristine.baseBranch);
+    for (let round = 1; round <= ROUNDS; round++) {
+      await waitFor(`round ${round}: no run listed, .ralph/ gone with the checkout`, async () => !fs.existsSync(ws('.ralph')) && (await runRows()) === 0, 20_000);
+      git('checkout', '-q', 'with-runs');
+      await waitFor(`round ${round}: the run .ralph/runs.jsonl brought, in the Runs view`, async () => (await runRows()) === 1, 20_000);
+      git('checkout', '-q', pristine.baseBranch);
+    }
+  });
+
+  test('ralph.sh archiving a feature (mkdir, then cp at once) shows in the Runs view\'s Archives', async () => {
+    const folder = workspaceFolder().uri.fsPath;
+    for (let round = 1; round <= ROUNDS; round++) {
+      await waitFor(`round ${round}: no archive listed`, async () => !fs.existsSync(ws('archive')) && (await archivesNode()) === undefined, 20_000);
+      const dir = ws('archive', `2026-11-2${round}-old-feature`);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.copyFileSync(ws('prd.json'), `${dir}/prd.json`);
+      fs.copyFileSync(ws('progress.txt'), `${dir}/progress.txt`);
+      await waitFor(`round ${round}: the archive in the Runs view`, async () => (await archivesNode()) === '1 previous feature', 20_000);
+      fs.rmSync(ws('archive'), { recursive: true, force: true });
+      assert.ok(fs.existsSync(folder));
+    }
+  });
+
+  test('the Pin\'s specs/ folder arriving with its INDEX.md shows the Pin in the Memory view', async () => {
+    const index = fs.readFileSync(ws('specs', 'INDEX.md'), 'utf8');
+    const want = await pinDescription();
+    assert.match(want ?? '', /^\d+ modules$/);
+    const aside = ws('..', `specs-aside-${process.pid}`);
+    fs.renameSync(ws('specs'), aside);
+    try {
+      for (let round = 1; round <= ROUNDS; round++) {
+        await waitFor(`round ${round}: the Pin shown as missing`, async () => !fs.existsSync(ws('specs')) && (await pinDescription()) !== want, 20_000);
+        fs.mkdirSync(ws('specs'));
+        fs.writeFileSync(ws('specs', 'INDEX.md'), index);
+        await waitFor(`round ${round}: the Pin's modules in the Memory view`, async () => (await pinDescription()) === want, 20_000);
+        fs.rmSync(ws('specs'), { recursive: true, force: true });
+      }
+    } finally {
+      fs.rmSync(ws('specs'), { recursive: true, force: true });
+      fs.renameSync(aside, ws('specs'));
+    }
+  });
+
+  test('a progress log set by ralph.progressPath under another name, in a folder of its own: its arrival and every later append show', async () => {
+    const settings = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
+    await settings.update('progressPath', 'memory/ralph-log.md', vscode.ConfigurationTarget.WorkspaceFolder);
+    try {
+      await waitFor('no learnings read (memory/ralph-log.md does not exist yet)', async () => (await learningsDescription()) === undefined || !/in \d+ stor/.test((await learningsDescription()) ?? ''), 20_000);
+      const progress = fs.readFileSync(ws('progress.txt'), 'utf8');
+      fs.mkdirSync(ws('memory'));
+      fs.writeFileSync(ws('memory', 'ralph-log.md'), progress);
+      const first = await waitFor('the learnings of memory/ralph-log.md', async () => {
+        const d = await learningsDescription();
+        return d && /^\d+ in 4 stories$/.test(d) ? d : undefined;
+      }, 20_000);
+      // An agent's append, later: the folder is watched by now, the file has another name than progress.txt.
+      fs.appendFileSync(ws('memory', 'ralph-log.md'), '\n## 2026-11-26 10:00 - US-009\n- Did it\n- **Learnings for future iterations:**\n  - a learning of US-009\n---\n');
+      await waitFor('the appended learning, in a fifth story', async () => /^\d+ in 5 stories$/.test((await learningsDescription()) ?? ''), 20_000, async () => [first, await learningsDescription()]);
+    } finally {
+      await settings.update('progressPath', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+    }
+  });
+});
