@@ -26,6 +26,7 @@ import { Disposable } from '../util/disposable';
 import { currentProvider, type GitHubAccess, type GitHubAuth } from './githubAuth';
 import type { PrdWorkspace } from './prdWorkspace';
 import { readSetting } from './settings';
+import { watchFiles } from './workspaceWatch';
 
 export type NoticeKind = 'signed-out' | 'offline' | 'rate-limited' | 'no-repo' | 'auth' | 'error';
 
@@ -116,11 +117,8 @@ export class GitHubWorkspace extends Disposable {
         this.relink = setTimeout(() => this.onStoriesChanged(), 0);
       }),
     );
-    const watcher = this.register(vscode.workspace.createFileSystemWatcher('**/thoughts/shared/**'));
-
-    for (const ev of [watcher.onDidCreate, watcher.onDidDelete, watcher.onDidChange]) {
-      this.register(ev(() => this.debouncer.trigger('all')));
-    }
+    // An agent's write tool makes thoughts/shared/plans/ and the plan in one go.
+    this.register(watchFiles('**/thoughts/shared/**', '**/{thoughts,thoughts/shared}', () => this.debouncer.trigger('all')));
   }
 
   /** The stories changed: read GitHub again only when the set of issues changed, else only re-link stories to issues (no request). */

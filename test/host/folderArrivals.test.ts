@@ -28,9 +28,13 @@ suite('files that arrive with their folder (a git checkout, ralph.sh archiving)'
     pristine = ensureGitWorkspace();
   });
 
+  // Whatever an earlier suite left (a .ralph/ of its runs), each test starts from the demo's commit.
+  setup(async () => {
+    await restoreWorkspace(pristine);
+  });
+
   teardown(async () => {
     await restoreWorkspace(pristine);
-    await vscode.commands.executeCommand('ralph.refreshRuns');
   });
 
   const pinDescription = async (): Promise<string | undefined> => (await (await api()).memorySnapshot(1)).find((n) => n.label === 'The Pin')?.description;
@@ -105,6 +109,32 @@ suite('files that arrive with their folder (a git checkout, ralph.sh archiving)'
       await waitFor('the appended learning, in a fifth story', async () => /^\d+ in 5 stories$/.test((await learningsDescription()) ?? ''), 20_000, async () => [first, await learningsDescription()]);
     } finally {
       await settings.update('progressPath', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+    }
+  });
+
+  test('an agent that writes a research document with its folders in one go (mkdir -p, then the file): the Issues view shows it on disk', async () => {
+    const doc = 'thoughts/shared/research/2026-11-15-GH-0042-task-priorities.md';
+    const text = fs.readFileSync(ws(...doc.split('/')), 'utf8');
+    const aside = ws('..', `thoughts-aside-${process.pid}`);
+    const research = async (): Promise<string | undefined> => {
+      const i42 = (await (await api()).issuesSnapshot()).find((n) => n.label.startsWith('#42'));
+      const node = i42?.children?.find((c) => /\bartifact\b/.test(c.contextValue ?? '') && c.label === 'Research');
+      return node?.description;
+    };
+    await vscode.commands.executeCommand('ralph.github.showIssue', 42);
+    await waitFor('#42\'s research on disk', async () => (await research())?.startsWith('on disk'), 20_000, research);
+    fs.renameSync(ws('thoughts'), aside);
+    try {
+      for (let round = 1; round <= ROUNDS; round++) {
+        await waitFor(`round ${round}: #42's research missing`, async () => !fs.existsSync(ws('thoughts')) && !(await research())?.startsWith('on disk'), 20_000, research);
+        fs.mkdirSync(ws('thoughts', 'shared', 'research'), { recursive: true });
+        fs.writeFileSync(ws(...doc.split('/')), text);
+        await waitFor(`round ${round}: #42's research on disk again`, async () => (await research())?.startsWith('on disk'), 20_000, research);
+        fs.rmSync(ws('thoughts'), { recursive: true, force: true });
+      }
+    } finally {
+      fs.rmSync(ws('thoughts'), { recursive: true, force: true });
+      fs.renameSync(aside, ws('thoughts'));
     }
   });
 });
