@@ -12,7 +12,8 @@ import { KeyedDebouncer } from '../util/debounce';
 import { openDocument } from '../util/documents';
 import { affects, readSettings } from './settings';
 import { joinRelative, readBytes, resolveSettingPath } from './workspaceFiles';
-import { anyOf, foldersOf, plainName, watchFiles } from './workspaceWatch';
+import { anyOf, foldersOf, plainName } from '../core/folderGlob';
+import { watchFiles } from './workspaceWatch';
 
 export interface ProgressState {
   readonly uri: vscode.Uri;
@@ -124,7 +125,10 @@ export class MemoryWorkspace extends Disposable {
     for (const f of vscode.workspace.workspaceFolders ?? []) {
       const { progressPath, pinPath } = readSettings(f.uri);
       for (const p of [progressPath, pinPath]) {
-        names.push(plainName(p) ?? 'progress.txt');
+        const name = plainName(p);
+        if (name !== undefined) {
+          names.push(name);
+        }
         folders.push(...foldersOf(p));
       }
     }

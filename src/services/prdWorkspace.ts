@@ -14,7 +14,8 @@ import { openDocument } from '../util/documents';
 import { countPrdParse } from './prdParses';
 import { affects, readSetting } from './settings';
 import { resolveSettingPath } from './workspaceFiles';
-import { anyOf, foldersOf, watchFiles } from './workspaceWatch';
+import { anyOf, foldersOf } from '../core/folderGlob';
+import { watchFiles } from './workspaceWatch';
 import type { WorkspacePathError } from '../node/workspacePath';
 
 export interface PrdEntry {

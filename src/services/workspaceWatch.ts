@@ -8,11 +8,10 @@
  * `.ralph/runs.jsonl` or `scripts/ralph/prd.json`, ralph.sh's `mkdir -p archive/<date>-<feature>`
  * followed by `cp prd.json progress.txt`. So the folders on the way to the watched files are
  * watched too, and their creation or deletion is reported like an event of the files: the caller
- * reads again, which it does anyway, since events are only hints.
+ * reads again, which it does anyway, since events are only hints. The folders' globs come from
+ * `core/folderGlob.ts`.
  */
 import * as vscode from 'vscode';
-
-export { anyOf, foldersOf, plainName } from '../core/folderGlob';
 
 /**
  * Calls `onEvent` with the uri of each file `files` matches that is created, changed or deleted,
