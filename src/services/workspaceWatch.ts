@@ -7,24 +7,24 @@
  * (parcel-bundler/watcher#97). Both happen in a Ralph workspace: a `git checkout` that brings
  * `.ralph/runs.jsonl` or `scripts/ralph/prd.json`, ralph.sh's `mkdir -p archive/<date>-<feature>`
  * followed by `cp prd.json progress.txt`. So the folders on the way to the watched files are
- * watched too, and their creation or deletion is reported like an event of the files: the caller
+ * watched too, and what happens to them is reported like an event of the files: the caller
  * reads again, which it does anyway, since events are only hints. The folders' globs come from
  * `core/folderGlob.ts`.
  */
 import * as vscode from 'vscode';
 
 /**
- * Calls `onEvent` with the uri of each file `files` matches that is created, changed or deleted,
- * and of each folder `folders` matches that is created or deleted (none: files only).
+ * Calls `onEvent` with the uri of each file `files` matches, and of each folder `folders` matches
+ * (none: files only), that is created, changed or deleted. A folder removed and made again in one
+ * burst (`git clean -fdx`, then a checkout) is reported by the editor as one change of the folder.
  */
 export function watchFiles(files: vscode.GlobPattern, folders: vscode.GlobPattern | undefined, onEvent: (uri: vscode.Uri) => void): vscode.Disposable {
   const parts: vscode.Disposable[] = [];
   const fileWatcher = vscode.workspace.createFileSystemWatcher(files);
   parts.push(fileWatcher, fileWatcher.onDidCreate(onEvent), fileWatcher.onDidChange(onEvent), fileWatcher.onDidDelete(onEvent));
   if (folders !== undefined) {
-    // A folder's "change" (a file in it written) is the files watcher's business.
-    const folderWatcher = vscode.workspace.createFileSystemWatcher(folders, false, true, false);
-    parts.push(folderWatcher, folderWatcher.onDidCreate(onEvent), folderWatcher.onDidDelete(onEvent));
+    const folderWatcher = vscode.workspace.createFileSystemWatcher(folders);
+    parts.push(folderWatcher, folderWatcher.onDidCreate(onEvent), folderWatcher.onDidChange(onEvent), folderWatcher.onDidDelete(onEvent));
   }
   return vscode.Disposable.from(...parts);
 }

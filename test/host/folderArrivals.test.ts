@@ -58,6 +58,37 @@ suite('files that arrive with their folder (a git checkout, ralph.sh archiving)'
     }
   });
 
+  test('a .ralph/ without runs removed, and at once a checkout that brings .ralph/runs.jsonl: the run shows', async () => {
+    git('checkout', '-q', '-b', 'with-runs');
+    fs.mkdirSync(ws('.ralph'));
+    fs.writeFileSync(ws('.ralph', 'runs.jsonl'), serializeRun(run));
+    git('add', '-f', '.ralph/runs.jsonl');
+    git('commit', '-q', '-m', 'test: a branch that holds its runs');
+    git('checkout', '-q', pristine.baseBranch);
+    // The editor's own watcher says when it has seen each step, so that the removal and the
+    // checkout come in one burst after it, as when a clean (git clean -fdx) is followed by a
+    // checkout: the watcher then reports the folder's removal and return as one change of .ralph/.
+    const seen = vscode.workspace.createFileSystemWatcher('**/{.ralph,.ralph/last-branch}');
+    const created: string[] = [];
+    seen.onDidCreate((u) => created.push(u.path.slice(u.path.lastIndexOf('/.ralph'))));
+    try {
+      for (let round = 1; round <= ROUNDS; round++) {
+        await waitFor(`round ${round}: no run listed`, async () => !fs.existsSync(ws('.ralph')) && (await runRows()) === 0, 20_000);
+        created.length = 0;
+        fs.mkdirSync(ws('.ralph'));
+        await waitFor(`round ${round}: the editor's watcher saw .ralph/`, () => created.includes('/.ralph'), 20_000);
+        fs.writeFileSync(ws('.ralph', 'last-branch'), 'ralph/old\n');
+        await waitFor(`round ${round}: the editor's watcher saw .ralph/last-branch`, () => created.includes('/.ralph/last-branch'), 20_000);
+        fs.rmSync(ws('.ralph'), { recursive: true, force: true });
+        git('checkout', '-q', 'with-runs');
+        await waitFor(`round ${round}: the run .ralph/runs.jsonl brought, in the Runs view`, async () => (await runRows()) === 1, 20_000);
+        git('checkout', '-q', pristine.baseBranch);
+      }
+    } finally {
+      seen.dispose();
+    }
+  });
+
   test('ralph.sh archiving a feature (mkdir, then cp at once) shows in the Runs view\'s Archives', async () => {
     const folder = workspaceFolder().uri.fsPath;
     for (let round = 1; round <= ROUNDS; round++) {
