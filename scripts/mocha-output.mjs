@@ -23,13 +23,14 @@ export function mochaFailures(out) {
   if (!epilogue) return [];
   const lines = text.slice(epilogue.index + epilogue[0].length).split('\n');
   const found = [];
+  // mocha's list: "  N) <suite>" at two spaces, N counting up from 1; the rest of the title on
+  // lines indented further, the last one ending with ':'; then the error's first line.
   for (let i = 0; i < lines.length; i++) {
-    const m = /^\s+(\d+)\) (.*)$/.exec(lines[i]);
-    if (!m) continue;
-    // The title runs over indented lines up to the one that ends with ':'; the error comes next.
+    const m = /^ {2}(\d+)\) (.*)$/.exec(lines[i]);
+    if (!m || Number(m[1]) !== found.length + 1) continue;
     let title = m[2].trim();
     let j = i;
-    while (!title.endsWith(':') && j + 1 < lines.length && lines[j + 1].trim() !== '') title += ` ${lines[++j].trim()}`;
+    while (!title.endsWith(':') && j + 1 < lines.length && /^ {3,}\S/.test(lines[j + 1])) title += ` ${lines[++j].trim()}`;
     const error = lines.slice(j + 1).find((l) => l.trim() !== '')?.trim() ?? '';
     const line = `${m[1]}) ${title} ${error}`;
     found.push(line.length > 400 ? `${line.slice(0, 399)}…` : line);

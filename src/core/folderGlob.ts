@@ -7,28 +7,42 @@
 const GLOB_SYNTAX = /[*?[\]{}!,\\]/;
 
 /**
+ * The names of a workspace-relative path from the top (either separator, `.` dropped, `..`
+ * applied); undefined for an absolute path or one that leaves the folder.
+ */
+export function relativeNames(relativeFile: string): string[] | undefined {
+  if (/^([\\/]|[A-Za-z]:)/.test(relativeFile)) {
+    return undefined;
+  }
+  const names: string[] = [];
+  for (const name of relativeFile.split(/[\\/]+/)) {
+    if (name === '..') {
+      if (names.pop() === undefined) {
+        return undefined;
+      }
+    } else if (name !== '' && name !== '.') {
+      names.push(name);
+    }
+  }
+  return names;
+}
+
+/**
  * The folders on the way to a workspace-relative file, from the top: `scripts/ralph/prd.json` →
  * `scripts`, `scripts/ralph`; none for a file at the top of the folder (the folder itself is always
- * watched), and none from the first folder whose name a glob would misread (the files watcher still
- * sees what is written there once the folder is watched).
+ * watched) or a path outside it, and none from the first folder whose name a glob would misread.
  */
 export function foldersOf(relativeFile: string): string[] {
-  const names = relativeFile.split('/').filter((p) => p !== '' && p !== '.');
+  const names = relativeNames(relativeFile) ?? [];
   names.pop();
   const paths: string[] = [];
   for (const name of names) {
-    if (name === '..' || GLOB_SYNTAX.test(name)) {
+    if (GLOB_SYNTAX.test(name)) {
       break;
     }
     paths.push(paths.length === 0 ? name : `${paths[paths.length - 1]}/${name}`);
   }
   return paths;
-}
-
-/** The file name at the end of a workspace-relative path when a glob reads it as itself, else undefined. */
-export function plainName(relativeFile: string): string | undefined {
-  const name = relativeFile.split('/').filter((p) => p !== '' && p !== '.').pop();
-  return name === undefined || name === '..' || GLOB_SYNTAX.test(name) ? undefined : name;
 }
 
 /** One glob for several paths (each free of glob syntax): `a`, `{a,a/b}`; undefined for none. */

@@ -12,8 +12,7 @@ import { KeyedDebouncer } from '../util/debounce';
 import { openDocument } from '../util/documents';
 import { affects, readSettings } from './settings';
 import { joinRelative, readBytes, resolveSettingPath } from './workspaceFiles';
-import { anyOf, foldersOf, plainName } from '../core/folderGlob';
-import { watchFiles } from './workspaceWatch';
+import { watchFiles, watchFolderFile } from './workspaceWatch';
 
 export interface ProgressState {
   readonly uri: vscode.Uri;
@@ -114,26 +113,20 @@ export class MemoryWorkspace extends Disposable {
   private watcher: vscode.Disposable | undefined;
 
   /**
-   * The memory files wherever they are (progress.txt, INDEX.md, AGENTS.md, and the names
-   * `ralph.progressPath` and `ralph.pinPath` give them), and the folders on the way to each
-   * folder's progress log and Pin (the Pin's `specs/` can arrive with its INDEX.md, in a checkout).
+   * AGENTS.md, progress.txt and INDEX.md wherever they are, and each folder's progress log and Pin
+   * at the paths its settings give (watchFolderFile: the Pin's `specs/` can arrive with its
+   * INDEX.md, in a checkout; a progress log may have another name than progress.txt).
    */
   private resetWatcher(): void {
     this.watcher?.dispose();
-    const names = ['progress.txt', 'INDEX.md', 'AGENTS.md'];
-    const folders: string[] = [];
-    for (const f of vscode.workspace.workspaceFolders ?? []) {
-      const { progressPath, pinPath } = readSettings(f.uri);
-      for (const p of [progressPath, pinPath]) {
-        const name = plainName(p);
-        if (name !== undefined) {
-          names.push(name);
-        }
-        folders.push(...foldersOf(p));
-      }
-    }
-    const onTheWay = anyOf(folders);
-    this.watcher = watchFiles(`**/${anyOf(names)}`, onTheWay && `**/${onTheWay}`, (uri) => this.touch(uri));
+    const touch = (uri: vscode.Uri): void => this.touch(uri);
+    this.watcher = vscode.Disposable.from(
+      watchFiles('**/{progress.txt,INDEX.md,AGENTS.md}', undefined, touch),
+      ...(vscode.workspace.workspaceFolders ?? []).flatMap((f) => {
+        const { progressPath, pinPath } = readSettings(f.uri);
+        return [progressPath, pinPath].map((p) => watchFolderFile(f, p, () => this.touch(f.uri)));
+      }),
+    );
   }
 
   list(): FolderMemory[] {

@@ -8,14 +8,12 @@ import { decodePrdBytes } from '../core/prd/document';
 import { analyzePrd, type AnalyzeOptions, type PrdAnalysis } from '../core/prd/index';
 import { ContextKeys } from '../constants';
 import { Disposable } from '../util/disposable';
-import { watchFileInside } from '../node/fileWatch';
 import { KeyedDebouncer } from '../util/debounce';
 import { openDocument } from '../util/documents';
 import { countPrdParse } from './prdParses';
 import { affects, readSetting } from './settings';
 import { resolveSettingPath } from './workspaceFiles';
-import { anyOf, foldersOf } from '../core/folderGlob';
-import { watchFiles } from './workspaceWatch';
+import { watchFolderFile } from './workspaceWatch';
 import type { WorkspacePathError } from '../node/workspacePath';
 
 export interface PrdEntry {
@@ -140,15 +138,10 @@ export class PrdWorkspace extends Disposable {
       const key = folder.uri.toString();
       // A change on disk (an agent, git, another editor) shows at once; a burst still ends with
       // one read of the final state. Typing in an open prd.json stays debounced (onDocument). A
-      // prd.json below the top (scripts/ralph/prd.json) can arrive with its folder (a checkout).
-      const onTheWay = anyOf(foldersOf(prdRelativePath(folder)));
-      const watcher = watchFiles(new vscode.RelativePattern(folder, prdRelativePath(folder)), onTheWay && new vscode.RelativePattern(folder, onTheWay), () =>
-        this.debouncer.trigger(key, { leading: true }),
-      );
-      // A local folder also gets Node's watch, which reports within milliseconds (the debouncer
-      // merges the two reports of one write).
-      const fast = folder.uri.scheme === 'file' ? watchFileInside(folder.uri.fsPath, prdRelativePath(folder), () => this.debouncer.trigger(key, { leading: true })) : undefined;
-      this.watchers.set(key, fast ? vscode.Disposable.from(watcher, { dispose: () => fast.close() }) : watcher);
+      // local folder also gets Node's watch, which reports within milliseconds (the debouncer
+      // merges the two reports of one write); a prd.json below the top (scripts/ralph/prd.json)
+      // can arrive with its folders, in a checkout (watchFolderFile).
+      this.watchers.set(key, watchFolderFile(folder, prdRelativePath(folder), () => this.debouncer.trigger(key, { leading: true })));
     }
     this.initial = Promise.all(folders.map((f) => this.debouncer.runNow(f.uri.toString()))).then(() => undefined);
   }

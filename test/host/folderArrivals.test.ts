@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { type RunRecord, serializeRun } from '../../src/core/runs/runs';
-import { api, waitFor, workspaceFolder } from './helpers';
+import { api, isStory, waitFor, waitForTree, workspaceFolder } from './helpers';
 import { ensureGitWorkspace, git, type Pristine, restoreWorkspace, ws } from './runHelpers';
 
 const ROUNDS = 5;
@@ -90,7 +90,6 @@ suite('files that arrive with their folder (a git checkout, ralph.sh archiving)'
   });
 
   test('ralph.sh archiving a feature (mkdir, then cp at once) shows in the Runs view\'s Archives', async () => {
-    const folder = workspaceFolder().uri.fsPath;
     for (let round = 1; round <= ROUNDS; round++) {
       await waitFor(`round ${round}: no archive listed`, async () => !fs.existsSync(ws('archive')) && (await archivesNode()) === undefined, 20_000);
       const dir = ws('archive', `2026-11-2${round}-old-feature`);
@@ -99,7 +98,6 @@ suite('files that arrive with their folder (a git checkout, ralph.sh archiving)'
       fs.copyFileSync(ws('progress.txt'), `${dir}/progress.txt`);
       await waitFor(`round ${round}: the archive in the Runs view`, async () => (await archivesNode()) === '1 previous feature', 20_000);
       fs.rmSync(ws('archive'), { recursive: true, force: true });
-      assert.ok(fs.existsSync(folder));
     }
   });
 
@@ -123,23 +121,51 @@ suite('files that arrive with their folder (a git checkout, ralph.sh archiving)'
     }
   });
 
-  test('a progress log set by ralph.progressPath under another name, in a folder of its own: its arrival and every later append show', async () => {
+  test('a progress log set by ralph.progressPath under another name, two folders down: its arrival (mkdir -p) and every later append show', async () => {
     const settings = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
-    await settings.update('progressPath', 'memory/ralph-log.md', vscode.ConfigurationTarget.WorkspaceFolder);
+    await settings.update('progressPath', 'memory/ralph/log.md', vscode.ConfigurationTarget.WorkspaceFolder);
     try {
-      await waitFor('no learnings read (memory/ralph-log.md does not exist yet)', async () => (await learningsDescription()) === undefined || !/in \d+ stor/.test((await learningsDescription()) ?? ''), 20_000);
+      await waitFor('no learnings read (memory/ralph/log.md does not exist yet)', async () => !/in \d+ stor/.test((await learningsDescription()) ?? ''), 20_000);
       const progress = fs.readFileSync(ws('progress.txt'), 'utf8');
-      fs.mkdirSync(ws('memory'));
-      fs.writeFileSync(ws('memory', 'ralph-log.md'), progress);
-      const first = await waitFor('the learnings of memory/ralph-log.md', async () => {
+      fs.mkdirSync(ws('memory', 'ralph'), { recursive: true });
+      fs.writeFileSync(ws('memory', 'ralph', 'log.md'), progress);
+      const first = await waitFor('the learnings of memory/ralph/log.md', async () => {
         const d = await learningsDescription();
         return d && /^\d+ in 4 stories$/.test(d) ? d : undefined;
       }, 20_000);
-      // An agent's append, later: the folder is watched by now, the file has another name than progress.txt.
-      fs.appendFileSync(ws('memory', 'ralph-log.md'), '\n## 2026-11-26 10:00 - US-009\n- Did it\n- **Learnings for future iterations:**\n  - a learning of US-009\n---\n');
-      await waitFor('the appended learning, in a fifth story', async () => /^\d+ in 5 stories$/.test((await learningsDescription()) ?? ''), 20_000, async () => [first, await learningsDescription()]);
+      // An agent's appends, later, in a folder the editor's own watcher never watched (it arrived
+      // below memory/, made in the same mkdir -p).
+      for (const [n, id] of [[5, 'US-009'], [6, 'US-010']] as const) {
+        fs.appendFileSync(ws('memory', 'ralph', 'log.md'), `\n## 2026-11-26 10:0${n} - ${id}\n- Did it\n- **Learnings for future iterations:**\n  - a learning of ${id}\n---\n`);
+        await waitFor(`the appended learning of ${id}, in story ${n}`, async () => new RegExp(`^\\d+ in ${n} stories$`).test((await learningsDescription()) ?? ''), 20_000, async () => [first, await learningsDescription()]);
+      }
     } finally {
       await settings.update('progressPath', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+    }
+  });
+
+  test('ralph.prdPath scripts/ralph/prd.json, brought by a checkout with its folders: the stories show, and so does every later edit on disk', async () => {
+    const settings = vscode.workspace.getConfiguration('ralph', workspaceFolder().uri);
+    const prd = fs.readFileSync(ws('prd.json'), 'utf8');
+    git('checkout', '-q', '-b', 'ralph-layout');
+    fs.mkdirSync(ws('scripts', 'ralph'), { recursive: true });
+    fs.writeFileSync(ws('scripts', 'ralph', 'prd.json'), prd);
+    git('add', 'scripts/ralph/prd.json');
+    git('commit', '-q', '-m', 'test: the original Ralph layout');
+    git('checkout', '-q', pristine.baseBranch);
+    assert.ok(!fs.existsSync(ws('scripts')), 'the checkout took scripts/ away');
+    await settings.update('prdPath', 'scripts/ralph/prd.json', vscode.ConfigurationTarget.WorkspaceFolder);
+    try {
+      await waitForTree('no stories (scripts/ralph/prd.json is not there)', (nodes) => !nodes.some(isStory), 1, 20_000);
+      git('checkout', '-q', 'ralph-layout');
+      await waitForTree('the 12 stories of scripts/ralph/prd.json', (nodes) => nodes.filter(isStory).length === 12, 1, 20_000);
+      for (const round of [1, 2, 3]) {
+        const title = `Edited on disk by an agent, ${round}`;
+        fs.writeFileSync(ws('scripts', 'ralph', 'prd.json'), prd.replace('"Sort tasks by priority"', JSON.stringify(title)));
+        await waitForTree(`round ${round}: the edited title in the Stories view`, (nodes) => nodes.some((n) => n.label.includes(title)), 1, 20_000);
+      }
+    } finally {
+      await settings.update('prdPath', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
     }
   });
 

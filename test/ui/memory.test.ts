@@ -4,8 +4,6 @@ import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { eventually, openRalphContainer, pane, rows, runCommand, screenshotDir, setExpanded, shot, storiesPane, storyRow, useWorkbench, widenSideBar } from './workbench';
 
-
-
 /** Opens the Ralph container unless its views are showing already (each test can run alone). */
 async function ensureRalphOpen(page: Page): Promise<void> {
   if (!(await pane(page, 'Memory').locator('.pane-header').first().isVisible())) {
@@ -26,8 +24,6 @@ async function notification(page: Page, text: string): Promise<Locator> {
   await item.first().waitFor({ state: 'visible', timeout: 10_000 });
   return item.first();
 }
-
-
 
 /** The demo's progress.txt followed by `n` generated entries, far over the 400-line threshold. */
 function longProgress(demo: string, n = 45): string {

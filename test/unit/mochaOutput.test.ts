@@ -56,6 +56,11 @@ describe('mocha output in the test summary', () => {
     assert.deepEqual(mochaFailures('  3 passing (1s)\n'), []);
   });
 
+  it('never takes a numbered line inside an error for a failure of its own', () => {
+    const out = '  1 failing\n\n  1) suite\n       test:\n     Error: the list was\n  3) not a failure\n      at x (y.ts:1:1)\n';
+    assert.deepEqual(mochaFailures(out), ['1) suite test: Error: the list was']);
+  });
+
   it('cuts a very long line', () => {
     const long = `  1 failing\n\n  1) suite\n       test:\n     Error: ${'x'.repeat(1000)}\n`;
     const [line] = mochaFailures(long);
