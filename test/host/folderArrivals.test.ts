@@ -42,14 +42,19 @@ suite('files that arrive with their folder (a git checkout, ralph.sh archiving)'
   const runRows = async (): Promise<number> => (await (await api()).runsSnapshot()).filter((n) => n.contextValue?.startsWith('run ')).length;
   const archivesNode = async (): Promise<string | undefined> => (await (await api()).runsSnapshot()).find((n) => n.contextValue === 'archives')?.description;
 
-  test('a checkout that brings .ralph/runs.jsonl shows its run in the Runs view; checking out back, it goes', async () => {
-    assert.ok(!fs.existsSync(ws('.ralph')), 'the demo starts without .ralph/');
+  /** A branch `with-runs` whose commit holds .ralph/runs.jsonl with one run; the demo's branch checked out again. */
+  function branchWithRuns(): void {
     git('checkout', '-q', '-b', 'with-runs');
     fs.mkdirSync(ws('.ralph'));
     fs.writeFileSync(ws('.ralph', 'runs.jsonl'), serializeRun(run));
     git('add', '-f', '.ralph/runs.jsonl');
     git('commit', '-q', '-m', 'test: a branch that holds its runs');
     git('checkout', '-q', pristine.baseBranch);
+  }
+
+  test('a checkout that brings .ralph/runs.jsonl shows its run in the Runs view; checking out back, it goes', async () => {
+    assert.ok(!fs.existsSync(ws('.ralph')), 'the demo starts without .ralph/');
+    branchWithRuns();
     for (let round = 1; round <= ROUNDS; round++) {
       await waitFor(`round ${round}: no run listed, .ralph/ gone with the checkout`, async () => !fs.existsSync(ws('.ralph')) && (await runRows()) === 0, 20_000);
       git('checkout', '-q', 'with-runs');
@@ -59,12 +64,7 @@ suite('files that arrive with their folder (a git checkout, ralph.sh archiving)'
   });
 
   test('a .ralph/ without runs removed, and at once a checkout that brings .ralph/runs.jsonl: the run shows', async () => {
-    git('checkout', '-q', '-b', 'with-runs');
-    fs.mkdirSync(ws('.ralph'));
-    fs.writeFileSync(ws('.ralph', 'runs.jsonl'), serializeRun(run));
-    git('add', '-f', '.ralph/runs.jsonl');
-    git('commit', '-q', '-m', 'test: a branch that holds its runs');
-    git('checkout', '-q', pristine.baseBranch);
+    branchWithRuns();
     // The editor's own watcher says when it has seen each step, so that the removal and the
     // checkout come in one burst after it, as when a clean (git clean -fdx) is followed by a
     // checkout: the watcher then reports the folder's removal and return as one change of .ralph/.
