@@ -9,7 +9,7 @@
  * one change of the folder. All of it happens in a Ralph workspace: a checkout that brings
  * `.ralph/runs.jsonl` or `scripts/ralph/prd.json`, ralph.sh's `mkdir -p archive/<date>-<feature>`
  * followed by `cp prd.json progress.txt`, an agent's write tool making `thoughts/shared/plans/`
- * and the plan at once.
+ * and the plan at once. `node scripts/probe-file-watcher.mjs` counts both misses on a machine.
  *
  * So `watchFiles` also watches the folders on the way and reports what happens to them like an
  * event of the files (the caller reads again, which it does anyway: events are only hints), and
