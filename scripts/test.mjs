@@ -24,7 +24,7 @@ const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const c = (code, s) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
-/** @typedef {{ name: string, passes: number, failures: number, pending?: number, ms: number, ok: boolean, note?: string }} TierResult */
+/** @typedef {{ name: string, passes: number, failures: number, pending?: number, failed?: string[], ms: number, ok: boolean, note?: string }} TierResult */
 
 function usage() {
   console.error(`usage: node scripts/test.mjs [${TIERS.join('|')}]`);
