@@ -113,15 +113,15 @@ export class MemoryWorkspace extends Disposable {
   private watcher: vscode.Disposable | undefined;
 
   /**
-   * AGENTS.md, progress.txt and INDEX.md wherever they are, and each folder's progress log and Pin
-   * at the paths its settings give (watchFolderFile: the Pin's `specs/` can arrive with its
-   * INDEX.md, in a checkout; a progress log may have another name than progress.txt).
+   * Every AGENTS.md, and each folder's progress log and Pin at the paths its settings give, the
+   * only ones read (watchFolderFile: the Pin's `specs/` can arrive with its INDEX.md, in a
+   * checkout; a progress log may have another name than progress.txt).
    */
   private resetWatcher(): void {
     this.watcher?.dispose();
     const touch = (uri: vscode.Uri): void => this.touch(uri);
     this.watcher = vscode.Disposable.from(
-      watchFiles('**/{progress.txt,INDEX.md,AGENTS.md}', undefined, touch),
+      watchFiles('**/AGENTS.md', undefined, touch),
       ...(vscode.workspace.workspaceFolders ?? []).flatMap((f) => {
         const { progressPath, pinPath } = readSettings(f.uri);
         return [progressPath, pinPath].map((p) => watchFolderFile(f, p, () => this.touch(f.uri)));

@@ -51,7 +51,7 @@ export const RENDER_STREAM = 'renderStream';
 export interface TemplateCommands {
   /** The words that run the bundled render-stream: program, script, `render-stream` (undefined: not known here). */
   readonly renderStream?: readonly string[];
-  /** The environment the render-stream alone runs with (only for shells where envOnCommandLine). */
+  /** The environment the render-stream alone runs with: on the line in shells where envOnCommandLine, left out in the others. */
   readonly renderStreamEnv?: Readonly<Record<string, string>>;
 }
 

@@ -79,7 +79,7 @@ export function planAgentCommand(req: AgentCommandRequest): AgentCommandPlan {
   try {
     commandLine = expandTemplate(resolved.template, req.vars, req.shell, {
       renderStream: req.renderStream?.argv,
-      renderStreamEnv: envOnCommandLine(req.shell) ? req.renderStream?.env : undefined,
+      renderStreamEnv: req.renderStream?.env,
     });
   } catch (e) {
     if (e instanceof TemplateError) {
